@@ -9,13 +9,18 @@ use neuralis_index::{SourceRecord, SyncStatus};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// A source by (project, slug).
+type SourceKey = (String, String);
+/// Held for the whole of one run of a source.
+type RunGate = Arc<tokio::sync::Mutex<()>>;
+
 /// Runs syncs and records their outcome.
 pub struct SyncCore {
     /// What a run needs.
     pub deps: RunDeps,
     /// Files over this size are skipped.
     pub max_file_size: u64,
-    running: Mutex<HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>>,
+    running: Mutex<HashMap<SourceKey, RunGate>>,
 }
 
 impl SyncCore {
@@ -61,7 +66,7 @@ impl SyncCore {
         outcome
     }
 
-    fn gate(&self, project: &str, slug: &str) -> Arc<tokio::sync::Mutex<()>> {
+    fn gate(&self, project: &str, slug: &str) -> RunGate {
         let mut running = self
             .running
             .lock()

@@ -75,7 +75,7 @@ impl LocalSync {
     }
 }
 
-fn spec_of<'a>(spec: &'a Option<pb::SourceSpec>) -> Result<&'a pb::SourceSpec, SyncError> {
+fn spec_of(spec: &Option<pb::SourceSpec>) -> Result<&pb::SourceSpec, SyncError> {
     spec.as_ref()
         .ok_or_else(|| SyncError::invalid("source", "is required"))
 }

@@ -184,7 +184,10 @@ async fn put_file(
                     built.bytes_read += content.len() as u64;
                     content
                 }
-                Err(_) => return Ok(vanished(built, row.path)),
+                Err(_) => {
+                    vanished(built, row.path);
+                    return Ok(());
+                }
             }
         }
     };
