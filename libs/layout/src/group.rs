@@ -35,15 +35,18 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
         SourceForm::Synced => (false, Posture::Source),
         SourceForm::Installed { trust } => (true, Posture::Installed(trust)),
     };
-    let mut layout = Layout::default();
-    layout.detected_roots = roots
+    let mut detected_roots: Vec<DetectedRoot> = roots
         .iter()
         .map(|r| DetectedRoot {
             root: r.dir.to_owned(),
             rule: r.rule,
         })
         .collect();
-    layout.detected_roots.sort();
+    detected_roots.sort();
+    let mut layout = Layout {
+        detected_roots,
+        ..Layout::default()
+    };
     for (root, files) in roots.iter().zip(&members) {
         let context = Context {
             root,
