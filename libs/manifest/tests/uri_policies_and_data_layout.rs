@@ -21,13 +21,16 @@ fn uri_policies_stay_inside_the_package_namespace() {
     .manifest
     .expect("manifest");
     let baseline = &m.uri_policies[0];
-    assert!(baseline.default.read && !baseline.default.exec);
+    assert!(baseline.policy.default.read && !baseline.policy.default.exec);
     assert_eq!(
         baseline.pattern_for("acme-reports"),
         "data://acme-reports/**"
     );
     accepts(
-        policy("packages://<self>/docs/**", json!({"pattern": "x"})),
+        policy(
+            "packages://<self>/docs/**",
+            json!({"pattern": "x", "read": true}),
+        ),
         UNTRUSTED,
     );
     for foreign in [
@@ -86,7 +89,11 @@ fn a_floor_carries_only_false_capabilities() {
     .expect("manifest");
     assert_eq!(m.uri_policies[0].floors().count(), 1);
     let cases = [
-        (json!({"pattern": "a", "read": true, "floor": true}), "read"),
+        (
+            json!({"pattern": "a", "read": true, "floor": true}),
+            "floor",
+        ),
+        (json!({"pattern": "a", "floor": true}), "floor"),
         (
             json!({"pattern": "a", "write": false, "override": true, "floor": true}),
             "override",
