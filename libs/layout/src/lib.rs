@@ -9,6 +9,7 @@
 //! - around writes: [`can_move_package`] says whether a write may change that answer;
 //! - per row: [`privacy_owner`] names the agent that owns a private path.
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod capture;
 pub mod category;
@@ -22,3 +23,24 @@ pub use category::{Category, Invocation, Trust, default_state};
 pub use diagnostic::{Diagnostic, Severity};
 pub use frontmatter::{Frontmatter, FrontmatterStatus};
 pub use manifest::{ManifestFacts, ManifestKind};
+
+mod admission;
+pub mod bundle;
+mod group;
+pub mod layout;
+pub mod naming;
+mod recognize;
+mod roots;
+pub mod sanitize;
+
+pub use group::group;
+pub use layout::{
+    Contribution, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package, RootRule, SourceForm,
+    Unloaded, UnloadedReason,
+};
+pub use sanitize::{Posture, sanitize};
+pub mod invalidation;
+pub mod privacy;
+
+pub use invalidation::{PackageRoots, can_move_package};
+pub use privacy::{DEFAULT_AGENT_PRIVATE_PATTERN, privacy_owner};
