@@ -21,4 +21,4 @@ pub mod view;
 pub use collision::{SkillIndex, assign_activation_ids};
 pub use hydration::{HydrationPlan, plan_hydration};
 pub use overview::render_overview;
-pub use view::{FileState, FileView, Origin, PackageView, order_packages};
+pub use view::{FileState, FileView, Origin, PackageView, order_packages, package_order_key};

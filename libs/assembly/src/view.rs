@@ -79,10 +79,12 @@ pub fn order_packages(packages: &mut [PackageView]) {
     for package in packages.iter_mut() {
         package.files.sort_by(|a, b| a.path.cmp(&b.path));
     }
-    packages.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
+    packages.sort_by(|a, b| package_order_key(a).cmp(&package_order_key(b)));
 }
 
-fn order_key(package: &PackageView) -> (u8, &str, &str) {
+/// The key [`order_packages`] sorts by: installed first by package id, then sources by
+/// slug and root.
+pub fn package_order_key(package: &PackageView) -> (u8, &str, &str) {
     match &package.origin {
         Origin::Installed { package_id } => (0, package_id.as_str(), package.root.as_str()),
         Origin::Source { slug } => (1, slug.as_str(), package.root.as_str()),
