@@ -21,7 +21,10 @@ impl CompiledPolicy {
         let patterns = policy.validate()?;
         Ok(CompiledPolicy {
             default: policy.default,
-            rules: patterns.into_iter().zip(policy.paths.iter().cloned()).collect(),
+            rules: patterns
+                .into_iter()
+                .zip(policy.paths.iter().cloned())
+                .collect(),
         })
     }
 
@@ -34,18 +37,28 @@ impl CompiledPolicy {
             .enumerate()
             .filter(|(_, (_, rule))| !rule.floor && applies_to(rule, caller))
             .collect();
-        rules.sort_by_key(|(declared, (pattern, rule))| (rule.override_rule, pattern.specificity(), *declared));
+        rules.sort_by_key(|(declared, (pattern, rule))| {
+            (rule.override_rule, pattern.specificity(), *declared)
+        });
         CallerPolicy {
             default: self.default,
-            rules: rules.into_iter().map(|(_, rule)| Step::from(rule)).collect(),
-            floors: self.rules.iter().filter(|(_, rule)| rule.floor).map(Step::from).collect(),
+            rules: rules
+                .into_iter()
+                .map(|(_, rule)| Step::from(rule))
+                .collect(),
+            floors: self
+                .rules
+                .iter()
+                .filter(|(_, rule)| rule.floor)
+                .map(Step::from)
+                .collect(),
         }
     }
 }
 
 /// Whether a rule's `roles` and `agents` include the caller (empty means everyone).
 fn applies_to(rule: &PathRule, caller: &Caller) -> bool {
-    let role = rule.roles.is_empty() || rule.roles.iter().any(|role| *role == caller.role);
+    let role = rule.roles.is_empty() || rule.roles.contains(&caller.role);
     let agent = rule.agents.is_empty() || rule.agents.iter().any(|agent| caller.is_agent(agent));
     role && agent
 }
