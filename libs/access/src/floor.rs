@@ -1,8 +1,9 @@
 //! Immutable floors (seed 002, "uriPolicies"): a path rule with `floor: true` is a
 //! restrict-only denial "that no later override, admin edit, or policy-route call can
 //! remove". It may carry only false capabilities and never `override`, `roles` or `agents`.
+//! Evaluation applies floors after every rule ([`crate::CallerPolicy`]).
 
-use crate::{AccessError, Capabilities, PathRule, UriPolicy};
+use crate::{AccessError, PathRule, UriPolicy};
 
 /// Checks the authoring shape of a floor rule (field names are relative to the rule).
 pub fn check_shape(rule: &PathRule) -> Result<(), AccessError> {
@@ -35,17 +36,6 @@ pub fn check_shape(rule: &PathRule) -> Result<(), AccessError> {
         ));
     }
     Ok(())
-}
-
-/// Forces the false capabilities of a floor onto `capabilities`; true ones never come
-/// from a floor, so it can only restrict.
-pub fn restrict(floor: &PathRule, capabilities: Capabilities) -> Capabilities {
-    let keep = |change: Option<bool>, current: bool| current && change != Some(false);
-    Capabilities {
-        read: keep(floor.read, capabilities.read),
-        write: keep(floor.write, capabilities.write),
-        exec: keep(floor.exec, capabilities.exec),
-    }
 }
 
 /// The policy to persist when `next` replaces `previous`: every floor of `previous` that
@@ -128,31 +118,6 @@ mod tests {
                 .map(|AccessError::InvalidArgument { field, .. }| field);
             assert_eq!(got.as_deref(), expected, "{rule:?}");
         }
-    }
-
-    #[test]
-    fn a_floor_only_restricts() {
-        let all = Capabilities {
-            read: true,
-            write: true,
-            exec: true,
-        };
-        let rule = PathRule {
-            exec: Some(false),
-            ..floor("a")
-        };
-        assert_eq!(
-            restrict(&rule, all),
-            Capabilities {
-                read: false,
-                write: true,
-                exec: false
-            }
-        );
-        assert_eq!(
-            restrict(&rule, Capabilities::default()),
-            Capabilities::default()
-        );
     }
 
     #[test]

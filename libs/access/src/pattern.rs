@@ -118,6 +118,15 @@ impl PathPattern {
         self.literal_segments
     }
 
+    /// The first segment when it is literal: a path must start with it to match, which
+    /// lets a compiled policy skip the rule for every other path.
+    pub fn first_literal(&self) -> Option<&str> {
+        match self.segments.first() {
+            Some(Segment::Literal(text)) => Some(text),
+            _ => None,
+        }
+    }
+
     /// Whether the pattern matches a path given as its segments (see [`split_path`]).
     ///
     /// `**` is a star over whole segments, so the classic greedy matcher with one
