@@ -32,7 +32,10 @@ impl Category {
     /// Categories injected into the prompt by hydration (seed 000: "Prompt-injected
     /// categories (rules, instructions, agents) hydrate per stream").
     pub fn is_prompt_injected(self) -> bool {
-        matches!(self, Category::Rule | Category::Instruction | Category::Agent)
+        matches!(
+            self,
+            Category::Rule | Category::Instruction | Category::Agent
+        )
     }
 }
 

@@ -1,0 +1,128 @@
+//! Admission: the path decides the category, the file's own declaration decides
+//! whether it is a contribution (seed 000, "Admission"; seed 001, "Category comes from
+//! the folder"). Also the id and title chains and the pinned defaults.
+
+use crate::capture::FilePayload;
+use crate::category::{Category, default_state};
+use crate::frontmatter::{Frontmatter, FrontmatterStatus};
+use crate::layout::{Contribution, UnloadedReason};
+use crate::vocabulary::{basename, split_parent};
+
+/// What recognition decided about a file that may be a contribution.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Form<'p> {
+    /// A skill entry file; `fallback_id` names it when frontmatter does not (the
+    /// skill's folder, or the package name for a root skill of the source root).
+    Skill { fallback_id: &'p str },
+    /// Any other contribution; `exempt` forms need no frontmatter `id`/`name`.
+    Flat {
+        category: Category,
+        identity: bool,
+        exempt: bool,
+    },
+}
+
+/// Admits a file and builds its contribution, or says why it stays unloaded.
+pub(crate) fn admit(
+    path: &str,
+    form: Form<'_>,
+    payload: &FilePayload,
+) -> Result<Contribution, UnloadedReason> {
+    if payload.frontmatter_status == FrontmatterStatus::Malformed {
+        return Err(UnloadedReason::MalformedFrontmatter);
+    }
+    let empty = Frontmatter::default();
+    let frontmatter = payload.frontmatter.as_ref().unwrap_or(&empty);
+    let (category, identity, fallback_id) = match form {
+        Form::Skill { fallback_id } => {
+            // "a skill that declares context: fork in its frontmatter registers as an agent"
+            let fork = frontmatter.context.as_deref() == Some("fork");
+            let category = if fork {
+                Category::Agent
+            } else {
+                Category::Skill
+            };
+            (category, false, fallback_id.to_owned())
+        }
+        Form::Flat {
+            category,
+            identity,
+            exempt,
+        } => {
+            if !exempt && !frontmatter.declares_identity() {
+                // "a title: or description: alone never promotes a file"
+                return Err(UnloadedReason::NoIdOrName);
+            }
+            (category, identity, stem(basename(path)).to_owned())
+        }
+    };
+    Ok(contribution(
+        path,
+        category,
+        identity,
+        fallback_id,
+        frontmatter,
+    ))
+}
+
+fn contribution(
+    path: &str,
+    category: Category,
+    identity: bool,
+    fallback_id: String,
+    frontmatter: &Frontmatter,
+) -> Contribution {
+    let id = frontmatter
+        .id
+        .clone()
+        .or_else(|| frontmatter.name.clone())
+        .unwrap_or(fallback_id);
+    let title = frontmatter
+        .title
+        .clone()
+        .or_else(|| frontmatter.name.clone())
+        .unwrap_or_else(|| id.clone());
+    let (default_enabled, invocation) = default_state(category, identity);
+    Contribution {
+        path: path.to_owned(),
+        category,
+        id,
+        title,
+        description: frontmatter.description.clone(),
+        identity,
+        default_enabled,
+        invocation,
+        required_features: frontmatter.required_features.clone(),
+        credentials: frontmatter.credentials.clone(),
+        allowed_tools: frontmatter.allowed_tools.clone(),
+        metadata: frontmatter.metadata.clone(),
+        bundle: Vec::new(),
+        overwrite: frontmatter.overwrite == Some(true),
+        activation_target: frontmatter.activation_target.clone(),
+        downgraded_from: None,
+    }
+}
+
+/// The id a file falls back to: its name without the contribution extension or a
+/// leading dot (`style.md` → `style`, `x.agent.md` → `x`, `.cursorrules` → `cursorrules`).
+fn stem(file: &str) -> &str {
+    let stem = [".agent.md", ".md", ".mdc"]
+        .iter()
+        .find_map(|ext| file.strip_suffix(ext))
+        .unwrap_or(file);
+    stem.strip_prefix('.').unwrap_or(stem)
+}
+
+/// The fallback id of a skill: its folder's name, or `package_name` for a skill whose
+/// folder is the source root.
+pub(crate) fn skill_fallback<'a>(path: &'a str, package_name: &'a str) -> &'a str {
+    let folder = split_parent(path).0;
+    if folder.is_empty() {
+        package_name
+    } else {
+        basename(folder)
+    }
+}
+
+#[cfg(test)]
+mod tests;

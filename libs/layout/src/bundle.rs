@@ -1,0 +1,211 @@
+//! Skill bundles: a skill's scope is its whole directory, enumerated into `files[]`
+//! (seed 001, "Skill bundles — the directory is the scope"): dir-relative paths,
+//! SKILL.md first, then `scripts/**`, `references/**`, `assets/**`, then the rest in
+//! code-unit order, capped at 64 entries with the SKILL.md entry always kept.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use crate::vocabulary::{SKILL_FILE, category_folder, is_markdown, is_readme, split_parent};
+
+/// The most entries a bundle lists.
+pub const MAX_BUNDLE_FILES: usize = 64;
+
+/// Manifest files at a package root: package-meta, never in a root skill's bundle.
+const ROOT_META_FILES: [&str; 3] = [
+    "package.json",
+    "neuralis.package.json",
+    "gemini-extension.json",
+];
+
+/// Lists the bundle of the skill whose directory is `folder`.
+///
+/// `root_files` are the paths bound to the skill's package, sorted. `root_skill` is
+/// set when the skill's directory is the package root: the category folders, the
+/// other skill folders and the package-meta files are then left out (seed 001: "for a
+/// root-SKILL.md package the reserved contribution folders and package-meta files are
+/// excluded too").
+pub fn bundle(
+    folder: &str,
+    root_files: &[&str],
+    root_skill: bool,
+    skills: &HashSet<&str>,
+) -> Vec<String> {
+    let members = members_of(folder, root_files);
+    let mut listed: Vec<&str> = members
+        .iter()
+        .filter_map(|path| relative(path, folder))
+        .filter(|relative| !skipped(relative))
+        .filter(|relative| !root_skill || !excluded_from_root_skill(folder, relative, skills))
+        .collect();
+    listed.sort_by(|a, b| bundle_order(a, b));
+    listed.truncate(MAX_BUNDLE_FILES);
+    listed.into_iter().map(str::to_owned).collect()
+}
+
+/// The contiguous run of sorted paths under `folder/`.
+fn members_of<'f, 'p>(folder: &str, root_files: &'f [&'p str]) -> &'f [&'p str] {
+    if folder.is_empty() {
+        return root_files;
+    }
+    let prefix = format!("{folder}/");
+    let start = root_files.partition_point(|path| *path < prefix.as_str());
+    let len = root_files[start..].partition_point(|path| path.starts_with(&prefix));
+    &root_files[start..start + len]
+}
+
+fn relative<'p>(path: &'p str, folder: &str) -> Option<&'p str> {
+    if folder.is_empty() {
+        Some(path)
+    } else {
+        path.get(folder.len() + 1..)
+    }
+}
+
+/// "Dotfiles and build directories (node_modules, .git, dist) are skipped."
+fn skipped(relative: &str) -> bool {
+    relative
+        .split('/')
+        .any(|segment| segment.starts_with('.') || segment == "node_modules" || segment == "dist")
+}
+
+fn excluded_from_root_skill(folder: &str, relative: &str, skills: &HashSet<&str>) -> bool {
+    let (parent, base) = split_parent(relative);
+    if parent.is_empty() {
+        // Root-level package-meta: loose markdown other than SKILL.md, manifests, READMEs.
+        return base != SKILL_FILE
+            && (is_markdown(base) || is_readme(base) || ROOT_META_FILES.contains(&base));
+    }
+    let first = relative.split('/').next().unwrap_or_default();
+    if category_folder(first).is_some() {
+        return true;
+    }
+    let sub = if folder.is_empty() {
+        first.to_owned()
+    } else {
+        format!("{folder}/{first}")
+    };
+    skills.contains(sub.as_str())
+}
+
+fn rank(relative: &str) -> u8 {
+    if relative == SKILL_FILE {
+        0
+    } else if relative.starts_with("scripts/") {
+        1
+    } else if relative.starts_with("references/") {
+        2
+    } else if relative.starts_with("assets/") {
+        3
+    } else {
+        4
+    }
+}
+
+/// SKILL.md, scripts, references, assets, the rest; code-unit (UTF-16) order within.
+fn bundle_order(a: &str, b: &str) -> Ordering {
+    rank(a).cmp(&rank(b)).then_with(|| code_unit_order(a, b))
+}
+
+/// Code-unit order, the order JavaScript's default sort gives (UTF-16 units), which
+/// differs from byte order for characters beyond the Basic Multilingual Plane.
+pub fn code_unit_order(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(folder: &str, files: &[&str], root_skill: bool, skills: &[&str]) -> Vec<String> {
+        let mut sorted = files.to_vec();
+        sorted.sort_unstable();
+        bundle(
+            folder,
+            &sorted,
+            root_skill,
+            &skills.iter().copied().collect(),
+        )
+    }
+
+    #[test]
+    fn bundle_order_is_skill_md_scripts_references_assets_then_the_rest() {
+        let files = [
+            "skills/a/zeta.txt",
+            "skills/a/assets/logo.png",
+            "skills/a/references/api.md",
+            "skills/a/SKILL.md",
+            "skills/a/scripts/run.sh",
+            "skills/a/Alpha.md",
+            "skills/a/scripts/a/deep.py",
+            "skills/ab/SKILL.md",
+        ];
+        assert_eq!(
+            list("skills/a", &files, false, &[]),
+            [
+                "SKILL.md",
+                "scripts/a/deep.py",
+                "scripts/run.sh",
+                "references/api.md",
+                "assets/logo.png",
+                "Alpha.md",
+                "zeta.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn dotfiles_and_build_directories_are_skipped() {
+        let files = [
+            "s/SKILL.md",
+            "s/.env",
+            "s/.git/config",
+            "s/node_modules/x/index.js",
+            "s/dist/out.js",
+            "s/sub/.hidden/x",
+            "s/keep.txt",
+        ];
+        assert_eq!(list("s", &files, false, &[]), ["SKILL.md", "keep.txt"]);
+    }
+
+    #[test]
+    fn the_bundle_is_capped_at_64_with_skill_md_kept() {
+        let mut files: Vec<String> = (0..100).map(|i| format!("s/aaa{i:03}.txt")).collect();
+        files.push("s/SKILL.md".into());
+        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+        let listed = list("s", &refs, false, &[]);
+        assert_eq!(listed.len(), MAX_BUNDLE_FILES);
+        assert_eq!(listed[0], "SKILL.md");
+    }
+
+    #[test]
+    fn a_root_skill_leaves_out_category_folders_skill_folders_and_package_meta() {
+        let files = [
+            "SKILL.md",
+            "README.md",
+            "AGENTS.md",
+            "package.json",
+            "LICENSE",
+            "scripts/run.sh",
+            "rules/r.md",
+            "docs/d.md",
+            "other/SKILL.md",
+            "other/x.txt",
+            "lib/helper.py",
+        ];
+        assert_eq!(
+            list("", &files, true, &["", "other"]),
+            ["SKILL.md", "scripts/run.sh", "LICENSE", "lib/helper.py"]
+        );
+    }
+
+    #[test]
+    fn code_unit_order_differs_from_byte_order_beyond_the_bmp() {
+        // U+1F600 is a surrogate pair (0xD83D...) in UTF-16, below U+FF5E (0xFF5E);
+        // in UTF-8 its first byte 0xF0 sorts above 0xEF.
+        let emoji = "\u{1F600}";
+        let fullwidth = "\u{FF5E}";
+        assert_eq!(code_unit_order(emoji, fullwidth), Ordering::Less);
+        assert_eq!(emoji.cmp(fullwidth), Ordering::Greater);
+    }
+}

@@ -1,0 +1,107 @@
+//! Strict YAML through serde-saphyr, with a budget sized for frontmatter so alias
+//! bombs, deep nesting and oversized documents are refused early instead of expanded.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+
+/// The whitelisted keys as strict YAML saw them; every other key is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Raw {
+    id: Option<Value>,
+    name: Option<Value>,
+    title: Option<Value>,
+    description: Option<Value>,
+    #[serde(rename = "requiredFeatures")]
+    required_features: Option<Value>,
+    credentials: Option<Value>,
+    metadata: Option<Value>,
+    #[serde(rename = "allowed-tools")]
+    allowed_tools: Option<Value>,
+    context: Option<Value>,
+    activation: Option<Value>,
+    overwrite: Option<Value>,
+    role: Option<Value>,
+}
+
+/// Why strict YAML refused the block.
+pub(super) struct Failure {
+    line: Option<u32>,
+    message: String,
+}
+
+impl Failure {
+    /// The recovery diagnostic: what strict YAML refused and how much was recovered.
+    pub(super) fn into_diagnostic(self, first_line: u32, recovered: usize) -> Diagnostic {
+        Diagnostic::warning(
+            self.line.map(|line| first_line + line),
+            format!(
+                "frontmatter is not strict YAML ({}); recovered {recovered} key(s) line by line",
+                self.message
+            ),
+        )
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = 32;
+    budget.max_events = 20_000;
+    budget.max_aliases = 64;
+    budget.max_anchors = 64;
+    budget.max_nodes = 10_000;
+    budget.max_documents = 1;
+    budget.max_total_scalar_bytes = 2 * super::MAX_FRONTMATTER_BYTES;
+    budget.flow_nesting_limit = 32;
+    budget.max_merge_keys = 64;
+    budget.max_recorded_anchor_events = 10_000;
+    budget.max_recorded_anchor_bytes = 2 * super::MAX_FRONTMATTER_BYTES;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = 10_000;
+    options.alias_limits.max_replay_stack_depth = 16;
+    options.alias_limits.max_alias_expansions_per_anchor = 64;
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
+    options.with_snippet = false;
+    options
+}
+
+/// Parses the block as strict YAML and returns the whitelisted keys present.
+pub(super) fn parse(text: &str) -> Result<BTreeMap<String, Value>, Failure> {
+    if super::recovery::is_blank(text) {
+        return Ok(BTreeMap::new());
+    }
+    let raw: Raw =
+        serde_saphyr::from_str_with_options(text, options()).map_err(|error| Failure {
+            line: error
+                .location()
+                .and_then(|location| u32::try_from(location.line()).ok()),
+            message: first_line_of(&error.to_string()),
+        })?;
+    let fields = [
+        ("id", raw.id),
+        ("name", raw.name),
+        ("title", raw.title),
+        ("description", raw.description),
+        ("requiredFeatures", raw.required_features),
+        ("credentials", raw.credentials),
+        ("metadata", raw.metadata),
+        ("allowed-tools", raw.allowed_tools),
+        ("context", raw.context),
+        ("activation", raw.activation),
+        ("overwrite", raw.overwrite),
+        ("role", raw.role),
+    ];
+    Ok(fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect())
+}
+
+fn first_line_of(message: &str) -> String {
+    message.lines().next().unwrap_or_default().trim().to_owned()
+}

@@ -1,0 +1,163 @@
+//! Grouping: index rows into packages (seed 000, "How files group into packages").
+//! Each file binds to the deepest root enclosing it, is recognized by its path inside
+//! that root, admitted by its frontmatter, and sanitized per the package's posture.
+//! The input order never matters: rows are sorted (and de-duplicated) first.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::admission::{Form, admit, skill_fallback};
+use crate::bundle::bundle;
+use crate::category::Category;
+use crate::diagnostic::Severity;
+use crate::layout::{
+    Contribution, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package, SourceForm, Unloaded,
+};
+use crate::naming::assign_keys;
+use crate::recognize::{Context, Shape, recognize};
+use crate::roots::{self, Root, nearest_root};
+use crate::sanitize::{Posture, sanitize};
+
+/// Groups the index rows of one source (or one installed package directory) into
+/// packages. Pure and deterministic.
+pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
+    let mut diagnostics = Vec::new();
+    let files = sorted_unique(files, &mut diagnostics);
+    let skills = roots::skill_dirs(&files);
+    let roots = roots::detect(&files, &skills, options);
+    let by_dir: HashMap<&str, usize> = roots.iter().enumerate().map(|(i, r)| (r.dir, i)).collect();
+    let mut members: Vec<Vec<&IndexedFile>> = vec![Vec::new(); roots.len()];
+    for file in &files {
+        members[nearest_root(&file.path, &by_dir)].push(file);
+        collect_diagnostics(file, &mut diagnostics);
+    }
+    let (installed, posture) = match options.form {
+        SourceForm::Synced => (false, Posture::Source),
+        SourceForm::Installed { trust } => (true, Posture::Installed(trust)),
+    };
+    let mut layout = Layout::default();
+    for (root, files) in roots.iter().zip(&members) {
+        let context = Context {
+            root,
+            installed,
+            skills: &skills,
+        };
+        let contributions = package_files(&context, files, posture, &mut layout.unloaded);
+        if !contributions.is_empty() {
+            layout.packages.push(Package {
+                name: root.name.clone(),
+                key: String::new(),
+                rule: root.rule,
+                root: root.dir.to_owned(),
+                files: contributions,
+            });
+        }
+    }
+    layout.packages.sort_by(|a, b| a.root.cmp(&b.root));
+    assign_keys(&mut layout.packages);
+    layout.unloaded.sort();
+    diagnostics.sort();
+    layout.diagnostics = diagnostics;
+    layout
+}
+
+/// Recognizes, admits and sanitizes the files bound to one root.
+fn package_files(
+    context: &Context<'_, '_>,
+    files: &[&IndexedFile],
+    posture: Posture,
+    unloaded: &mut Vec<Unloaded>,
+) -> Vec<Contribution> {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let mut contributions = Vec::new();
+    for file in files {
+        let path = file.path.as_str();
+        let result = match recognize(path, context) {
+            Shape::Skill { folder } => admit(path, skill_form(path, context.root), &file.payload)
+                .map(|mut skill| {
+                    if skill.category == Category::Skill {
+                        let root_skill = folder == context.root.dir;
+                        skill.bundle = bundle(folder, &paths, root_skill, context.skills);
+                    }
+                    skill
+                }),
+            Shape::Candidate {
+                category,
+                identity,
+                exempt,
+            } => admit(
+                path,
+                Form::Flat {
+                    category,
+                    identity,
+                    exempt,
+                },
+                &file.payload,
+            ),
+            Shape::Unloaded(reason) => Err(reason),
+            Shape::BundleContent | Shape::Other => continue,
+        };
+        match result {
+            Ok(mut contribution) => {
+                sanitize(&mut contribution, posture);
+                contributions.push(contribution);
+            }
+            Err(reason) => unloaded.push(Unloaded {
+                path: path.to_owned(),
+                reason,
+            }),
+        }
+    }
+    contributions
+}
+
+fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
+    Form::Skill {
+        fallback_id: skill_fallback(path, &root.name),
+    }
+}
+
+fn collect_diagnostics(file: &IndexedFile, diagnostics: &mut Vec<FileDiagnostic>) {
+    diagnostics.extend(file.payload.diagnostics.iter().map(|d| FileDiagnostic {
+        path: file.path.clone(),
+        severity: d.severity,
+        line: d.line,
+        message: d.message.clone(),
+    }));
+}
+
+/// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
+/// chosen by content (the smallest serialized payload), so the choice does not
+/// depend on input order.
+fn sorted_unique<'a>(
+    files: &'a [IndexedFile],
+    diagnostics: &mut Vec<FileDiagnostic>,
+) -> Vec<&'a IndexedFile> {
+    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut repeated: HashSet<&str> = HashSet::new();
+    for pair in sorted.windows(2) {
+        if pair[0].path == pair[1].path {
+            repeated.insert(pair[0].path.as_str());
+        }
+    }
+    if repeated.is_empty() {
+        return sorted;
+    }
+    let canonical = |file: &IndexedFile| serde_json::to_string(&file.payload).unwrap_or_default();
+    sorted.sort_by_cached_key(|file| {
+        let key = repeated
+            .contains(file.path.as_str())
+            .then(|| canonical(file));
+        (file.path.clone(), key)
+    });
+    sorted.dedup_by(|later, earlier| later.path == earlier.path);
+    let mut repeated: Vec<&str> = repeated.into_iter().collect();
+    repeated.sort_unstable();
+    diagnostics.extend(repeated.into_iter().map(|path| FileDiagnostic {
+        path: path.to_owned(),
+        severity: Severity::Warning,
+        line: None,
+        message: "the same path was given more than once; one row was kept".to_owned(),
+    }));
+    sorted
+}

@@ -1,0 +1,161 @@
+//! The invalidation predicate the sync uses around writes (seed 000, "How current the
+//! answer is"): can a write of this path move a package candidate? High-rate writes
+//! that cannot (files outside every package root that cannot create one) cost
+//! nothing. Chunk rows never move a package; the sync does not ask about them.
+//!
+//! Conservative by design: a false "no" would let discovery serve stale packages, so
+//! anything inside a root, and anything outside that could form or feed one, is "yes".
+
+use crate::layout::Layout;
+use crate::manifest::manifest_kind;
+use crate::vocabulary::{
+    COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
+    category_folder, is_marker, relative_to, split_parent,
+};
+
+/// The package roots of a project's current layout, for [`PackageRoots::can_move_package`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageRoots {
+    /// Roots other than the source root, each with whether its folder is itself a
+    /// skill (a root `SKILL.md`, whose bundle spans the whole folder).
+    nested: Vec<String>,
+    /// Whether the source root holds a skill: then every write can change its bundle.
+    source_root_skill: bool,
+}
+
+impl PackageRoots {
+    /// The roots of a layout.
+    pub fn from_layout(layout: &Layout) -> Self {
+        let source_root_skill = layout
+            .packages
+            .iter()
+            .filter(|p| p.root.is_empty())
+            .flat_map(|p| &p.files)
+            .any(|f| f.path == SKILL_FILE);
+        Self::new(layout.roots(), source_root_skill)
+    }
+
+    /// Roots given as folder paths relative to the source root ("" is the source root).
+    pub fn new<'a>(roots: impl IntoIterator<Item = &'a str>, source_root_skill: bool) -> Self {
+        let mut nested: Vec<String> = roots
+            .into_iter()
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned)
+            .collect();
+        nested.sort_unstable();
+        nested.dedup();
+        Self {
+            nested,
+            source_root_skill,
+        }
+    }
+
+    /// Whether writing (creating, changing or deleting) the file at `path` can change
+    /// which packages exist or what they hold.
+    pub fn can_move_package(&self, path: &str) -> bool {
+        if self.source_root_skill || path.is_empty() {
+            return true;
+        }
+        let inside_a_root = self
+            .nested
+            .iter()
+            .any(|root| relative_to(path, root).is_some());
+        // Deleting a root's own folder entry is a write at the root path itself.
+        inside_a_root
+            || self.nested.iter().any(|root| root == path)
+            || could_form_or_feed_a_package(path)
+    }
+}
+
+/// The free-function form: `roots` are the current package roots ("" for the source
+/// root); a source root holding a root `SKILL.md` should be described with
+/// [`PackageRoots::from_layout`] instead, whose bundle every write can change.
+pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
+    PackageRoots::new(roots.iter().copied(), false).can_move_package(path)
+}
+
+/// Outside every nested root: could this file create a root, remove one, or bind to
+/// the source-root package?
+fn could_form_or_feed_a_package(path: &str) -> bool {
+    let (parent, base) = split_parent(path);
+    let dirs: Vec<&str> = if parent.is_empty() {
+        Vec::new()
+    } else {
+        parent.split('/').collect()
+    };
+    // No root forms under template(s)/ or workflows/, and nothing there is a contribution.
+    if dirs.iter().any(|d| NEVER_CONTRIBUTION_DIRS.contains(d)) {
+        return false;
+    }
+    let creates_root = dirs
+        .iter()
+        .any(|d| is_marker(d) || category_folder(d).is_some())
+        || base == SKILL_FILE
+        || manifest_kind(path).is_some()
+        || is_marker(base)
+        || category_folder(base).is_some();
+    let binds_at_source_root = parent.is_empty()
+        && (IDENTITY_BASENAMES.contains(&base)
+            || ROOT_RULE_FILES.contains(&base)
+            || base == COPILOT_IDENTITY);
+    creates_root || binds_at_source_root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "High-rate writes that cannot affect a package — ... files outside every package
+    /// root — cost nothing."
+    #[test]
+    fn writes_outside_every_root_that_cannot_create_one_do_not_invalidate() {
+        let roots = ["", ".claude", "packages/helper"];
+        for path in [
+            "src/main.rs",
+            "notes/todo.md",
+            "logs/2024/run.jsonl",
+            "x.agent.md",
+            "README.md",
+            "templates/skills/a/SKILL.md",
+        ] {
+            assert!(!can_move_package(path, &roots), "{path}");
+        }
+    }
+
+    #[test]
+    fn writes_inside_a_root_invalidate_even_non_markdown_bundle_files() {
+        let roots = ["", ".claude", "packages/helper"];
+        for path in [
+            ".claude/settings.json",
+            "packages/helper/skills/deploy/scripts/run.sh",
+            "packages/helper",
+        ] {
+            assert!(can_move_package(path, &roots), "{path}");
+        }
+    }
+
+    #[test]
+    fn writes_that_could_create_a_root_or_bind_to_the_source_root_invalidate() {
+        for path in [
+            "new/package.json",
+            "lib/.cursor/rules/x.mdc",
+            "app/.github/copilot-instructions.md",
+            "tools/x/SKILL.md",
+            "x/docs/y.md",
+            "x/agents/y.md",
+            "AGENTS.md",
+            ".cursorrules",
+            "rules/style.md",
+            "plugins/p/.claude-plugin/plugin.json",
+            ".claude",
+        ] {
+            assert!(can_move_package(path, &[""]), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_source_root_skill_makes_every_write_relevant() {
+        let roots = PackageRoots::new([""], true);
+        assert!(roots.can_move_package("src/main.rs"));
+    }
+}

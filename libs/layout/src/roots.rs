@@ -1,0 +1,219 @@
+//! Package roots: which directories anchor a package, by the five precedence rules
+//! (seed 000, "How files group into packages"; DESIGN.md section 4, "Roots, precisely").
+//! The strongest matching rule wins for a directory; roots are decided shallowest
+//! first, so a directory knows the root that encloses it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::layout::{GroupOptions, IndexedFile, RootRule, SourceForm};
+use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
+use crate::vocabulary::{
+    SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
+    split_parent,
+};
+
+/// An accepted package root.
+#[derive(Debug, Clone)]
+pub(crate) struct Root<'a> {
+    pub dir: &'a str,
+    pub rule: RootRule,
+    pub name: String,
+}
+
+impl Root<'_> {
+    /// The rule-5 source root binds only a restricted set of files.
+    pub fn restricted(&self) -> bool {
+        self.rule == RootRule::SourceRoot
+    }
+}
+
+/// What the files of a tree say about one directory.
+#[derive(Default)]
+struct Signals<'a> {
+    manifest: Option<(u8, &'a str, &'a ManifestFacts)>,
+    holds_category_folder: bool,
+    holds_skill: bool,
+}
+
+/// The directories holding a `SKILL.md`.
+pub(crate) fn skill_dirs<'a>(files: &[&'a IndexedFile]) -> HashSet<&'a str> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let (dir, base) = split_parent(&f.path);
+            (base == SKILL_FILE).then_some(dir)
+        })
+        .collect()
+}
+
+/// Decides the package roots of a tree. The first root is always the source root "".
+pub(crate) fn detect<'a>(
+    files: &[&'a IndexedFile],
+    skills: &HashSet<&'a str>,
+    options: &GroupOptions,
+) -> Vec<Root<'a>> {
+    let signals = collect_signals(files);
+    let top = signals.get("");
+    let top_manifest = top.and_then(|s| s.manifest);
+    let source_root = match (options.form, top_manifest) {
+        (SourceForm::Installed { .. }, manifest) => Root {
+            dir: "",
+            rule: RootRule::Manifest,
+            name: manifest_name(manifest).unwrap_or_else(|| options.source_name.clone()),
+        },
+        (SourceForm::Synced, Some(manifest)) => Root {
+            dir: "",
+            rule: RootRule::Manifest,
+            name: manifest_name(Some(manifest)).unwrap_or_else(|| options.source_name.clone()),
+        },
+        (SourceForm::Synced, None) => Root {
+            dir: "",
+            rule: RootRule::SourceRoot,
+            name: options.source_name.clone(),
+        },
+    };
+    let mut roots = vec![source_root];
+    if matches!(options.form, SourceForm::Installed { .. }) {
+        return roots;
+    }
+    let mut by_dir: HashMap<&str, usize> = HashMap::from([("", 0)]);
+    // BTreeMap order puts every directory after its ancestors (a proper prefix sorts first).
+    for (dir, signal) in signals.iter().filter(|(dir, _)| !dir.is_empty()) {
+        let parent = &roots[nearest_root(dir, &by_dir)];
+        if let Some(rule) = decide(dir, signal, parent, skills) {
+            let name = match rule {
+                RootRule::Manifest => manifest_name(signal.manifest),
+                _ => None,
+            }
+            .unwrap_or_else(|| basename(dir).to_owned());
+            by_dir.insert(dir, roots.len());
+            roots.push(Root { dir, rule, name });
+        }
+    }
+    roots
+}
+
+fn collect_signals<'a>(files: &[&'a IndexedFile]) -> BTreeMap<&'a str, Signals<'a>> {
+    let mut signals: BTreeMap<&str, Signals<'_>> = BTreeMap::new();
+    for file in files {
+        let path = file.path.as_str();
+        let mut start = 0;
+        for (slash, _) in path.match_indices('/') {
+            let segment = &path[start..slash];
+            if is_marker(segment) {
+                signals.entry(&path[..slash]).or_default();
+            }
+            if category_folder(segment).is_some() {
+                let holder = if start == 0 { "" } else { &path[..start - 1] };
+                signals.entry(holder).or_default().holds_category_folder = true;
+            }
+            start = slash + 1;
+        }
+        let (dir, base) = split_parent(path);
+        if base == SKILL_FILE {
+            signals.entry(dir).or_default().holds_skill = true;
+        }
+        if let Some(facts) = file.payload.manifest.as_ref().filter(|m| m.usable) {
+            let anchor = anchored_dir(path, facts.kind);
+            let candidate = (manifest_rank(facts.kind), path, facts);
+            let slot = &mut signals.entry(anchor).or_default().manifest;
+            if slot.is_none_or(|(rank, p, _)| (candidate.0, candidate.1) < (rank, p)) {
+                *slot = Some(candidate);
+            }
+        }
+    }
+    signals
+}
+
+/// When one directory holds several manifests, the most specific names the package.
+fn manifest_rank(kind: ManifestKind) -> u8 {
+    match kind {
+        ManifestKind::NeuralisPackageJson => 0,
+        ManifestKind::PackageJson => 1,
+        ManifestKind::GeminiExtension => 2,
+        ManifestKind::Plugin => 3,
+    }
+}
+
+/// A manifest package is named by its declared id, then its declared name.
+fn manifest_name(manifest: Option<(u8, &str, &ManifestFacts)>) -> Option<String> {
+    let (_, _, facts) = manifest?;
+    facts.id.clone().or_else(|| facts.name.clone())
+}
+
+/// The index of the deepest accepted root strictly enclosing `dir`, or holding `path`.
+pub(crate) fn nearest_root(path: &str, by_dir: &HashMap<&str, usize>) -> usize {
+    let mut dir = split_parent(path).0;
+    loop {
+        if let Some(index) = by_dir.get(dir) {
+            return *index;
+        }
+        if dir.is_empty() {
+            return 0;
+        }
+        dir = split_parent(dir).0;
+    }
+}
+
+fn decide(
+    dir: &str,
+    signal: &Signals<'_>,
+    parent: &Root<'_>,
+    skills: &HashSet<&str>,
+) -> Option<RootRule> {
+    if dir.split('/').any(is_never_contribution_dir) {
+        return None;
+    }
+    let offset = if parent.dir.is_empty() {
+        0
+    } else {
+        parent.dir.len() + 1
+    };
+    let relative = dir.get(offset..)?;
+    if !relative.contains('/') && category_folder(relative).is_some() {
+        return None;
+    }
+    if skill_folder_of(dir, parent, skills).is_some() {
+        return None;
+    }
+    if signal.manifest.is_some() {
+        Some(RootRule::Manifest)
+    } else if is_marker(basename(dir)) {
+        Some(RootRule::Marker)
+    } else if signal.holds_category_folder {
+        Some(RootRule::Category)
+    } else if signal.holds_skill && parent.restricted() {
+        // "a free-standing SKILL.md folder enclosed by no other root"
+        Some(RootRule::BareSkill)
+    } else {
+        None
+    }
+}
+
+/// The skill folder of `root` that `path` (a file or directory inside the root) sits
+/// at or below, if any: `skills/<name>/` holding a SKILL.md, or `<subdir>/` holding a
+/// SKILL.md directly under a root that is not the restricted source root. A skill's
+/// directory is its scope: below it, no root forms and nothing else is a contribution.
+pub(crate) fn skill_folder_of<'p>(
+    path: &'p str,
+    root: &Root<'_>,
+    skills: &HashSet<&str>,
+) -> Option<&'p str> {
+    let offset = if root.dir.is_empty() {
+        0
+    } else {
+        root.dir.len() + 1
+    };
+    let relative = path.get(offset..)?;
+    let mut parts = relative.splitn(3, '/');
+    let first = parts.next()?;
+    let len = if first == "skills" {
+        offset + first.len() + 1 + parts.next()?.len()
+    } else if !root.restricted() && !is_reserved_dir(first) {
+        offset + first.len()
+    } else {
+        return None;
+    };
+    let folder = path.get(..len)?;
+    skills.contains(folder).then_some(folder)
+}
