@@ -53,6 +53,9 @@ pub fn zone_slug(package_id: &str) -> String {
     package_id.trim_start_matches('@').replace('/', "-")
 }
 
+/// A test on one character of a name.
+type CharTest = fn(char) -> bool;
+
 /// Why a directory name is refused, or `None` when it is a plain name.
 pub fn directory_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
@@ -61,7 +64,7 @@ pub fn directory_name_problem(name: &str) -> Option<&'static str> {
     if name == ".." || name == "." {
         return Some("must not be a traversal (. or ..)");
     }
-    let checks: [(fn(char) -> bool, &'static str); 5] = [
+    let checks: [(CharTest, &'static str); 5] = [
         (|c| c == '/' || c == '\\', "must not contain a separator"),
         (
             |c| c == '<' || c == '>',
