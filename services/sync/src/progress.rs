@@ -31,6 +31,9 @@ fn skipped(skipped: &Skipped) -> pb::SkippedFile {
         SkipReason::TooLarge => pb::SkipReason::TooLarge,
         SkipReason::NonUtf8Name => pb::SkipReason::NonUtf8Name,
         SkipReason::Unreadable => pb::SkipReason::Unreadable,
+        SkipReason::Excluded => pb::SkipReason::Excluded,
+        SkipReason::TooDeep => pb::SkipReason::TooDeep,
+        SkipReason::FileLimitReached => pb::SkipReason::FileLimit,
     };
     pb::SkippedFile {
         path: skipped.path.clone(),

@@ -1,269 +1,156 @@
-//! The connector of a directory on this host (`local`, `data` and `machine` sources).
+//! A directory on this host (`local`, `data` and `machine` sources), through the
+//! shared `neuralis-connector`, which keeps every listing and read inside the root.
 
 use super::{Connector, ConnectorError, FileStat, Listing, SkipReason, Skipped};
-use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use neuralis_connector as shared;
+use std::path::Path;
+use std::time::SystemTime;
 
-/// A directory source, contained in its canonical root.
+/// A directory source.
 #[derive(Debug, Clone)]
 pub struct LocalConnector {
-    root: PathBuf,
-    max_file_size: u64,
-}
-
-/// A directory still to walk.
-struct Pending {
-    /// Where it is on disk (through any symlinks on the way).
-    path: PathBuf,
-    /// Its canonical location, to recognize a link back to an ancestor.
-    canonical: PathBuf,
-    /// Its path relative to the root with a trailing `/` ("" for the root).
-    prefix: String,
-}
-
-/// What one directory entry turned out to be.
-enum Entry {
-    File(FileStat),
-    Dir(Pending),
-    Skip(Skipped),
+    inner: shared::LocalConnector,
 }
 
 impl LocalConnector {
-    /// A connector for `root`, which must be an existing directory.
+    /// A connector for `root` (an existing directory); files over `max_file_size`
+    /// bytes are skipped and never read.
     pub fn new(root: &Path, max_file_size: u64) -> Result<Self, ConnectorError> {
-        let root = fs::canonicalize(root)
-            .map_err(|err| ConnectorError::RootUnavailable(format!("{}: {err}", root.display())))?;
-        if !root.is_dir() {
-            return Err(ConnectorError::RootUnavailable(format!(
-                "{} is not a directory",
-                root.display()
-            )));
-        }
-        Ok(Self {
-            root,
+        let limits = shared::ConnectorLimits {
             max_file_size,
-        })
-    }
-
-    /// The canonical root.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    fn walk_dir(&self, dir: &Pending, listing: &mut Listing, pending: &mut Vec<Pending>) {
-        let entries = match fs::read_dir(&dir.path) {
-            Ok(entries) => entries,
-            Err(err) => {
-                return listing
-                    .skipped
-                    .push(unreadable(dir.prefix.trim_end_matches('/'), err));
-            }
+            ..shared::ConnectorLimits::default()
         };
-        for entry in entries {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(err) => {
-                    listing.skipped.push(unreadable(&dir.prefix, err));
-                    continue;
-                }
-            };
-            match self.examine(dir, &entry) {
-                Entry::File(file) => listing.files.push(file),
-                Entry::Dir(next) => pending.push(next),
-                Entry::Skip(skipped) => listing.skipped.push(skipped),
-            }
-        }
-    }
-
-    fn examine(&self, dir: &Pending, entry: &fs::DirEntry) -> Entry {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            return Entry::Skip(Skipped {
-                path: format!("{}{}", dir.prefix, name.to_string_lossy()),
-                reason: SkipReason::NonUtf8Name,
-                detail: "the name is not valid UTF-8".into(),
-            });
-        };
-        let relative = format!("{}{name}", dir.prefix);
-        let path = entry.path();
-        let is_link = entry
-            .file_type()
-            .map(|kind| kind.is_symlink())
-            .unwrap_or(false);
-        let canonical = if is_link {
-            match self.resolve_link(&path, &relative) {
-                Ok(target) => target,
-                Err(skipped) => return Entry::Skip(skipped),
-            }
-        } else {
-            dir.canonical.join(name)
-        };
-        match fs::metadata(&path) {
-            Ok(meta) if meta.is_dir() => self.enter(dir, path, canonical, relative),
-            Ok(meta) if meta.is_file() => self.file(relative, &meta),
-            Ok(_) => Entry::Skip(Skipped {
-                path: relative,
-                reason: SkipReason::Unreadable,
-                detail: "not a regular file or directory".into(),
-            }),
-            Err(err) => Entry::Skip(unreadable(&relative, err)),
-        }
-    }
-
-    /// Resolves a link; it must stay inside the root.
-    fn resolve_link(&self, path: &Path, relative: &str) -> Result<PathBuf, Skipped> {
-        match fs::canonicalize(path) {
-            Ok(target) if target.starts_with(&self.root) => Ok(target),
-            Ok(target) => Err(Skipped {
-                path: relative.to_owned(),
-                reason: SkipReason::SymlinkEscape,
-                detail: format!("resolves outside the source root to {}", target.display()),
-            }),
-            Err(err) if is_loop(&err) => Err(loop_skip(relative)),
-            Err(err) => Err(unreadable(relative, err)),
-        }
-    }
-
-    /// A directory is walked unless it is (a link to) one of its own ancestors.
-    fn enter(&self, dir: &Pending, path: PathBuf, canonical: PathBuf, relative: String) -> Entry {
-        if dir.canonical.starts_with(&canonical) {
-            return Entry::Skip(loop_skip(&relative));
-        }
-        Entry::Dir(Pending {
-            path,
-            canonical,
-            prefix: format!("{relative}/"),
-        })
-    }
-
-    fn file(&self, relative: String, meta: &fs::Metadata) -> Entry {
-        if meta.len() > self.max_file_size {
-            return Entry::Skip(Skipped {
-                path: relative,
-                reason: SkipReason::TooLarge,
-                detail: format!(
-                    "{} bytes, over the limit of {}",
-                    meta.len(),
-                    self.max_file_size
-                ),
-            });
-        }
-        Entry::File(FileStat {
-            path: relative,
-            size: meta.len(),
-            modified: modified_millis(meta),
-        })
-    }
-
-    /// The on-disk path of `relative`, only when it stays inside the root.
-    fn contained(&self, relative: &str) -> Result<PathBuf, ConnectorError> {
-        let plain = !relative.is_empty()
-            && !relative.starts_with('/')
-            && !relative.contains('\0')
-            && relative
-                .split('/')
-                .all(|segment| !matches!(segment, "" | "." | ".."));
-        if !plain {
-            return Err(ConnectorError::NotFound);
-        }
-        let resolved =
-            fs::canonicalize(self.root.join(relative)).map_err(|_| ConnectorError::NotFound)?;
-        if resolved.starts_with(&self.root) {
-            Ok(resolved)
-        } else {
-            Err(ConnectorError::NotFound)
-        }
+        shared::LocalConnector::new(root, limits)
+            .map(|inner| Self { inner })
+            .map_err(|err| ConnectorError::RootUnavailable(err.to_string()))
     }
 }
 
 impl Connector for LocalConnector {
     fn list(&self) -> Result<Listing, ConnectorError> {
-        if !self.root.is_dir() {
-            return Err(ConnectorError::RootUnavailable(
-                self.root.display().to_string(),
-            ));
-        }
-        let mut listing = Listing::default();
-        let mut pending = vec![Pending {
-            path: self.root.clone(),
-            canonical: self.root.clone(),
-            prefix: String::new(),
-        }];
-        while let Some(dir) = pending.pop() {
-            self.walk_dir(&dir, &mut listing, &mut pending);
-        }
-        listing
-            .files
-            .sort_by(|left, right| left.path.cmp(&right.path));
-        listing
-            .skipped
-            .sort_by(|left, right| left.path.cmp(&right.path));
-        Ok(listing)
-    }
-
-    fn stat(&self, path: &str) -> Result<FileStat, ConnectorError> {
-        let resolved = self.contained(path)?;
-        let meta = fs::metadata(resolved).map_err(|_| ConnectorError::NotFound)?;
-        if !meta.is_file() || meta.len() > self.max_file_size {
-            return Err(ConnectorError::NotFound);
-        }
-        Ok(FileStat {
-            path: path.to_owned(),
-            size: meta.len(),
-            modified: modified_millis(&meta),
+        let listing = self.inner.list();
+        Ok(Listing {
+            files: listing.files.into_iter().map(file_stat).collect(),
+            skipped: listing.skipped.into_iter().map(skipped).collect(),
         })
     }
 
+    fn stat(&self, path: &str) -> Result<FileStat, ConnectorError> {
+        self.inner
+            .stat(path)
+            .map(file_stat)
+            .map_err(|_| ConnectorError::NotFound)
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, ConnectorError> {
-        let resolved = self.contained(path)?;
-        let file = fs::File::open(resolved).map_err(|_| ConnectorError::NotFound)?;
-        if !file.metadata().map(|meta| meta.is_file()).unwrap_or(false) {
-            return Err(ConnectorError::NotFound);
-        }
-        // Read one byte past the limit: a file that grew since it was listed is
-        // refused instead of read without bound.
-        let mut content = Vec::new();
-        file.take(self.max_file_size.saturating_add(1))
-            .read_to_end(&mut content)
-            .map_err(|_| ConnectorError::NotFound)?;
-        if content.len() as u64 > self.max_file_size {
-            return Err(ConnectorError::NotFound);
-        }
-        Ok(content)
+        // Missing, escaping, oversized and unreadable all answer alike (DESIGN.md 6).
+        self.inner.read(path).map_err(|_| ConnectorError::NotFound)
     }
 }
 
-/// ELOOP: "too many levels of symbolic links".
-fn is_loop(err: &std::io::Error) -> bool {
-    const ELOOP: i32 = 40;
-    err.raw_os_error() == Some(ELOOP)
-}
-
-fn loop_skip(relative: &str) -> Skipped {
-    Skipped {
-        path: relative.to_owned(),
-        reason: SkipReason::SymlinkLoop,
-        detail: "a symbolic link loop".into(),
+fn file_stat(file: shared::ListedFile) -> FileStat {
+    FileStat {
+        path: file.path,
+        size: file.size,
+        modified: file.modified.map_or(0, millis),
     }
 }
 
-fn unreadable(relative: &str, err: std::io::Error) -> Skipped {
-    Skipped {
-        path: relative.to_owned(),
-        reason: SkipReason::Unreadable,
-        detail: err.to_string(),
-    }
-}
-
-fn modified_millis(meta: &fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+fn millis(time: SystemTime) -> i64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |since| {
             i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
         })
 }
 
+fn skipped(entry: shared::Skipped) -> Skipped {
+    let reason = match &entry.reason {
+        shared::SkipReason::TooLarge { .. } => SkipReason::TooLarge,
+        shared::SkipReason::SymlinkOutsideRoot => SkipReason::SymlinkEscape,
+        shared::SkipReason::SymlinkLoop => SkipReason::SymlinkLoop,
+        shared::SkipReason::NonUtf8Name => SkipReason::NonUtf8Name,
+        shared::SkipReason::Excluded => SkipReason::Excluded,
+        shared::SkipReason::TooDeep => SkipReason::TooDeep,
+        shared::SkipReason::FileLimitReached => SkipReason::FileLimitReached,
+        shared::SkipReason::BrokenSymlink
+        | shared::SkipReason::NotRegular
+        | shared::SkipReason::Unreadable { .. } => SkipReason::Unreadable,
+    };
+    Skipped {
+        detail: entry.reason.to_string(),
+        path: entry.path,
+        reason,
+    }
+}
+
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::symlink;
+
+    fn reasons(listing: &Listing) -> Vec<(&str, SkipReason)> {
+        listing
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason))
+            .collect()
+    }
+
+    #[test]
+    fn every_shared_skip_reason_maps_to_a_reported_one() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::write(root.join("ok.md"), "fine").expect("write");
+        std::fs::write(root.join("big.md"), [b'x'; 65]).expect("write");
+        symlink(outside.path(), root.join("escape")).expect("link");
+        std::fs::create_dir(root.join("sub")).expect("mkdir");
+        symlink(root, root.join("sub/up")).expect("link");
+        symlink(root.join("nowhere"), root.join("dangling.md")).expect("link");
+        std::fs::write(root.join(std::ffi::OsStr::from_bytes(b"bad\xff.md")), "x").expect("write");
+        std::fs::create_dir(root.join(".git")).expect("mkdir");
+
+        let listing = LocalConnector::new(root, 64)
+            .expect("root")
+            .list()
+            .expect("list");
+        let files: Vec<&str> = listing.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, ["ok.md"]);
+        let mut found = reasons(&listing);
+        found.sort_by(|a, b| a.0.cmp(b.0));
+        assert_eq!(
+            found,
+            [
+                (".git", SkipReason::Excluded),
+                ("bad\u{fffd}.md", SkipReason::NonUtf8Name),
+                ("big.md", SkipReason::TooLarge),
+                ("dangling.md", SkipReason::Unreadable),
+                ("escape", SkipReason::SymlinkEscape),
+                ("sub/up", SkipReason::SymlinkLoop),
+            ]
+        );
+        assert!(listing.files[0].modified > 0);
+    }
+
+    #[test]
+    fn reads_outside_the_root_or_over_the_limit_are_not_found() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("big.md"), [b'x'; 65]).expect("write");
+        let connector = LocalConnector::new(dir.path(), 64).expect("root");
+        for path in ["big.md", "../etc/passwd", "/etc/passwd", "missing.md"] {
+            assert_eq!(
+                connector.read(path),
+                Err(ConnectorError::NotFound),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_root_is_unavailable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = LocalConnector::new(&dir.path().join("gone"), 64);
+        assert!(matches!(missing, Err(ConnectorError::RootUnavailable(_))));
+    }
+}

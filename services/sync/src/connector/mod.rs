@@ -36,6 +36,12 @@ pub enum SkipReason {
     NonUtf8Name,
     /// Could not be read (permissions, a dangling link, not a regular file).
     Unreadable,
+    /// A directory never entered by configuration (`.git`).
+    Excluded,
+    /// A directory nested deeper than the connector's depth limit.
+    TooDeep,
+    /// The connector's file limit was reached; later entries were not listed.
+    FileLimitReached,
 }
 
 /// One skipped entry, reported in the sync run.
