@@ -1,9 +1,8 @@
 //! Who may change state: the one place a caller is authorized.
 //!
 //! State-changing calls (source writes, sync runs) need a verified caller (DESIGN.md
-//! section 5). JWT verification lives in `libs/identity`; until it is wired here, a
-//! deployment chooses an [`Authorizer`] explicitly, and the default denies every
-//! state-changing call (fail closed).
+//! section 5): [`VerifiedCaller`] verifies the JWT with `neuralis-identity`. Without an
+//! identity configuration the default denies every state-changing call (fail closed).
 
 /// The bearer token of a call, as received (never logged).
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -59,6 +58,32 @@ impl Authorizer for AllowAll {
     }
 }
 
+/// Accepts a caller whose token `neuralis-identity` verifies (signature, expiry,
+/// audience, issuer, non-empty subject and role).
+pub struct VerifiedCaller(neuralis_identity::Verifier);
+
+impl VerifiedCaller {
+    /// Verifies tokens with `verifier`.
+    pub fn new(verifier: neuralis_identity::Verifier) -> Self {
+        Self(verifier)
+    }
+}
+
+impl Authorizer for VerifiedCaller {
+    fn may_change_state(&self, token: &CallerToken) -> bool {
+        let Some(token) = token.0.as_deref() else {
+            return false;
+        };
+        match self.0.verify(token) {
+            Ok(_) => true,
+            Err(err) => {
+                tracing::info!(reason = %err, "state change refused: caller not verified");
+                false
+            }
+        }
+    }
+}
+
 /// Accepts exactly one shared token: a stand-in for a verified caller in tests and
 /// local setups until `libs/identity` verifies JWTs here.
 #[derive(Clone)]
@@ -92,6 +117,43 @@ mod tests {
         let check = SharedToken::new("s3cret");
         assert!(check.may_change_state(&CallerToken::bearer("s3cret")));
         assert!(!check.may_change_state(&CallerToken::bearer("guess")));
+        assert!(!check.may_change_state(&CallerToken::none()));
+    }
+
+    #[test]
+    fn only_a_verified_jwt_may_change_state() {
+        use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, Verifier, mint};
+        let secret = Secret::new("a-test-secret-of-at-least-32-bytes!!");
+        let config = IdentityConfig {
+            keys: KeySource::Hs256 {
+                secret: secret.clone(),
+            },
+            ..IdentityConfig::default()
+        };
+        let check = VerifiedCaller::new(Verifier::from_config(&config).expect("verifier"));
+        let claims = |exp| Claims {
+            sub: "user-1".into(),
+            role: "owner".into(),
+            features: Vec::new(),
+            agent: None,
+            project: None,
+            conversation: None,
+            exp,
+            nbf: None,
+            aud: Some("neuralis".into()),
+            iss: None,
+        };
+        let valid = mint(&secret, &claims(u64::MAX / 2)).expect("minted");
+        let expired = mint(&secret, &claims(1)).expect("minted");
+        let forged = mint(
+            &Secret::new("another-secret-of-at-least-32-bytes!"),
+            &claims(u64::MAX / 2),
+        )
+        .expect("minted");
+        assert!(check.may_change_state(&CallerToken::bearer(valid.expose())));
+        assert!(!check.may_change_state(&CallerToken::bearer(expired.expose())));
+        assert!(!check.may_change_state(&CallerToken::bearer(forged.expose())));
+        assert!(!check.may_change_state(&CallerToken::bearer("not-a-jwt")));
         assert!(!check.may_change_state(&CallerToken::none()));
     }
 

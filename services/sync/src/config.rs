@@ -133,10 +133,13 @@ fn default_key_env() -> String {
     "NEURALIS_EMBEDDER_API_KEY".into()
 }
 
-/// Who may change state.
+/// Who may change state: a caller verified by `identity`; without it, nobody (unless
+/// one of the local-use switches below is set).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AuthConfig {
+    /// How callers' JWTs are verified.
+    pub identity: Option<neuralis_identity::IdentityConfig>,
     /// Accept state-changing calls without a verified caller. Off by default; only for
     /// a single-user machine.
     pub allow_unauthenticated: bool,

@@ -1,6 +1,6 @@
 //! Assembling the service from its configuration: the one call `neuralis serve` makes.
 
-use crate::auth::{AllowAll, Authorizer, DenyAll, SharedToken};
+use crate::auth::{AllowAll, Authorizer, DenyAll, SharedToken, VerifiedCaller};
 use crate::config::{AuthConfig, BusConfig, EmbedderConfig, IndexStoreConfig, SyncConfig};
 use crate::core::SyncCore;
 use crate::embedder::{Embedder, OpenAiCompatibleEmbedder};
@@ -148,6 +148,11 @@ fn open_embedder(config: &EmbedderConfig) -> Result<Option<Arc<dyn Embedder>>, S
 }
 
 fn authorizer(config: &AuthConfig) -> Result<Arc<dyn Authorizer>, SyncError> {
+    if let Some(identity) = &config.identity {
+        let verifier = neuralis_identity::Verifier::from_config(identity)
+            .map_err(|err| SyncError::invalid("auth.identity", err.to_string()))?;
+        return Ok(Arc::new(VerifiedCaller::new(verifier)));
+    }
     if config.allow_unauthenticated {
         tracing::warn!("sync accepts state-changing calls without a verified caller");
         return Ok(Arc::new(AllowAll));

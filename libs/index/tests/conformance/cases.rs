@@ -366,6 +366,68 @@ pub async fn a_failed_batch_leaves_the_index_as_it_was(store: Store) {
     );
 }
 
+pub async fn a_batch_naming_a_path_twice_is_refused(store: Store) {
+    let twice = batch(
+        "p1",
+        "s",
+        vec![
+            put(row("p1", "s", "a.md"), None),
+            RowWrite::Delete {
+                path: "a.md".into(),
+            },
+        ],
+    );
+    let refused = store.write_batch(&twice).await;
+    assert!(
+        matches!(
+            refused,
+            Err(IndexError::InvalidValue {
+                field: "batch.writes",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(store.revision("p1").await.expect("read"), 0);
+}
+
+pub async fn a_large_batch_commits_whole(store: Store) {
+    let writes = (0..1_200)
+        .map(|n| {
+            put(
+                row("p1", "s", &format!("f{n:04}.md")),
+                Some(vec![chunk(0, "alpha"), chunk(1, &format!("word{n}"))]),
+            )
+        })
+        .collect();
+    assert_eq!(write(&store, batch("p1", "s", writes)).await, 1);
+    assert_eq!(
+        store.source_rows("p1", "s").await.expect("read").len(),
+        1_200
+    );
+    assert_eq!(
+        store
+            .search_text("p1", "word1199", 10)
+            .await
+            .expect("search")
+            .len(),
+        1
+    );
+    let deletes = (0..1_200)
+        .map(|n| RowWrite::Delete {
+            path: format!("f{n:04}.md"),
+        })
+        .collect();
+    assert_eq!(write(&store, batch("p1", "s", deletes)).await, 2);
+    assert!(
+        store
+            .search_text("p1", "alpha", 10)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+}
+
 pub async fn a_project_snapshot_carries_the_revision_it_was_read_at(store: Store) {
     write(
         &store,

@@ -51,6 +51,8 @@ macro_rules! all_conformance_cases {
             a_put_without_chunks_keeps_the_chunks,
             deleting_a_row_deletes_its_chunks,
             a_failed_batch_leaves_the_index_as_it_was,
+            a_batch_naming_a_path_twice_is_refused,
+            a_large_batch_commits_whole,
             a_project_snapshot_carries_the_revision_it_was_read_at,
             deleting_a_source_deletes_its_rows_and_raises_the_revision,
             text_search_finds_words_within_the_project_only,
