@@ -129,6 +129,77 @@ fn next_write_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::StreamExt;
+    use neuralis_bus::{BusError, BusNotice, InProcessBus, Subscription};
+    use neuralis_index::{RowWrite, SqlIndexStore};
+
+    /// A bus that is down.
+    struct DownBus;
+
+    #[async_trait::async_trait]
+    impl InvalidationBus for DownBus {
+        async fn publish(&self, _: &InvalidationEvent) -> Result<(), BusError> {
+            Err(BusError::Unavailable("down".into()))
+        }
+        async fn subscribe(&self) -> Result<Subscription, BusError> {
+            Err(BusError::Unavailable("down".into()))
+        }
+    }
+
+    fn batch() -> WriteBatch {
+        WriteBatch {
+            project: "p".into(),
+            source: "s".into(),
+            writes: vec![RowWrite::Delete {
+                path: "a.md".into(),
+            }],
+        }
+    }
+
+    async fn store() -> (tempfile::TempDir, SqlIndexStore) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = SqlIndexStore::open_embedded(&dir.path().join("i.db"))
+            .await
+            .expect("store");
+        (dir, store)
+    }
+
+    #[tokio::test]
+    async fn a_write_that_cannot_be_announced_is_not_written() {
+        let (_dir, store) = store().await;
+        let outcome = commit_batch(&store, &DownBus, &batch(), true, Duration::from_secs(5)).await;
+        assert!(
+            matches!(outcome, Err(SyncError::Unavailable(_))),
+            "{outcome:?}"
+        );
+        assert_eq!(store.revision("p").await.expect("read"), 0);
+    }
+
+    #[tokio::test]
+    async fn a_quiet_write_needs_no_bus() {
+        let (_dir, store) = store().await;
+        let revision =
+            commit_batch(&store, &DownBus, &batch(), false, Duration::from_secs(5)).await;
+        assert_eq!(revision.expect("written"), 1);
+    }
+
+    #[tokio::test]
+    async fn an_announced_write_is_bracketed_by_start_and_finish() {
+        let (_dir, store) = store().await;
+        let bus = InProcessBus::default();
+        let mut events = bus.subscribe().await.expect("subscribed");
+        commit_batch(&store, &bus, &batch(), true, Duration::from_secs(5))
+            .await
+            .expect("written");
+        let phases: Vec<(Phase, u64)> = [events.next().await, events.next().await]
+            .into_iter()
+            .map(|notice| match notice {
+                Some(BusNotice::Event(event)) => (event.phase, event.revision),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(phases, [(Phase::Start, 0), (Phase::Finish, 1)]);
+    }
 
     #[test]
     fn write_ids_never_repeat_in_a_process() {

@@ -77,7 +77,10 @@ impl SqlIndexStore {
     pub async fn connect_postgres(url: &str, schema: &str) -> Result<Self, IndexError> {
         sqlx::any::install_default_drivers();
         validate_schema_name(schema)?;
-        let set_path = format!("SET search_path TO \"{schema}\"");
+        // Custom plans always: a generic plan cached while the tables were small would
+        // keep scanning them whole once they have grown.
+        let set_path =
+            format!("SET search_path TO \"{schema}\"; SET plan_cache_mode = force_custom_plan");
         let pool = AnyPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
