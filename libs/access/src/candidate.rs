@@ -1,0 +1,208 @@
+//! One batch of candidates for one caller: the source headers, the package roots and their
+//! member files, as discovery grouped them. Each candidate is validated before any is
+//! decided; errors name the field (`files[12].path`) and never echo a value.
+
+use std::collections::HashSet;
+
+use neuralis_layout::Category;
+
+use crate::pattern::split_path;
+use crate::{AccessError, SourceScope, grant};
+
+/// The most candidates of one kind in one batch.
+pub const MAX_CANDIDATES: usize = 200_000;
+
+/// A source named by the batch, with the scope and owner from the sync service's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceHeader {
+    /// The source id the policy store keys its configuration by.
+    pub id: String,
+    /// Who the source belongs to.
+    pub scope: SourceScope,
+}
+
+/// Where a package comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A source package: the source id (one of the batch's headers).
+    Source(String),
+    /// An installed package from the catalog: no URI policy, no source switch, no scope.
+    Installed,
+}
+
+/// A package root to decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageCandidate {
+    /// The package key that package enable states and file overrides are stored under.
+    pub key: String,
+    /// Where the package comes from.
+    pub origin: Origin,
+    /// The root folder relative to the source root (empty for the source root).
+    pub root: String,
+    /// The package's `accessFeature`, gating the whole package.
+    pub access_feature: Option<String>,
+    /// The owning agent when the root lies in an agent-private subtree.
+    pub private_owner: Option<String>,
+}
+
+/// A member file to decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileCandidate {
+    /// The index of its package in the batch.
+    pub package: usize,
+    /// Relative to the source root for a source package, to the package root otherwise.
+    pub path: String,
+    /// The contribution category.
+    pub category: Category,
+    /// Whether it is an identity file (`AGENTS.md`, `CLAUDE.md`, ...).
+    pub identity: bool,
+    /// Its default as discovery reports it.
+    pub default_enabled: bool,
+    /// `requiredFeatures`: every one must be held, or the file is hidden.
+    pub required_features: Vec<String>,
+    /// The owning agent when the file lies in an agent-private subtree.
+    pub private_owner: Option<String>,
+}
+
+/// One batch for one caller in one project.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EvaluationRequest {
+    /// The project the caller asks in.
+    pub project: String,
+    /// The sources the packages name.
+    pub sources: Vec<SourceHeader>,
+    /// The package roots.
+    pub packages: Vec<PackageCandidate>,
+    /// The member files.
+    pub files: Vec<FileCandidate>,
+}
+
+/// A validated batch: every path split into segments once.
+pub(crate) struct Checked<'a> {
+    pub(crate) roots: Vec<Vec<&'a str>>,
+    pub(crate) files: Vec<Vec<&'a str>>,
+}
+
+impl EvaluationRequest {
+    /// Checks every field of the batch.
+    pub fn validate(&self) -> Result<(), AccessError> {
+        self.check().map(|_| ())
+    }
+
+    pub(crate) fn check(&self) -> Result<Checked<'_>, AccessError> {
+        if self.project.trim().is_empty() {
+            return Err(AccessError::invalid("project", "is empty"));
+        }
+        let sources = self.check_sources()?;
+        let roots = self
+            .packages
+            .iter()
+            .enumerate()
+            .map(|(at, package)| {
+                check_package(package, &sources).map_err(|e| e.within(&format!("packages[{at}]")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let files = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(at, file)| {
+                self.check_file(file, &roots)
+                    .map_err(|e| e.within(&format!("files[{at}]")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Checked { roots, files })
+    }
+
+    fn check_sources(&self) -> Result<HashSet<&str>, AccessError> {
+        for (field, len) in [
+            ("sources", self.sources.len()),
+            ("packages", self.packages.len()),
+            ("files", self.files.len()),
+        ] {
+            if len > MAX_CANDIDATES {
+                return Err(AccessError::invalid(
+                    field,
+                    format!("has more than {MAX_CANDIDATES} entries"),
+                ));
+            }
+        }
+        let mut ids = HashSet::new();
+        for (at, source) in self.sources.iter().enumerate() {
+            let field = format!("sources[{at}]");
+            if source.id.trim().is_empty() {
+                return Err(AccessError::invalid(format!("{field}.id"), "is empty"));
+            }
+            if !ids.insert(source.id.as_str()) {
+                return Err(AccessError::invalid(
+                    format!("{field}.id"),
+                    "repeats an earlier source",
+                ));
+            }
+            source.scope.validate(&field)?;
+        }
+        Ok(ids)
+    }
+
+    fn check_file<'a>(
+        &'a self,
+        file: &'a FileCandidate,
+        roots: &[Vec<&str>],
+    ) -> Result<Vec<&'a str>, AccessError> {
+        let (Some(package), Some(root)) =
+            (self.packages.get(file.package), roots.get(file.package))
+        else {
+            return Err(AccessError::invalid(
+                "package",
+                "names no package of the batch",
+            ));
+        };
+        let path = split_path(&file.path, "path")?;
+        if path.is_empty() {
+            return Err(AccessError::invalid("path", "is empty"));
+        }
+        let under_root = path.len() > root.len() && path.starts_with(root);
+        if matches!(package.origin, Origin::Source(_)) && !under_root {
+            return Err(AccessError::invalid(
+                "path",
+                "lies outside its package root",
+            ));
+        }
+        for (at, feature) in file.required_features.iter().enumerate() {
+            grant::check_name(feature, &format!("required_features[{at}]"))?;
+        }
+        check_owner(file.private_owner.as_deref())?;
+        Ok(path)
+    }
+}
+
+fn check_package<'a>(
+    package: &'a PackageCandidate,
+    sources: &HashSet<&str>,
+) -> Result<Vec<&'a str>, AccessError> {
+    if package.key.trim().is_empty() {
+        return Err(AccessError::invalid("key", "is empty"));
+    }
+    if let Origin::Source(id) = &package.origin
+        && !sources.contains(id.as_str())
+    {
+        return Err(AccessError::invalid(
+            "source_id",
+            "names no source of the batch",
+        ));
+    }
+    if let Some(feature) = &package.access_feature {
+        grant::check_name(feature, "access_feature")?;
+    }
+    check_owner(package.private_owner.as_deref())?;
+    split_path(&package.root, "root")
+}
+
+fn check_owner(owner: Option<&str>) -> Result<(), AccessError> {
+    match owner {
+        Some(owner) if owner.trim().is_empty() => {
+            Err(AccessError::invalid("private_owner", "is empty"))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,193 @@
+//! Evaluation of one batch for one caller: every gate, in one place.
+//!
+//! A package root is visible when its source is known, enabled, has a persisted policy,
+//! is reached by the caller's scope and grants `read` on the root, and when the caller
+//! holds its `accessFeature` and passes its privacy marker. A member file is visible when
+//! its package is, the policy grants `read` on the file, the caller holds every
+//! `requiredFeatures` entry and passes its privacy marker. A package whose files in the
+//! batch are all hidden is hidden too ("a denied subtree's package is simply absent").
+//! Visible files then go through the precedence predicate; docs are listed, never active.
+
+use std::collections::HashMap;
+
+use neuralis_layout::{Category, default_state};
+
+use crate::precedence::{self, Activation, Switches};
+use crate::{
+    AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
+    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, overrides,
+    privacy,
+};
+
+/// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
+/// depends only on its candidate (and, for a package, on the set of its files), so the
+/// answer does not depend on the order of the candidates.
+pub fn evaluate(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    request: &EvaluationRequest,
+) -> Result<Evaluation, AccessError> {
+    let checked = request.check()?;
+    let gates = Gates::new(caller, snapshot, request);
+    let roots: Vec<DecisionCode> = request
+        .packages
+        .iter()
+        .zip(&checked.roots)
+        .map(|(package, root)| gates.package(package, root))
+        .collect();
+    let files: Vec<DecisionCode> = request
+        .files
+        .iter()
+        .zip(&checked.files)
+        .map(|(file, path)| {
+            gates.file(
+                file,
+                path,
+                roots[file.package],
+                &request.packages[file.package],
+            )
+        })
+        .collect();
+    Ok(Evaluation {
+        packages: hide_emptied_packages(roots, &request.files, &files),
+        files: numbered(files),
+    })
+}
+
+fn numbered(codes: Vec<DecisionCode>) -> Vec<Decision> {
+    codes
+        .into_iter()
+        .enumerate()
+        .map(|(index, code)| Decision { index, code })
+        .collect()
+}
+
+/// Hides every package that has files in the batch and none of them visible.
+fn hide_emptied_packages(
+    mut roots: Vec<DecisionCode>,
+    files: &[FileCandidate],
+    codes: &[DecisionCode],
+) -> Vec<Decision> {
+    let mut any_file = vec![false; roots.len()];
+    let mut any_visible = vec![false; roots.len()];
+    for (file, code) in files.iter().zip(codes) {
+        any_file[file.package] = true;
+        any_visible[file.package] |= code.is_visible();
+    }
+    for (at, root) in roots.iter_mut().enumerate() {
+        if any_file[at] && !any_visible[at] {
+            *root = DecisionCode::Hidden;
+        }
+    }
+    numbered(roots)
+}
+
+/// The per-request state: the caller's features and each reachable source's policy,
+/// compiled once for this caller.
+struct Gates<'a> {
+    caller: &'a Caller,
+    snapshot: &'a AccessSnapshot,
+    features: FeatureSet,
+    policies: HashMap<&'a str, CallerPolicy>,
+}
+
+impl<'a> Gates<'a> {
+    fn new(
+        caller: &'a Caller,
+        snapshot: &'a AccessSnapshot,
+        request: &'a EvaluationRequest,
+    ) -> Self {
+        let policies = request
+            .sources
+            .iter()
+            .filter(|header| header.scope.reaches(caller, &request.project))
+            .filter_map(|header| {
+                let record = snapshot
+                    .sources
+                    .get(&header.id)
+                    .filter(|record| record.enabled)?;
+                // A stored policy that no longer validates contributes nothing: fail closed.
+                let compiled = CompiledPolicy::new(record.policy.as_ref()?).ok()?;
+                Some((header.id.as_str(), compiled.for_caller(caller)))
+            })
+            .collect();
+        Gates {
+            caller,
+            snapshot,
+            features: FeatureSet::for_caller(caller, snapshot.role_features.iter().cloned()),
+            policies,
+        }
+    }
+
+    /// The policy deciding a package's paths: `None` hides it; installed packages have
+    /// no URI policy, hence `Some(None)`.
+    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy>> {
+        match &package.origin {
+            Origin::Installed => Some(None),
+            Origin::Source(id) => self.policies.get(id.as_str()).map(Some),
+        }
+    }
+
+    fn readable(&self, package: &PackageCandidate, path: &[&str]) -> bool {
+        match self.policy_of(package) {
+            None => false,
+            Some(None) => true,
+            Some(Some(policy)) => policy.can_read(path),
+        }
+    }
+
+    fn package(&self, package: &PackageCandidate, root: &[&str]) -> DecisionCode {
+        let visible = self.readable(package, root)
+            && self.features.opens(package.access_feature.as_deref())
+            && privacy::visible_to(package.private_owner.as_deref(), self.caller);
+        match (visible, self.snapshot.package_enabled(&package.key)) {
+            (false, _) => DecisionCode::Hidden,
+            (true, true) => DecisionCode::VisibleActive,
+            (true, false) => DecisionCode::VisibleDisabled,
+        }
+    }
+
+    fn file(
+        &self,
+        file: &FileCandidate,
+        path: &[&str],
+        root: DecisionCode,
+        package: &PackageCandidate,
+    ) -> DecisionCode {
+        let visible = root.is_visible()
+            && self.readable(package, path)
+            && self.features.holds_all(&file.required_features)
+            && privacy::visible_to(file.private_owner.as_deref(), self.caller);
+        if !visible {
+            return DecisionCode::Hidden;
+        }
+        let switches = Switches {
+            package_enabled: self.snapshot.package_enabled(&package.key),
+            agent: self.snapshot.agent_overrides.get(&package.key, &file.path),
+            conversation: overrides::nearest(
+                &self.snapshot.conversation_chain,
+                &package.key,
+                &file.path,
+            ),
+        };
+        match (
+            file.category,
+            precedence::activation(pinned_default(file, package), switches),
+        ) {
+            (_, Activation::Disabled) => DecisionCode::VisibleDisabled,
+            (Category::Docs, _) => DecisionCode::VisibleManual,
+            (_, Activation::Active) => DecisionCode::VisibleActive,
+            (_, Activation::OptIn) => DecisionCode::VisibleOptIn,
+        }
+    }
+}
+
+/// A source file's default is server-pinned (seed 000: "syncing a repository must never
+/// silently change agent behavior"): the candidate's default can narrow it, never widen
+/// it. An installed package's default is the catalog's.
+fn pinned_default(file: &FileCandidate, package: &PackageCandidate) -> bool {
+    match package.origin {
+        Origin::Installed => file.default_enabled,
+        Origin::Source(_) => file.default_enabled && default_state(file.category, file.identity).0,
+    }
+}

@@ -1,0 +1,142 @@
+//! Immutable floors (seed 002, "uriPolicies"): a path rule with `floor: true` is a
+//! restrict-only denial "that no later override, admin edit, or policy-route call can
+//! remove". It may carry only false capabilities and never `override`, `roles` or `agents`.
+//! Evaluation applies floors after every rule ([`crate::CallerPolicy`]).
+
+use crate::{AccessError, PathRule, UriPolicy};
+
+/// Checks the authoring shape of a floor rule (field names are relative to the rule).
+pub fn check_shape(rule: &PathRule) -> Result<(), AccessError> {
+    if rule.override_rule {
+        return Err(AccessError::invalid(
+            "override",
+            "a floor cannot be an override",
+        ));
+    }
+    if !rule.roles.is_empty() {
+        return Err(AccessError::invalid("roles", "a floor applies to everyone"));
+    }
+    if !rule.agents.is_empty() {
+        return Err(AccessError::invalid(
+            "agents",
+            "a floor applies to everyone",
+        ));
+    }
+    let changes = rule.changes();
+    if changes.contains(&Some(true)) {
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor may carry only false capabilities",
+        ));
+    }
+    if !changes.contains(&Some(false)) {
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor must deny at least one capability",
+        ));
+    }
+    Ok(())
+}
+
+/// The policy to persist when `next` replaces `previous`: every floor of `previous` that
+/// `next` does not restate is kept, after the rules of `next`, so an edit can add floors
+/// but never remove one.
+pub fn keep_floors(previous: Option<&UriPolicy>, mut next: UriPolicy) -> UriPolicy {
+    let Some(previous) = previous else {
+        return next;
+    };
+    for floor in previous.paths.iter().filter(|rule| rule.floor) {
+        if !next.paths.contains(floor) {
+            next.paths.push(floor.clone());
+        }
+    }
+    next
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn floor(pattern: &str) -> PathRule {
+        PathRule {
+            read: Some(false),
+            floor: true,
+            ..PathRule::new(pattern)
+        }
+    }
+
+    #[test]
+    fn a_floor_may_carry_only_false_capabilities_and_no_override_roles_or_agents() {
+        let cases = [
+            (floor("a"), None),
+            (
+                PathRule {
+                    read: Some(true),
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    write: Some(true),
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    read: None,
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    override_rule: true,
+                    ..floor("a")
+                },
+                Some("override"),
+            ),
+            (
+                PathRule {
+                    roles: vec!["admin".into()],
+                    ..floor("a")
+                },
+                Some("roles"),
+            ),
+            (
+                PathRule {
+                    agents: vec!["a1".into()],
+                    ..floor("a")
+                },
+                Some("agents"),
+            ),
+        ];
+        for (rule, expected) in cases {
+            let got = check_shape(&rule)
+                .err()
+                .map(|AccessError::InvalidArgument { field, .. }| field);
+            assert_eq!(got.as_deref(), expected, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn an_edit_cannot_remove_a_floor_that_no_admin_edit_can_remove() {
+        let previous = UriPolicy {
+            paths: vec![floor("secret/**")],
+            ..UriPolicy::default()
+        };
+        let next = UriPolicy {
+            paths: vec![PathRule {
+                read: Some(true),
+                ..PathRule::new("**")
+            }],
+            ..UriPolicy::default()
+        };
+        let stored = keep_floors(Some(&previous), next);
+        assert_eq!(stored.paths.len(), 2);
+        assert_eq!(stored.paths[1], floor("secret/**"));
+        // Restating the floor does not duplicate it.
+        assert_eq!(keep_floors(Some(&stored), stored.clone()), stored);
+    }
+}

@@ -1,0 +1,54 @@
+//! The access model and its evaluation: who may see which package and file, and which
+//! files are active for one caller.
+//!
+//! Pure: no I/O, no async. The policy service reads the persisted configuration into an
+//! [`AccessSnapshot`] on every request and hands it here with the verified [`Caller`] and
+//! one batch of candidates; [`evaluate`] returns one [`Decision`] per candidate. Nothing
+//! in this crate caches a decision (seed 000, "How current the answer is": "nothing about
+//! it is ever reused").
+//!
+//! The rules, one module each:
+//! - [`policy`]: the URI-policy language (DESIGN.md section 4) and its validation;
+//! - [`pattern`]: `*` and `**` path patterns;
+//! - [`compiled`]: a policy compiled for one caller, so per-file decisions are cheap;
+//! - [`floor`]: restrict-only floors that no rule can lift;
+//! - [`scope`]: whether a caller's scope reaches a source;
+//! - [`privacy`]: agent-private subtrees;
+//! - [`feature`] and [`grant`]: features held by a caller, `requiredFeatures`, `accessFeature`;
+//! - [`overrides`] and [`precedence`]: the per-file precedence predicate;
+//! - [`decision`]: the codes an answer may carry (one single code for every denial).
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod caller;
+pub mod candidate;
+pub mod compiled;
+pub mod decision;
+pub mod error;
+pub mod evaluate;
+pub mod feature;
+pub mod floor;
+pub mod grant;
+pub mod overrides;
+pub mod pattern;
+pub mod policy;
+pub mod precedence;
+pub mod privacy;
+pub mod scope;
+pub mod snapshot;
+
+pub use caller::Caller;
+pub use candidate::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
+pub use compiled::{CallerPolicy, CompiledPolicy};
+pub use decision::{Decision, DecisionCode, Evaluation};
+pub use error::AccessError;
+pub use evaluate::evaluate;
+pub use feature::FeatureSet;
+pub use grant::{Grantor, RoleGrants};
+pub use overrides::{FileOverrides, OverrideScope};
+pub use pattern::PathPattern;
+pub use policy::{Capabilities, PathRule, UriPolicy};
+pub use precedence::{Activation, Switches};
+pub use privacy::PrivateSubtree;
+pub use scope::{Scope, SourceScope};
+pub use snapshot::{AccessSnapshot, SourceRecord};

@@ -1,0 +1,269 @@
+//! Path patterns of URI-policy rules (DESIGN.md section 4): `*` matches within one
+//! segment, `**` any depth (including none), matched against paths relative to the source
+//! root, segment by segment and case-sensitively.
+
+use crate::AccessError;
+
+/// The longest pattern or path accepted, in bytes.
+pub const MAX_PATH_LEN: usize = 4096;
+
+/// One segment of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    /// Matches exactly this text.
+    Literal(String),
+    /// `**`: zero or more whole segments.
+    AnyDepth,
+    /// A segment with `*` wildcards: the literal pieces between the stars, in order.
+    Glob(Vec<String>),
+}
+
+impl Segment {
+    fn parse(text: &str) -> Result<Self, &'static str> {
+        match text {
+            "" => Err("has an empty segment"),
+            "." | ".." => Err("has a `.` or `..` segment"),
+            "**" => Ok(Segment::AnyDepth),
+            _ if text.contains("**") => Err("uses `**` inside a segment; it must stand alone"),
+            _ if text.contains('*') => {
+                Ok(Segment::Glob(text.split('*').map(String::from).collect()))
+            }
+            _ => Ok(Segment::Literal(text.to_owned())),
+        }
+    }
+
+    /// Whether this single-segment matcher accepts `segment` (`**` is handled by the caller).
+    fn matches(&self, segment: &str) -> bool {
+        match self {
+            Segment::Literal(text) => text == segment,
+            Segment::AnyDepth => true,
+            Segment::Glob(pieces) => glob_matches(pieces, segment),
+        }
+    }
+}
+
+/// `pieces` are the texts between the stars of one segment: the first must open the
+/// segment, the last must close it, and the middle ones must appear in order between.
+fn glob_matches(pieces: &[String], segment: &str) -> bool {
+    let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else {
+        return true;
+    };
+    if segment.len() < first.len() + last.len() || !segment.starts_with(first.as_str()) {
+        return false;
+    }
+    if !segment.ends_with(last.as_str()) {
+        return false;
+    }
+    let mut rest = &segment[first.len()..segment.len() - last.len()];
+    for piece in &pieces[1..pieces.len() - 1] {
+        match rest.find(piece.as_str()) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A parsed path pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPattern {
+    text: String,
+    segments: Vec<Segment>,
+    literal_segments: usize,
+}
+
+impl PathPattern {
+    /// Parses `text`: a relative, `/`-separated pattern with no empty, `.` or `..` segment.
+    /// The error names `field`.
+    pub fn parse(text: &str, field: &str) -> Result<Self, AccessError> {
+        if text.is_empty() {
+            return Err(AccessError::invalid(
+                field,
+                "is empty; use `**` for every path",
+            ));
+        }
+        if text.len() > MAX_PATH_LEN {
+            return Err(AccessError::invalid(field, "is too long"));
+        }
+        if text.starts_with('/') {
+            return Err(AccessError::invalid(
+                field,
+                "must be relative to the source root",
+            ));
+        }
+        let segments = text
+            .split('/')
+            .map(Segment::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|message| AccessError::invalid(field, message))?;
+        let literal_segments = segments
+            .iter()
+            .filter(|segment| matches!(segment, Segment::Literal(_)))
+            .count();
+        Ok(PathPattern {
+            text: text.to_owned(),
+            segments,
+            literal_segments,
+        })
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// How specific the pattern is: its number of literal segments (rules apply from
+    /// least to most specific).
+    pub fn specificity(&self) -> usize {
+        self.literal_segments
+    }
+
+    /// The first segment when it is literal: a path must start with it to match, which
+    /// lets a compiled policy skip the rule for every other path.
+    pub fn first_literal(&self) -> Option<&str> {
+        match self.segments.first() {
+            Some(Segment::Literal(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Whether the pattern matches a path given as its segments (see [`split_path`]).
+    ///
+    /// `**` is a star over whole segments, so the classic greedy matcher with one
+    /// backtrack point is exact here: every other segment matcher consumes one segment.
+    pub fn matches(&self, path: &[&str]) -> bool {
+        let pattern = &self.segments;
+        let (mut p, mut s) = (0, 0);
+        let mut backtrack: Option<(usize, usize)> = None;
+        while s < path.len() {
+            if let Some(segment) = pattern.get(p) {
+                if *segment == Segment::AnyDepth {
+                    backtrack = Some((p + 1, s));
+                    p += 1;
+                    continue;
+                }
+                if segment.matches(path[s]) {
+                    p += 1;
+                    s += 1;
+                    continue;
+                }
+            }
+            match backtrack {
+                Some((after_star, from)) => {
+                    backtrack = Some((after_star, from + 1));
+                    p = after_star;
+                    s = from + 1;
+                }
+                None => return false,
+            }
+        }
+        pattern[p..]
+            .iter()
+            .all(|segment| *segment == Segment::AnyDepth)
+    }
+}
+
+/// Splits a path relative to the source root into its segments; the source root itself
+/// is the empty path. The error names `field` and never echoes the path.
+pub fn split_path<'a>(path: &'a str, field: &str) -> Result<Vec<&'a str>, AccessError> {
+    if path.is_empty() {
+        return Ok(Vec::new());
+    }
+    if path.len() > MAX_PATH_LEN {
+        return Err(AccessError::invalid(field, "is too long"));
+    }
+    if path.starts_with('/') {
+        return Err(AccessError::invalid(
+            field,
+            "must be relative to the source root",
+        ));
+    }
+    let segments: Vec<&str> = path.split('/').collect();
+    if segments
+        .iter()
+        .any(|s| s.is_empty() || *s == "." || *s == "..")
+    {
+        return Err(AccessError::invalid(
+            field,
+            "has an empty, `.` or `..` segment",
+        ));
+    }
+    Ok(segments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, path: &str) -> bool {
+        let pattern = PathPattern::parse(pattern, "pattern").unwrap();
+        pattern.matches(&split_path(path, "path").unwrap())
+    }
+
+    #[test]
+    fn star_matches_one_segment_and_double_star_any_depth() {
+        let cases = [
+            ("docs/*", "docs/a.md", true),
+            ("docs/*", "docs/a/b.md", false),
+            ("docs/*", "docs", false),
+            ("docs/**", "docs", true),
+            ("docs/**", "docs/a/b/c.md", true),
+            ("docs/**", "doc/a.md", false),
+            ("**", "", true),
+            ("**", "a/b", true),
+            ("*", "", false),
+            ("**/SKILL.md", "SKILL.md", true),
+            ("**/SKILL.md", "skills/a/SKILL.md", true),
+            ("**/SKILL.md", "skills/a/README.md", false),
+            ("rules/*.md", "rules/style.md", true),
+            ("rules/*.md", "rules/style.mdc", false),
+            ("a/**/b/**/c", "a/x/b/y/z/c", true),
+            ("a/**/b/**/c", "a/b/c", true),
+            ("a/**/b/**/c", "a/c", false),
+            ("*.agent.md", "x.agent.md", true),
+            ("s*e*t", "secret", true),
+            ("s*e*t", "set", true),
+            ("s*e*t", "st", false),
+            ("Docs/*", "docs/a", false),
+        ];
+        for (pattern, path, expected) in cases {
+            assert_eq!(
+                matches(pattern, path),
+                expected,
+                "{pattern} against {path:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn specificity_counts_literal_segments() {
+        let cases = [
+            ("**", 0),
+            ("docs/**", 1),
+            ("docs/*.md", 1),
+            ("a/b/c", 3),
+            ("a/**/c", 2),
+        ];
+        for (pattern, expected) in cases {
+            let parsed = PathPattern::parse(pattern, "pattern").unwrap();
+            assert_eq!(parsed.specificity(), expected, "{pattern}");
+        }
+    }
+
+    #[test]
+    fn malformed_patterns_are_rejected_naming_the_field() {
+        for pattern in ["", "/abs", "a//b", "a/../b", "./a", "a/***", "a**/b", "a/"] {
+            let error = PathPattern::parse(pattern, "paths[0].pattern").unwrap_err();
+            let AccessError::InvalidArgument { field, .. } = error;
+            assert_eq!(field, "paths[0].pattern", "{pattern:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_paths_are_rejected_without_echoing_them() {
+        for path in ["/secret", "a//secret", "secret/..", "secret/./x"] {
+            let error = split_path(path, "files[0].path").unwrap_err();
+            assert!(!error.to_string().contains("secret"), "{error}");
+        }
+    }
+}

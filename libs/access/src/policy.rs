@@ -1,0 +1,197 @@
+//! The URI-policy language (DESIGN.md section 4):
+//! `{ default: {read, write, exec}, paths: [ {pattern, read?, write?, exec?, roles?,
+//! agents?, override?, floor?} ] }`, persisted per source and validated before it is
+//! stored.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{AccessError, PathPattern};
+
+/// The most rules one policy may carry.
+pub const MAX_RULES: usize = 1024;
+
+/// The three capabilities a policy decides. Discovery needs `read`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    /// May list and read.
+    #[serde(default)]
+    pub read: bool,
+    /// May write.
+    #[serde(default)]
+    pub write: bool,
+    /// May execute.
+    #[serde(default)]
+    pub exec: bool,
+}
+
+/// One entry of `paths`: the capabilities it sets for the paths its pattern matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathRule {
+    /// `*` one segment, `**` any depth, relative to the source root.
+    pub pattern: String,
+    /// Sets `read` when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<bool>,
+    /// Sets `write` when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<bool>,
+    /// Sets `exec` when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<bool>,
+    /// The roles the rule applies to; empty means everyone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
+    /// The agents the rule applies to; empty means everyone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
+    /// Applied after every non-override rule.
+    #[serde(default, rename = "override", skip_serializing_if = "is_false")]
+    pub override_rule: bool,
+    /// A restrict-only floor: its false capabilities hold whatever any rule says.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub floor: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+impl PathRule {
+    /// A rule matching `pattern` that changes nothing yet; set fields with struct update.
+    pub fn new(pattern: impl Into<String>) -> Self {
+        PathRule {
+            pattern: pattern.into(),
+            read: None,
+            write: None,
+            exec: None,
+            roles: Vec::new(),
+            agents: Vec::new(),
+            override_rule: false,
+            floor: false,
+        }
+    }
+
+    /// The capabilities this rule sets, in `read, write, exec` order.
+    pub fn changes(&self) -> [Option<bool>; 3] {
+        [self.read, self.write, self.exec]
+    }
+
+    /// Checks the rule, naming `field` (e.g. `paths[2]`) in any error.
+    fn validate(&self, field: &str) -> Result<PathPattern, AccessError> {
+        let pattern = PathPattern::parse(&self.pattern, &format!("{field}.pattern"))?;
+        check_names(&self.roles, &format!("{field}.roles"))?;
+        check_names(&self.agents, &format!("{field}.agents"))?;
+        if self.floor {
+            crate::floor::check_shape(self).map_err(|e| e.within(field))?;
+        } else if self.changes().iter().all(Option::is_none) {
+            return Err(AccessError::invalid(field, "sets no capability"));
+        }
+        Ok(pattern)
+    }
+}
+
+fn check_names(names: &[String], field: &str) -> Result<(), AccessError> {
+    match names.iter().position(|name| name.trim().is_empty()) {
+        Some(at) => Err(AccessError::invalid(format!("{field}[{at}]"), "is empty")),
+        None => Ok(()),
+    }
+}
+
+/// A source's URI policy as persisted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UriPolicy {
+    /// The starting capabilities of every path (all false when absent: deny by default).
+    #[serde(default)]
+    pub default: Capabilities,
+    /// The path rules, in declaration order.
+    #[serde(default)]
+    pub paths: Vec<PathRule>,
+}
+
+impl UriPolicy {
+    /// Checks every rule and returns the parsed patterns, in declaration order. Errors
+    /// name the field, e.g. `paths[3].pattern`.
+    pub fn validate(&self) -> Result<Vec<PathPattern>, AccessError> {
+        if self.paths.len() > MAX_RULES {
+            return Err(AccessError::invalid(
+                "paths",
+                format!("has more than {MAX_RULES} rules"),
+            ));
+        }
+        self.paths
+            .iter()
+            .enumerate()
+            .map(|(at, rule)| rule.validate(&format!("paths[{at}]")))
+            .collect()
+    }
+
+    /// Parses and validates a policy from its JSON form.
+    pub fn from_json(text: &str) -> Result<Self, AccessError> {
+        let policy: UriPolicy = serde_json::from_str(text).map_err(|error| {
+            AccessError::invalid("policy", format!("is not a valid URI policy: {error}"))
+        })?;
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// The JSON form stored by the access store.
+    pub fn to_json(&self) -> String {
+        // Serializing plain strings, booleans and vectors cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_form_uses_the_design_names() {
+        let text = r#"{"default":{"read":true},"paths":[
+            {"pattern":"secret/**","read":false,"floor":true},
+            {"pattern":"docs/**","read":true,"roles":["admin"],"override":true}]}"#;
+        let policy = UriPolicy::from_json(text).unwrap();
+        assert!(policy.default.read && !policy.default.write);
+        assert!(policy.paths[0].floor);
+        assert!(policy.paths[1].override_rule);
+        assert_eq!(UriPolicy::from_json(&policy.to_json()).unwrap(), policy);
+    }
+
+    #[test]
+    fn a_missing_default_denies_everything() {
+        let policy = UriPolicy::from_json(r#"{"paths":[]}"#).unwrap();
+        assert_eq!(policy.default, Capabilities::default());
+    }
+
+    #[test]
+    fn malformed_policies_name_the_field() {
+        let cases = [
+            (
+                r#"{"paths":[{"pattern":"a","read":true},{"pattern":"/b","read":true}]}"#,
+                "paths[1].pattern",
+            ),
+            (r#"{"paths":[{"pattern":"a"}]}"#, "paths[0]"),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"roles":[""]}]}"#,
+                "paths[0].roles[0]",
+            ),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"agents":["x"," "]}]}"#,
+                "paths[0].agents[1]",
+            ),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"color":"red"}]}"#,
+                "policy",
+            ),
+            (r#"{"default":{"read":"yes"}}"#, "policy"),
+        ];
+        for (text, expected) in cases {
+            let AccessError::InvalidArgument { field, .. } =
+                UriPolicy::from_json(text).unwrap_err();
+            assert_eq!(field, expected, "{text}");
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Which id each visible skill answers to (seed 000, "Collisions are namespaced";
+//! DESIGN.md section 4, "Skill id collisions").
+//!
+//! - An installed skill keeps its bare id (between two installed packages, the
+//!   lexically smaller package id keeps it; the other answers to `<id>.<packageId>`).
+//! - A source skill that collides is activatable as `<id>.<sourceSlug>`; when two
+//!   packages of the same source collide, as `<id>.<sourceSlug>.<packageKey>`.
+//! - With no installed claimant, the bare id goes to the lexically smallest qualified
+//!   claimant; every claimant stays reachable by its qualified id.
+//!
+//! Ids are assigned over what this caller can see only, so a denied skill never
+//! shifts anyone's id (and so never reveals that it exists).
+
+use std::collections::{BTreeMap, HashMap};
+
+use neuralis_layout::Category;
+
+use crate::view::{Origin, PackageView};
+
+/// Where a skill lives in the answer: package index, file index.
+pub type SkillRef = (usize, usize);
+
+/// Every id (bare or qualified) a visible skill answers to.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SkillIndex {
+    by_id: HashMap<String, SkillRef>,
+}
+
+impl SkillIndex {
+    /// The skill that answers to `id`, if any.
+    pub fn resolve(&self, id: &str) -> Option<SkillRef> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Number of ids answered.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// True when no skill is visible.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}
+
+/// A skill competing for a bare id.
+struct Claimant {
+    at: SkillRef,
+    installed: bool,
+    qualified: String,
+}
+
+/// Fills every skill's `activation_id` and returns the id index.
+pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
+    let mut groups: BTreeMap<String, Vec<SkillRef>> = BTreeMap::new();
+    for (pi, package) in packages.iter().enumerate() {
+        for (fi, file) in package.files.iter().enumerate() {
+            if file.category == Category::Skill {
+                groups.entry(file.id.clone()).or_default().push((pi, fi));
+            }
+        }
+    }
+    let mut index = SkillIndex::default();
+    let mut qualified_ids = Vec::new();
+    for (bare, refs) in &groups {
+        let mut claimants = qualify(packages, bare, refs);
+        claimants.sort_by(|a, b| (!a.installed, &a.qualified).cmp(&(!b.installed, &b.qualified)));
+        for (rank, claimant) in claimants.iter().enumerate() {
+            let (pi, fi) = claimant.at;
+            let id = if rank == 0 {
+                bare.clone()
+            } else {
+                claimant.qualified.clone()
+            };
+            packages[pi].files[fi].activation_id = id;
+            if rank == 0 {
+                index.by_id.insert(bare.clone(), claimant.at);
+            }
+            if claimants.len() > 1 {
+                qualified_ids.push((claimant.qualified.clone(), claimant.at));
+            }
+        }
+    }
+    // A qualified id never takes a bare id another skill already answers to.
+    for (id, at) in qualified_ids {
+        index.by_id.entry(id).or_insert(at);
+    }
+    index
+}
+
+fn qualify(packages: &[PackageView], bare: &str, refs: &[SkillRef]) -> Vec<Claimant> {
+    refs.iter()
+        .map(|&(pi, fi)| {
+            let package = &packages[pi];
+            let qualified = match &package.origin {
+                Origin::Installed { package_id } => format!("{bare}.{package_id}"),
+                Origin::Source { slug } => {
+                    let same_source = refs
+                        .iter()
+                        .filter(|(other, _)| packages[*other].source_slug() == Some(slug.as_str()))
+                        .count();
+                    if same_source > 1 {
+                        format!("{bare}.{slug}.{}", package.key)
+                    } else {
+                        format!("{bare}.{slug}")
+                    }
+                }
+            };
+            Claimant {
+                at: (pi, fi),
+                installed: matches!(package.origin, Origin::Installed { .. }),
+                qualified,
+            }
+        })
+        .collect()
+}

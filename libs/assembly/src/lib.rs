@@ -1,0 +1,24 @@
+//! Assembling one caller's answer, after access has been decided.
+//!
+//! Everything here works on packages and files that already survived every gate
+//! (URI policy, scope, privacy, features, precedence): a denied file never reaches
+//! these functions, so it can influence neither an activation id, nor the overview,
+//! nor the hydration budget.
+//!
+//! - [`view`]: the shape of a package as one caller sees it;
+//! - [`collision`]: which id each skill answers to (seed 000, "Collisions are
+//!   namespaced");
+//! - [`overview`]: the agent's `<packages>` block;
+//! - [`hydration`]: which prompt-injected files are read, in which order, under a
+//!   byte budget.
+#![forbid(unsafe_code)]
+
+pub mod collision;
+pub mod hydration;
+pub mod overview;
+pub mod view;
+
+pub use collision::{SkillIndex, assign_activation_ids};
+pub use hydration::{HydrationPlan, plan_hydration};
+pub use overview::render_overview;
+pub use view::{FileState, FileView, Origin, PackageView, order_packages, package_order_key};

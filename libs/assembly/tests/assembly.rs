@@ -1,0 +1,323 @@
+//! The caller-side assembly rules, named for what they prove.
+
+use neuralis_assembly::{
+    FileState, FileView, Origin, PackageView, assign_activation_ids, order_packages,
+    plan_hydration, render_overview,
+};
+use neuralis_layout::Category;
+use proptest::prelude::*;
+
+fn file(path: &str, category: Category, id: &str, state: FileState, size: u64) -> FileView {
+    FileView {
+        path: path.into(),
+        category,
+        id: id.into(),
+        title: id.into(),
+        description: None,
+        identity: false,
+        default_enabled: true,
+        state,
+        bundle: if category == Category::Skill {
+            vec!["SKILL.md".into()]
+        } else {
+            vec![]
+        },
+        activation_id: String::new(),
+        size,
+    }
+}
+
+fn skill(path: &str, id: &str) -> FileView {
+    file(path, Category::Skill, id, FileState::Active, 10)
+}
+
+fn installed(id: &str, files: Vec<FileView>) -> PackageView {
+    PackageView {
+        origin: Origin::Installed {
+            package_id: id.into(),
+        },
+        name: id.into(),
+        key: id.into(),
+        root: String::new(),
+        rule: None,
+        enabled: true,
+        files,
+    }
+}
+
+fn source(slug: &str, key: &str, root: &str, files: Vec<FileView>) -> PackageView {
+    PackageView {
+        origin: Origin::Source { slug: slug.into() },
+        name: key.into(),
+        key: key.into(),
+        root: root.into(),
+        rule: Some("marker".into()),
+        enabled: true,
+        files,
+    }
+}
+
+fn ids(packages: &[PackageView]) -> Vec<(String, String)> {
+    let mut out: Vec<_> = packages
+        .iter()
+        .flat_map(|p| {
+            p.files
+                .iter()
+                .map(move |f| (format!("{}:{}", p.key, f.path), f.activation_id.clone()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_built_in_skill_id_always_wins() {
+    // "A built-in skill id always wins. A colliding source skill stays activatable as <id>.<sourceSlug>"
+    let mut packages = vec![
+        source(
+            "repo",
+            ".claude",
+            ".claude",
+            vec![skill(".claude/skills/review/SKILL.md", "review")],
+        ),
+        installed(
+            "acme-tools",
+            vec![skill("skills/review/SKILL.md", "review")],
+        ),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    assert_eq!(packages[1].files[0].activation_id, "review");
+    assert_eq!(packages[0].files[0].activation_id, "review.repo");
+    assert_eq!(index.resolve("review"), Some((1, 0)));
+    assert_eq!(index.resolve("review.repo"), Some((0, 0)));
+}
+
+#[test]
+fn two_packages_of_one_source_are_qualified_by_package_key() {
+    // "when two packages of the same source collide, as <id>.<sourceSlug>.<packageKey>"
+    let mut packages = vec![
+        source(
+            "repo",
+            ".claude",
+            ".claude",
+            vec![skill(".claude/skills/review/SKILL.md", "review")],
+        ),
+        source(
+            "repo",
+            "helper",
+            "packages/helper",
+            vec![skill("packages/helper/skills/review/SKILL.md", "review")],
+        ),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    assert_eq!(index.resolve("review.repo..claude"), Some((0, 0)));
+    assert_eq!(index.resolve("review.repo.helper"), Some((1, 0)));
+    // No installed claimant: the bare id goes to the lexically smallest claimant.
+    assert_eq!(index.resolve("review"), Some((0, 0)));
+}
+
+#[test]
+fn skills_of_different_sources_are_qualified_by_source_slug() {
+    let mut packages = vec![
+        source("beta", "b", "b", vec![skill("b/skills/x/SKILL.md", "x")]),
+        source("alpha", "a", "a", vec![skill("a/skills/x/SKILL.md", "x")]),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    assert_eq!(index.resolve("x.alpha"), Some((1, 0)));
+    assert_eq!(index.resolve("x.beta"), Some((0, 0)));
+    assert_eq!(index.resolve("x"), Some((1, 0)), "x.alpha < x.beta");
+    assert_eq!(packages[0].files[0].activation_id, "x.beta");
+}
+
+#[test]
+fn a_skill_without_a_rival_keeps_its_bare_id() {
+    let mut packages = vec![source(
+        "repo",
+        "r",
+        "",
+        vec![skill("skills/solo/SKILL.md", "solo")],
+    )];
+    let index = assign_activation_ids(&mut packages);
+    assert_eq!(packages[0].files[0].activation_id, "solo");
+    assert_eq!(
+        index.len(),
+        1,
+        "no qualified id is minted without a collision"
+    );
+}
+
+#[test]
+fn the_overview_lists_active_files_and_docs_with_the_files_suffix() {
+    let mut review = skill(".claude/skills/review/SKILL.md", "review");
+    review.title = "Code review".into();
+    review.description = Some("Reviews a change\nline by line".into());
+    review.bundle = vec!["SKILL.md".into(), "scripts/diff.sh".into()];
+    let mut packages = vec![
+        source(
+            "repo",
+            ".claude",
+            ".claude",
+            vec![
+                review,
+                file(
+                    ".claude/rules/style.md",
+                    Category::Rule,
+                    "style",
+                    FileState::OptIn,
+                    5,
+                ),
+                file(
+                    ".claude/docs/guide.md",
+                    Category::Docs,
+                    "guide",
+                    FileState::Manual,
+                    5,
+                ),
+                file(
+                    ".claude/agents/x.md",
+                    Category::Agent,
+                    "x",
+                    FileState::Disabled,
+                    5,
+                ),
+            ],
+        ),
+        installed(
+            "acme",
+            vec![file(
+                "instructions/tone.md",
+                Category::Instruction,
+                "tone",
+                FileState::Active,
+                5,
+            )],
+        ),
+        source(
+            "empty",
+            "e",
+            "",
+            vec![file("rules/a.md", Category::Rule, "a", FileState::OptIn, 1)],
+        ),
+    ];
+    order_packages(&mut packages);
+    assign_activation_ids(&mut packages);
+    insta::assert_snapshot!(render_overview(&packages));
+}
+
+#[test]
+fn hydration_reads_rules_then_instructions_then_agents_and_skips_what_does_not_fit() {
+    let packages = vec![
+        installed(
+            "acme",
+            vec![
+                file("agents/a.md", Category::Agent, "a", FileState::Active, 10),
+                file(
+                    "instructions/i.md",
+                    Category::Instruction,
+                    "i",
+                    FileState::Active,
+                    50,
+                ),
+                file("rules/r.md", Category::Rule, "r", FileState::Active, 10),
+            ],
+        ),
+        source(
+            "repo",
+            "p",
+            "",
+            vec![
+                file(
+                    "rules/big.md",
+                    Category::Rule,
+                    "big",
+                    FileState::Active,
+                    1000,
+                ),
+                file("rules/off.md", Category::Rule, "off", FileState::OptIn, 1),
+                file(
+                    "skills/s/SKILL.md",
+                    Category::Skill,
+                    "s",
+                    FileState::Active,
+                    1,
+                ),
+                file("docs/d.md", Category::Docs, "d", FileState::Manual, 1),
+            ],
+        ),
+    ];
+    let plan = plan_hydration(&packages, 100);
+    assert_eq!(
+        plan.read,
+        vec![(0, 2), (0, 1), (0, 0)],
+        "rule, instruction, agent"
+    );
+    assert_eq!(
+        plan.omitted,
+        vec![(1, 0)],
+        "the big rule is reported, not read"
+    );
+    assert_eq!(plan.planned_bytes, 70);
+}
+
+#[test]
+fn hydration_never_plans_an_opt_in_disabled_or_manual_file() {
+    let packages = vec![source(
+        "repo",
+        "p",
+        "",
+        vec![
+            file("rules/a.md", Category::Rule, "a", FileState::OptIn, 1),
+            file("rules/b.md", Category::Rule, "b", FileState::Disabled, 1),
+            file("docs/c.md", Category::Docs, "c", FileState::Manual, 1),
+        ],
+    )];
+    let plan = plan_hydration(&packages, u64::MAX);
+    assert!(plan.read.is_empty() && plan.omitted.is_empty());
+}
+
+#[test]
+fn installed_packages_come_first_then_sources_by_slug_and_root() {
+    let mut packages = vec![
+        source("b", "x", "z", vec![]),
+        source("a", "y", "y", vec![]),
+        installed("zeta", vec![]),
+        source("a", "w", "", vec![]),
+        installed("alpha", vec![]),
+    ];
+    order_packages(&mut packages);
+    let keys: Vec<_> = packages.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["alpha", "zeta", "w", "y", "x"]);
+}
+
+proptest! {
+    /// Activation ids do not depend on the order packages arrive in.
+    #[test]
+    fn activation_ids_are_independent_of_package_order(
+        claims in prop::collection::vec((0usize..3, 0usize..3, prop::bool::ANY), 1..12),
+        seed in any::<u64>(),
+    ) {
+        let slugs = ["s1", "s2", "s3"];
+        let mut packages: Vec<PackageView> = claims
+            .iter()
+            .enumerate()
+            .map(|(i, (slug, id, is_installed))| {
+                let f = skill(&format!("p{i}/skills/k/SKILL.md"), &format!("id{id}"));
+                if *is_installed {
+                    installed(&format!("pkg{i}"), vec![f])
+                } else {
+                    source(slugs[*slug], &format!("k{i}"), &format!("p{i}"), vec![f])
+                }
+            })
+            .collect();
+        let mut shuffled = packages.clone();
+        let n = shuffled.len();
+        let mut state = seed;
+        for i in (1..n).rev() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        assign_activation_ids(&mut packages);
+        assign_activation_ids(&mut shuffled);
+        prop_assert_eq!(ids(&packages), ids(&shuffled));
+    }
+}

@@ -1,0 +1,108 @@
+//! Serving: health that means something, reflection of exactly the mounted services,
+//! trace context on every call, and a drain on shutdown.
+
+use std::net::SocketAddr;
+
+use tonic::service::Routes;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
+
+use crate::propagation::server_span;
+use crate::shutdown::Shutdown;
+
+/// Why a server could not be built or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("reflection: {0}")]
+    Reflection(String),
+    #[error("grpc server: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("listener: {0}")]
+    Listener(#[from] std::io::Error),
+}
+
+/// The standard `grpc.health.v1` service. Every named service starts NOT_SERVING;
+/// the owner flips it to SERVING once its stores are reachable ([`Health::serving`]).
+#[derive(Clone)]
+pub struct Health {
+    reporter: HealthReporter,
+}
+
+impl Health {
+    /// A health service plus its tonic server, with `services` (and the overall "")
+    /// registered as NOT_SERVING.
+    pub async fn new(
+        services: &[&str],
+    ) -> (
+        Self,
+        tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
+    ) {
+        let (reporter, server) = tonic_health::server::health_reporter();
+        let health = Self { reporter };
+        health.set_all(services, ServingStatus::NotServing).await;
+        (health, server)
+    }
+
+    /// Marks `service` SERVING (and the overall status with it when all are).
+    pub async fn serving(&self, service: &str) {
+        self.reporter
+            .set_service_status(service, ServingStatus::Serving)
+            .await;
+    }
+
+    /// Marks `service` NOT_SERVING (a store went away, or the server is draining).
+    pub async fn not_serving(&self, service: &str) {
+        self.reporter
+            .set_service_status(service, ServingStatus::NotServing)
+            .await;
+    }
+
+    /// Sets every service in `services` and the overall "" status.
+    pub async fn set_all(&self, services: &[&str], status: ServingStatus) {
+        for service in services.iter().copied().chain(std::iter::once("")) {
+            self.reporter.set_service_status(service, status).await;
+        }
+    }
+}
+
+/// Adds reflection v1 and v1alpha (grpcurl and grpcio speak only v1alpha), listing
+/// exactly `service_names` plus health.
+pub fn add_reflection(routes: Routes, service_names: &[&str]) -> Result<Routes, ServeError> {
+    let builder = || {
+        let mut builder = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(neuralis_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .with_service_name("grpc.health.v1.Health");
+        for name in service_names {
+            builder = builder.with_service_name(*name);
+        }
+        builder
+    };
+    let v1 = builder()
+        .build_v1()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+    let v1alpha = builder()
+        .build_v1alpha()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+    Ok(routes.add_service(v1).add_service(v1alpha))
+}
+
+/// Serves `routes` on an already-bound listener until `shutdown` drains. Binding
+/// first (tests bind `127.0.0.1:0`) means no port race.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    routes: Routes,
+    shutdown: Shutdown,
+) -> Result<(), ServeError> {
+    let addr: SocketAddr = listener.local_addr()?;
+    tracing::info!(%addr, "serving grpc");
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    tonic::transport::Server::builder()
+        .trace_fn(server_span)
+        .add_routes(routes)
+        .serve_with_incoming_shutdown(incoming, shutdown.drained())
+        .await?;
+    tracing::info!(%addr, "grpc server stopped");
+    Ok(())
+}

@@ -1,0 +1,243 @@
+//! The inventory protocol: lookups, fills, revalidation and events.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::project::{Entry, ProjectSlot};
+
+/// The phase of a write, as carried by an invalidation event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// A write that could move a package candidate is about to begin.
+    Start,
+    /// It committed.
+    Finish,
+    /// It failed or timed out: a backend that did not answer is not a backend that
+    /// changed nothing, so this invalidates too.
+    Failed,
+}
+
+/// Tuning (the `inventory` section of the discovery configuration).
+#[derive(Debug, Clone, Copy)]
+pub struct InventorySettings {
+    /// How long an entry is served before it is revalidated against the project's
+    /// current revision.
+    pub recovery_window: Duration,
+    /// How long an open write (start without finish) forces a bypass before it is
+    /// presumed to have lost its closing event.
+    pub open_write_limit: Duration,
+    /// How many projects keep rows; the least recently used is evicted beyond it.
+    pub max_projects: usize,
+}
+
+impl Default for InventorySettings {
+    fn default() -> Self {
+        Self {
+            recovery_window: Duration::from_secs(5),
+            open_write_limit: Duration::from_secs(120),
+            max_projects: 1024,
+        }
+    }
+}
+
+/// What a request should do to get a project's raw rows.
+#[derive(Debug)]
+pub enum Lookup<R> {
+    /// Serve these rows as they are.
+    Hit(Arc<R>),
+    /// The rows are older than the recovery window: ask sync for the project's
+    /// current revision; if it is still `revision`, [`Inventory::confirm`] and serve
+    /// `rows`, otherwise read afresh and [`Inventory::store`] with the ticket.
+    Revalidate {
+        rows: Arc<R>,
+        revision: u64,
+        ticket: FillTicket,
+    },
+    /// Nothing cached: read from sync and [`Inventory::store`] with the ticket.
+    Fill(FillTicket),
+    /// Read from sync and do not store: a write is open, or events are not arriving.
+    Bypass,
+}
+
+/// Proof of when a fill began; a store with a stale ticket is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillTicket {
+    project: String,
+    generation: u64,
+    epoch: u64,
+}
+
+/// The inventory of every project this instance serves.
+#[derive(Debug)]
+pub struct Inventory<R> {
+    settings: InventorySettings,
+    projects: HashMap<String, ProjectSlot<R>>,
+    /// False until the event subscription is confirmed, and while it is lost.
+    subscribed: bool,
+    /// Bumped whenever the subscription goes down or comes back, so a fill that
+    /// spanned either is refused.
+    epoch: u64,
+}
+
+impl<R> Inventory<R> {
+    /// An empty inventory that caches nothing until [`Inventory::subscription_up`].
+    pub fn new(settings: InventorySettings) -> Self {
+        Self {
+            settings,
+            projects: HashMap::new(),
+            subscribed: false,
+            epoch: 0,
+        }
+    }
+
+    /// Decides how the next request for `project` gets its rows.
+    pub fn lookup(&mut self, project: &str, now: Instant) -> Lookup<R> {
+        if !self.subscribed {
+            return Lookup::Bypass;
+        }
+        let epoch = self.epoch;
+        let limit = self.settings.open_write_limit;
+        let window = self.settings.recovery_window;
+        let slot = self.slot(project, now);
+        slot.last_used = now;
+        if slot.has_open_write(now, limit) {
+            return Lookup::Bypass;
+        }
+        let ticket = FillTicket {
+            project: project.to_owned(),
+            generation: slot.generation,
+            epoch,
+        };
+        match &slot.entry {
+            None => Lookup::Fill(ticket),
+            Some(entry) if now.saturating_duration_since(entry.validated_at) < window => {
+                Lookup::Hit(Arc::clone(&entry.rows))
+            }
+            Some(entry) => Lookup::Revalidate {
+                rows: Arc::clone(&entry.rows),
+                revision: entry.revision,
+                ticket,
+            },
+        }
+    }
+
+    /// Stores rows read at `revision` if nothing happened to the project since the
+    /// ticket was issued. Returns whether they were stored.
+    pub fn store(&mut self, ticket: &FillTicket, rows: R, revision: u64, now: Instant) -> bool {
+        if !self.ticket_is_current(ticket, now) {
+            return false;
+        }
+        self.evict_beyond_capacity(&ticket.project);
+        let Some(slot) = self.projects.get_mut(&ticket.project) else {
+            return false;
+        };
+        slot.entry = Some(Entry {
+            rows: Arc::new(rows),
+            revision,
+            validated_at: now,
+        });
+        true
+    }
+
+    /// Revalidation found the project still at `revision`: the entry is current
+    /// again. Returns false (and keeps nothing) when it no longer matches.
+    pub fn confirm(&mut self, ticket: &FillTicket, revision: u64, now: Instant) -> bool {
+        if !self.ticket_is_current(ticket, now) {
+            return false;
+        }
+        let Some(entry) = self
+            .projects
+            .get_mut(&ticket.project)
+            .and_then(|s| s.entry.as_mut())
+        else {
+            return false;
+        };
+        if entry.revision != revision {
+            return false;
+        }
+        entry.validated_at = now;
+        true
+    }
+
+    /// Applies one invalidation event: the project's rows are dropped at the start of
+    /// a write and again when it finishes or fails.
+    pub fn observe(&mut self, project: &str, write_id: &str, phase: Phase, now: Instant) {
+        let slot = self.slot(project, now);
+        slot.generation += 1;
+        slot.entry = None;
+        match phase {
+            Phase::Start => {
+                slot.open_writes.insert(write_id.to_owned(), now);
+            }
+            Phase::Finish | Phase::Failed => {
+                slot.open_writes.remove(write_id);
+            }
+        }
+    }
+
+    /// Events are confirmed to arrive: caching may begin.
+    pub fn subscription_up(&mut self) {
+        if !self.subscribed {
+            self.subscribed = true;
+            self.epoch += 1;
+        }
+    }
+
+    /// Events stopped arriving: drop everything and bypass until they are back.
+    pub fn subscription_lost(&mut self) {
+        self.subscribed = false;
+        self.epoch += 1;
+        for slot in self.projects.values_mut() {
+            slot.entry = None;
+            slot.open_writes.clear();
+        }
+    }
+
+    /// Whether the subscription is up (caching allowed).
+    pub fn is_subscribed(&self) -> bool {
+        self.subscribed
+    }
+
+    /// Number of projects holding rows (for metrics).
+    pub fn cached_projects(&self) -> usize {
+        self.projects.values().filter(|s| s.entry.is_some()).count()
+    }
+
+    fn slot(&mut self, project: &str, now: Instant) -> &mut ProjectSlot<R> {
+        self.projects
+            .entry(project.to_owned())
+            .or_insert_with(|| ProjectSlot::new(now))
+    }
+
+    fn ticket_is_current(&mut self, ticket: &FillTicket, now: Instant) -> bool {
+        if !self.subscribed || ticket.epoch != self.epoch {
+            return false;
+        }
+        let limit = self.settings.open_write_limit;
+        match self.projects.get_mut(&ticket.project) {
+            Some(slot) => slot.generation == ticket.generation && !slot.has_open_write(now, limit),
+            None => false,
+        }
+    }
+
+    /// Keeps at most `max_projects` entries, dropping the least recently used other
+    /// than `keep`. Slots without rows are dropped too unless a write is open.
+    fn evict_beyond_capacity(&mut self, keep: &str) {
+        let cached = self.cached_projects();
+        if cached < self.settings.max_projects {
+            return;
+        }
+        let victim = self
+            .projects
+            .iter()
+            .filter(|(name, slot)| name.as_str() != keep && slot.entry.is_some())
+            .min_by_key(|(_, slot)| slot.last_used)
+            .map(|(name, _)| name.clone());
+        if let Some(slot) = victim.and_then(|name| self.projects.get_mut(&name)) {
+            // Bump the generation too: a fill racing the eviction must not resurrect it.
+            slot.generation += 1;
+            slot.entry = None;
+        }
+    }
+}

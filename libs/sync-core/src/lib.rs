@@ -1,0 +1,15 @@
+//! The pure rules of a sync, shared by the sync service and its tests: how a sync
+//! trigger is written ([`trigger`]), how a file is split into search chunks
+//! ([`chunk`]), and which index rows a sync writes ([`plan`]).
+//!
+//! Pure: no I/O, no async. The service feeds them listings and rows and carries out
+//! what they decide.
+#![forbid(unsafe_code)]
+
+pub mod chunk;
+pub mod plan;
+pub mod trigger;
+
+pub use chunk::{Chunk, ChunkLimits, chunk_text};
+pub use plan::{ExistingRow, FileAction, ListedFile, SyncPlan, action_after_read, plan_sync};
+pub use trigger::{Trigger, TriggerError};

@@ -1,0 +1,77 @@
+//! Discovery settings (the `discovery` section of the configuration).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use neuralis_inventory::InventorySettings;
+use serde::{Deserialize, Serialize};
+
+/// Tuning and the installed-package roots.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DiscoverySettings {
+    /// The inventory protocol's bounds.
+    pub inventory: InventoryConfig,
+    /// Hydration budget when a request names none.
+    pub default_hydration_budget_bytes: u64,
+    /// The installed packages: a dependency tree (`node_modules` style, first-party
+    /// builtins), a drop-zone of project packages (untrusted), and directories an
+    /// administrator added (trusted).
+    pub installed: InstalledConfig,
+}
+
+impl Default for DiscoverySettings {
+    fn default() -> Self {
+        Self {
+            inventory: InventoryConfig::default(),
+            default_hydration_budget_bytes: 64 * 1024,
+            installed: InstalledConfig::default(),
+        }
+    }
+}
+
+/// `inventory.*`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InventoryConfig {
+    /// How long rows are served before being revalidated against sync's revision.
+    pub recovery_window_ms: u64,
+    /// How long an open write forces a bypass before its finish is presumed lost.
+    pub open_write_limit_ms: u64,
+    /// Projects kept in memory.
+    pub max_projects: usize,
+}
+
+impl Default for InventoryConfig {
+    fn default() -> Self {
+        let defaults = InventorySettings::default();
+        Self {
+            recovery_window_ms: defaults.recovery_window.as_millis() as u64,
+            open_write_limit_ms: defaults.open_write_limit.as_millis() as u64,
+            max_projects: defaults.max_projects,
+        }
+    }
+}
+
+impl InventoryConfig {
+    /// The inventory's own settings.
+    pub fn settings(&self) -> InventorySettings {
+        InventorySettings {
+            recovery_window: Duration::from_millis(self.recovery_window_ms),
+            open_write_limit: Duration::from_millis(self.open_write_limit_ms),
+            max_projects: self.max_projects.max(1),
+        }
+    }
+}
+
+/// `installed.*`
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InstalledConfig {
+    /// A directory whose `node_modules/` holds builtin-class dependencies.
+    pub dependency_root: Option<PathBuf>,
+    /// The drop-zone of project packages.
+    pub drop_zone: Option<PathBuf>,
+    /// Package directories added by an administrator.
+    pub trusted_dirs: Vec<PathBuf>,
+}

@@ -1,0 +1,134 @@
+//! Domain values to `neuralis.discovery.v1` messages.
+
+use neuralis_assembly::{FileState, FileView, Origin, PackageView};
+use neuralis_layout::Category;
+use neuralis_proto::discovery::v1 as pb;
+
+use crate::ports::{ContestedTool, PackageValidation, ToolEntry};
+
+pub(crate) fn package(view: &PackageView) -> pb::Package {
+    let (origin, source_slug, package_id) = match &view.origin {
+        Origin::Installed { package_id } => (
+            pb::PackageOrigin::Installed,
+            String::new(),
+            package_id.clone(),
+        ),
+        Origin::Source { slug } => (pb::PackageOrigin::Source, slug.clone(), String::new()),
+    };
+    pb::Package {
+        name: view.name.clone(),
+        key: view.key.clone(),
+        origin: origin as i32,
+        source_slug,
+        root: view.root.clone(),
+        rule: rule(view.rule.as_deref()) as i32,
+        package_id,
+        enabled: view.enabled,
+        files: view.files.iter().map(file).collect(),
+    }
+}
+
+fn rule(label: Option<&str>) -> pb::RootRule {
+    match label {
+        Some("manifest") => pb::RootRule::Manifest,
+        Some("marker") => pb::RootRule::Marker,
+        Some("category") => pb::RootRule::Category,
+        Some("bare-skill") => pb::RootRule::BareSkill,
+        Some("source-root") => pb::RootRule::SourceRoot,
+        _ => pb::RootRule::Unspecified,
+    }
+}
+
+pub(crate) fn category(category: Category) -> pb::Category {
+    match category {
+        Category::Skill => pb::Category::Skill,
+        Category::Instruction => pb::Category::Instruction,
+        Category::Rule => pb::Category::Rule,
+        Category::Agent => pb::Category::Agent,
+        Category::Docs => pb::Category::Docs,
+        Category::Command => pb::Category::Command,
+    }
+}
+
+fn state(state: FileState) -> pb::FileState {
+    match state {
+        FileState::Active => pb::FileState::Active,
+        FileState::OptIn => pb::FileState::OptIn,
+        FileState::Disabled => pb::FileState::Disabled,
+        FileState::Manual => pb::FileState::Manual,
+    }
+}
+
+fn file(view: &FileView) -> pb::PackageFile {
+    pb::PackageFile {
+        path: view.path.clone(),
+        category: category(view.category) as i32,
+        id: view.id.clone(),
+        title: view.title.clone(),
+        description: view.description.clone().unwrap_or_default(),
+        state: state(view.state) as i32,
+        identity: view.identity,
+        default_enabled: view.default_enabled,
+        files: view.bundle.clone(),
+        activation_id: view.activation_id.clone(),
+    }
+}
+
+pub(crate) fn hydrated(
+    package: &PackageView,
+    file: &FileView,
+    content: Vec<u8>,
+) -> pb::HydratedFile {
+    pb::HydratedFile {
+        package_name: package.name.clone(),
+        path: file.path.clone(),
+        category: category(file.category) as i32,
+        id: file.id.clone(),
+        title: file.title.clone(),
+        content: String::from_utf8_lossy(&content).into_owned(),
+    }
+}
+
+pub(crate) fn omitted(package: &PackageView, file: usize) -> pb::OmittedFile {
+    let file = &package.files[file];
+    pb::OmittedFile {
+        package_name: package.name.clone(),
+        path: file.path.clone(),
+        size_bytes: file.size,
+    }
+}
+
+pub(crate) fn tools(tools: Vec<ToolEntry>, contested: Vec<ContestedTool>) -> pb::ListToolsResponse {
+    pb::ListToolsResponse {
+        tools: tools
+            .into_iter()
+            .map(|t| pb::Tool {
+                name: t.name,
+                package_id: t.package_id,
+                description: t.description,
+                input_schema_json: t.input_schema_json,
+            })
+            .collect(),
+        contested: contested
+            .into_iter()
+            .map(|c| pb::ContestedName {
+                name: c.name,
+                owner: c.owner,
+                claimants: c.claimants,
+            })
+            .collect(),
+    }
+}
+
+pub(crate) fn validation(outcome: PackageValidation) -> pb::ValidatePackageResponse {
+    let issues = |list: Vec<(String, String)>| {
+        list.into_iter()
+            .map(|(location, message)| pb::ValidationIssue { location, message })
+            .collect()
+    };
+    pb::ValidatePackageResponse {
+        accepted: outcome.accepted,
+        errors: issues(outcome.errors),
+        warnings: issues(outcome.warnings),
+    }
+}

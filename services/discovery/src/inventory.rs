@@ -1,0 +1,242 @@
+//! The inventory shell: the pure protocol of `neuralis-inventory`, fed by the
+//! invalidation bus and filled from sync.
+//!
+//! Notices are drained from the subscription at the start of every lookup (and by an
+//! idle task), so an event the bus had delivered before a request began is applied
+//! before that request decides: with the in-process bus, a `finish` published before
+//! a call starts is always honoured by that call.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use futures::{FutureExt, StreamExt};
+use neuralis_bus::{BusNotice, Phase as BusPhase, Subscription};
+use neuralis_inventory::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
+use neuralis_layout::{GroupOptions, IndexedFile, Layout, group};
+
+use crate::api::DiscoveryError;
+use crate::ports::{IndexPort, ProjectRows, SourceInfo};
+
+/// Per-row facts the answer needs besides the layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFacts {
+    pub size: u64,
+    pub private_owner: Option<String>,
+}
+
+/// One source's rows, grouped. Raw and unfiltered: the same for every caller.
+#[derive(Debug, Clone)]
+pub struct SourceSnapshot {
+    /// The slug the layout was grouped under (it names the source-root package).
+    pub slug: String,
+    pub layout: Layout,
+    pub rows: HashMap<String, RowFacts>,
+}
+
+/// A project's raw rows at one revision, grouped per source.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectSnapshot {
+    pub revision: u64,
+    /// By source id.
+    pub sources: BTreeMap<String, SourceSnapshot>,
+}
+
+impl ProjectSnapshot {
+    /// Groups `rows` per source with the layout core.
+    pub fn build(rows: ProjectRows, sources: &[SourceInfo]) -> Self {
+        let slugs: HashMap<&str, &str> = sources
+            .iter()
+            .map(|s| (s.id.as_str(), s.slug.as_str()))
+            .collect();
+        let mut files: BTreeMap<String, (Vec<IndexedFile>, HashMap<String, RowFacts>)> =
+            BTreeMap::new();
+        for row in rows.rows {
+            let (indexed, facts) = files.entry(row.source_id).or_default();
+            facts.insert(
+                row.path.clone(),
+                RowFacts {
+                    size: row.size,
+                    private_owner: row.private_owner,
+                },
+            );
+            indexed.push(IndexedFile {
+                path: row.path,
+                payload: row.payload,
+            });
+        }
+        let sources = files
+            .into_iter()
+            .map(|(id, (indexed, rows))| {
+                let slug = slugs
+                    .get(id.as_str())
+                    .copied()
+                    .unwrap_or(id.as_str())
+                    .to_owned();
+                let layout = group(&indexed, &GroupOptions::synced(slug.clone()));
+                (id, SourceSnapshot { slug, layout, rows })
+            })
+            .collect();
+        Self {
+            revision: rows.revision,
+            sources,
+        }
+    }
+}
+
+struct State {
+    inventory: Inventory<Arc<ProjectSnapshot>>,
+    subscription: Option<Subscription>,
+}
+
+/// The inventory of this discovery instance.
+pub struct InventoryShell {
+    state: Mutex<State>,
+}
+
+impl InventoryShell {
+    /// An inventory that caches nothing until [`InventoryShell::attach`].
+    pub fn new(settings: InventorySettings) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(State {
+                inventory: Inventory::new(settings),
+                subscription: None,
+            }),
+        })
+    }
+
+    /// Starts following `subscription` (already live); caching begins now.
+    pub fn attach(self: &Arc<Self>, subscription: Subscription) {
+        {
+            let mut state = self.lock();
+            state.subscription = Some(subscription);
+            state.inventory.subscription_up();
+        }
+        spawn_idle_drain(Arc::downgrade(self));
+    }
+
+    /// Whether events are arriving (the cache is in use).
+    pub fn is_live(&self) -> bool {
+        self.lock().inventory.is_subscribed()
+    }
+
+    /// The project's raw rows, from the inventory or from sync.
+    pub async fn snapshot(
+        &self,
+        project: &str,
+        sources: &[SourceInfo],
+        index: &dyn IndexPort,
+    ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
+        let lookup = self.drained().inventory.lookup(project, Instant::now());
+        match lookup {
+            Lookup::Hit(snapshot) => Ok(Arc::clone(&snapshot)),
+            Lookup::Fill(ticket) => self.fill(project, sources, index, Some(ticket)).await,
+            Lookup::Bypass => self.fill(project, sources, index, None).await,
+            Lookup::Revalidate {
+                rows,
+                revision,
+                ticket,
+            } => {
+                let current = index.revision(project).await?;
+                if current == revision
+                    && self
+                        .drained()
+                        .inventory
+                        .confirm(&ticket, current, Instant::now())
+                {
+                    return Ok(Arc::clone(&rows));
+                }
+                self.fill(project, sources, index, Some(ticket)).await
+            }
+        }
+    }
+
+    async fn fill(
+        &self,
+        project: &str,
+        sources: &[SourceInfo],
+        index: &dyn IndexPort,
+        ticket: Option<FillTicket>,
+    ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
+        let rows = index.rows(project).await?;
+        let revision = rows.revision;
+        let snapshot = Arc::new(ProjectSnapshot::build(rows, sources));
+        if let Some(ticket) = ticket {
+            let stored = self.drained().inventory.store(
+                &ticket,
+                Arc::clone(&snapshot),
+                revision,
+                Instant::now(),
+            );
+            tracing::debug!(stored, revision, "inventory fill");
+        }
+        Ok(snapshot)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock only means a panic elsewhere; the state is still coherent
+        // (every mutation is a single call), so keep serving.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The state, with every notice the bus already delivered applied.
+    fn drained(&self) -> MutexGuard<'_, State> {
+        let mut state = self.lock();
+        drain(&mut state);
+        state
+    }
+}
+
+fn drain(state: &mut State) {
+    let Some(subscription) = state.subscription.as_mut() else {
+        return;
+    };
+    loop {
+        match subscription.next().now_or_never() {
+            None => return,
+            Some(Some(notice)) => apply(&mut state.inventory, notice),
+            Some(None) => {
+                tracing::warn!("invalidation subscription ended; bypassing the inventory");
+                state.subscription = None;
+                state.inventory.subscription_lost();
+                return;
+            }
+        }
+    }
+}
+
+fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) {
+    match notice {
+        BusNotice::Event(event) => {
+            let phase = match event.phase {
+                BusPhase::Start => Phase::Start,
+                BusPhase::Finish => Phase::Finish,
+                BusPhase::Failed => Phase::Failed,
+            };
+            inventory.observe(&event.project, &event.write_id, phase, Instant::now());
+        }
+        BusNotice::Lost => {
+            tracing::warn!("invalidation subscription lost; dropping the inventory");
+            inventory.subscription_lost();
+        }
+        BusNotice::Live => {
+            tracing::info!("invalidation subscription live again");
+            inventory.subscription_up();
+        }
+    }
+}
+
+/// Applies notices while no request comes, so the bus never backs up.
+fn spawn_idle_drain(shell: Weak<InventoryShell>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(50));
+        loop {
+            tick.tick().await;
+            let Some(shell) = shell.upgrade() else { return };
+            let mut state = shell.lock();
+            drain(&mut state);
+        }
+    });
+}

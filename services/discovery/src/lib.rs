@@ -1,0 +1,30 @@
+//! The discovery service: which packages may this agent use, in this conversation,
+//! right now?
+//!
+//! A request verifies its caller, takes the project's raw rows from the
+//! [`inventory`] (filled from sync), groups them with the layout core, asks policy to
+//! decide every root and file afresh, and assembles the answer from what survived.
+//! Content (skill bodies, hydrated files) is read through sync's connector only for
+//! files that survived every gate at that moment.
+//!
+//! - [`api`]: the tonic-free [`DiscoveryApi`] trait and its error;
+//! - [`ports`]: what discovery needs from sync, policy and the installed catalog;
+//! - [`service`]: the real implementation;
+//! - [`grpc`]: the tonic server adapter, the gRPC client, the one error-to-Status map.
+#![forbid(unsafe_code)]
+
+pub mod adapters;
+pub mod api;
+pub mod config;
+pub mod grpc;
+pub mod inventory;
+pub mod ports;
+pub mod service;
+
+mod answer;
+mod candidates;
+mod convert;
+
+pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
+pub use config::DiscoverySettings;
+pub use service::Discovery;

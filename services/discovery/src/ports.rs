@@ -1,0 +1,162 @@
+//! What discovery needs from the other services, as tonic-free traits. The all-in-one
+//! process implements them with the in-process sync and policy services; split mode
+//! with their gRPC clients (see `neuralis` `serve`).
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, SourceScope};
+use neuralis_layout::{FilePayload, Package, Trust};
+
+use crate::api::{CallerToken, DiscoveryError};
+
+/// A source as sync records it, re-read on every request (its scope decides access).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// The id the index and the policy store key the source by.
+    pub id: String,
+    /// Names the source in activation ids and overviews.
+    pub slug: String,
+    /// Who the source belongs to.
+    pub scope: SourceScope,
+    /// The URI of the source root (`machine://…` for a machine sandbox); a skill's
+    /// directory URI is this joined with the skill's directory.
+    pub root_uri: String,
+    /// The source root on this host's disk, when it is a local directory (used to
+    /// recognize an installed package's directory: no double loading).
+    pub local_root: Option<PathBuf>,
+}
+
+/// One raw index row: what sync indexed for one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexRow {
+    pub source_id: String,
+    /// Relative to the source root, `/`-separated.
+    pub path: String,
+    pub size: u64,
+    /// The layout core's capture, as indexed.
+    pub payload: FilePayload,
+    /// The agent owning the file when it lies in an agent-private subtree.
+    pub private_owner: Option<String>,
+}
+
+/// A project's raw rows, read at one revision.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectRows {
+    pub revision: u64,
+    pub rows: Vec<IndexRow>,
+}
+
+/// What discovery reads from sync.
+#[async_trait]
+pub trait IndexPort: Send + Sync + 'static {
+    /// The project's sources, as persisted now.
+    async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError>;
+    /// Every file row of the project, with the revision they were read at.
+    async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError>;
+    /// The project's current revision (cheap; for revalidation).
+    async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
+    /// A file's content through the source's connector; NOT_FOUND when it is gone.
+    async fn read(&self, source_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError>;
+}
+
+/// What discovery asks policy: decide one batch for the caller, afresh.
+#[async_trait]
+pub trait AccessPort: Send + Sync + 'static {
+    /// The caller's token is forwarded: policy verifies the caller itself and never
+    /// trusts a role it did not verify.
+    async fn evaluate(
+        &self,
+        caller: &CallerToken,
+        conversation: Option<&str>,
+        request: EvaluationRequest,
+    ) -> Result<Evaluation, DiscoveryError>;
+}
+
+/// Verifies a bearer token. `None` means the caller is not verified.
+pub trait CallerVerifier: Send + Sync + 'static {
+    fn verify(&self, token: &CallerToken) -> Option<Caller>;
+}
+
+/// One installed package as the catalog loaded it.
+#[derive(Debug, Clone)]
+pub struct InstalledPackage {
+    /// The package id (the manifest's).
+    pub package_id: String,
+    /// The host-assigned trust tier.
+    pub trust: Trust,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// `requires.accessFeature`, gating the whole package.
+    pub access_feature: Option<String>,
+    /// Its contributions, already sanitized for its trust tier (paths relative to the
+    /// package directory).
+    pub package: Package,
+    /// Indexed sizes of its files by path, for hydration budgets.
+    pub sizes: std::collections::HashMap<String, u64>,
+}
+
+/// One tool of the catalog as it answers for a caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEntry {
+    pub name: String,
+    pub package_id: String,
+    pub description: String,
+    pub input_schema_json: String,
+}
+
+/// A contested tool name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContestedTool {
+    pub name: String,
+    pub owner: String,
+    pub claimants: Vec<String>,
+}
+
+/// The outcome of validating one package.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageValidation {
+    pub accepted: bool,
+    /// (location, message)
+    pub errors: Vec<(String, String)>,
+    pub warnings: Vec<(String, String)>,
+}
+
+/// The installed-package catalog, loaded and validated at start.
+pub trait InstalledCatalog: Send + Sync + 'static {
+    /// Every loaded package.
+    fn packages(&self) -> &[InstalledPackage];
+    /// A file of a loaded package; NOT_FOUND when it is gone.
+    fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError>;
+    /// The tools that answer for a caller who can use the packages `usable` accepts,
+    /// and every contested name among them.
+    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
+    /// Validates one package's files at a trust tier.
+    fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
+}
+
+/// A catalog with no installed packages (and no validator).
+#[derive(Debug, Default)]
+pub struct EmptyCatalog;
+
+impl InstalledCatalog for EmptyCatalog {
+    fn packages(&self) -> &[InstalledPackage] {
+        &[]
+    }
+
+    fn read(&self, _package_id: &str, _path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        Err(DiscoveryError::NotFound)
+    }
+
+    fn tools(&self, _usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        (Vec::new(), Vec::new())
+    }
+
+    fn validate(&self, _files: &[(String, Vec<u8>)], _trust: Trust) -> PackageValidation {
+        PackageValidation {
+            accepted: false,
+            errors: vec![("package".into(), "no validator is configured".into())],
+            warnings: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The real discovery implementation (the in-process client of the all-in-one
+//! process).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use neuralis_assembly::{FileState, plan_hydration, render_overview};
+use neuralis_layout::{Category, Trust};
+use neuralis_proto::discovery::v1 as pb;
+
+use crate::answer::{Answer, ContentAt, assemble};
+use crate::api::{CallerToken, DiscoveryApi, DiscoveryError};
+use crate::candidates;
+use crate::config::DiscoverySettings;
+use crate::convert;
+use crate::inventory::InventoryShell;
+use crate::ports::{AccessPort, CallerVerifier, IndexPort, InstalledCatalog};
+
+/// The parts discovery is built from.
+pub struct DiscoveryParts {
+    pub index: Arc<dyn IndexPort>,
+    pub access: Arc<dyn AccessPort>,
+    pub verifier: Arc<dyn CallerVerifier>,
+    pub catalog: Arc<dyn InstalledCatalog>,
+    pub inventory: Arc<InventoryShell>,
+    pub settings: DiscoverySettings,
+}
+
+/// The discovery service.
+pub struct Discovery {
+    parts: DiscoveryParts,
+}
+
+/// The validated `Scope` of a request.
+struct Scope {
+    project: String,
+    conversation: Option<String>,
+}
+
+impl Discovery {
+    /// Discovery over its parts.
+    pub fn new(parts: DiscoveryParts) -> Self {
+        Self { parts }
+    }
+
+    /// The inventory (for health and tests).
+    pub fn inventory(&self) -> &Arc<InventoryShell> {
+        &self.parts.inventory
+    }
+
+    /// The caller's answer, or `None` when the caller is not verified (or asks
+    /// outside what its token is bound to): an empty answer, never an error that
+    /// reveals more.
+    async fn answer(
+        &self,
+        token: &CallerToken,
+        scope: Option<&pb::Scope>,
+    ) -> Result<Option<Answer>, DiscoveryError> {
+        let scope = validate_scope(scope)?;
+        let Some(caller) = self.parts.verifier.verify(token) else {
+            tracing::info!(outcome = "unverified", "discovery answered empty");
+            return Ok(None);
+        };
+        if caller
+            .project
+            .as_deref()
+            .is_some_and(|p| p != scope.project)
+        {
+            tracing::info!(outcome = "project_mismatch", "discovery answered empty");
+            return Ok(None);
+        }
+        let sources = self.parts.index.sources(&scope.project).await?;
+        let snapshot = self
+            .parts
+            .inventory
+            .snapshot(&scope.project, &sources, self.parts.index.as_ref())
+            .await?;
+        let batch = candidates::build(
+            &scope.project,
+            self.parts.catalog.packages(),
+            &sources,
+            &snapshot,
+        );
+        // Access is decided now, after the inventory read: a change committed before
+        // this moment is honoured even if the request started earlier.
+        let evaluation = self
+            .parts
+            .access
+            .evaluate(token, scope.conversation.as_deref(), batch.request.clone())
+            .await?;
+        assemble(&batch, &evaluation).map(Some)
+    }
+
+    async fn read(&self, at: &ContentAt) -> Result<Vec<u8>, DiscoveryError> {
+        match at {
+            ContentAt::Source {
+                source_id, path, ..
+            } => self.parts.index.read(source_id, path).await,
+            ContentAt::Installed { package_id, path } => self.parts.catalog.read(package_id, path),
+        }
+    }
+}
+
+fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
+    let Some(scope) = scope else {
+        return Err(DiscoveryError::invalid("scope", "is required"));
+    };
+    if scope.project_id.trim().is_empty() {
+        return Err(DiscoveryError::invalid("scope.project_id", "is required"));
+    }
+    let conversation = Some(scope.conversation_id.clone()).filter(|c| !c.is_empty());
+    Ok(Scope {
+        project: scope.project_id.clone(),
+        conversation,
+    })
+}
+
+#[async_trait]
+impl DiscoveryApi for Discovery {
+    async fn list_packages(
+        &self,
+        caller: CallerToken,
+        request: pb::ListPackagesRequest,
+    ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
+        let answer = self
+            .answer(&caller, request.scope.as_ref())
+            .await?
+            .unwrap_or_default();
+        Ok(pb::ListPackagesResponse {
+            packages: answer.packages.iter().map(convert::package).collect(),
+        })
+    }
+
+    async fn render_overview(
+        &self,
+        caller: CallerToken,
+        request: pb::RenderOverviewRequest,
+    ) -> Result<pb::RenderOverviewResponse, DiscoveryError> {
+        let answer = self
+            .answer(&caller, request.scope.as_ref())
+            .await?
+            .unwrap_or_default();
+        Ok(pb::RenderOverviewResponse {
+            text: render_overview(&answer.packages),
+        })
+    }
+
+    async fn activate_skill(
+        &self,
+        caller: CallerToken,
+        request: pb::ActivateSkillRequest,
+    ) -> Result<pb::ActivateSkillResponse, DiscoveryError> {
+        if request.skill_id.trim().is_empty() {
+            return Err(DiscoveryError::invalid("skill_id", "is required"));
+        }
+        let answer = self
+            .answer(&caller, request.scope.as_ref())
+            .await?
+            .ok_or(DiscoveryError::NotFound)?;
+        let (pi, fi) = answer
+            .skills
+            .resolve(&request.skill_id)
+            .ok_or(DiscoveryError::NotFound)?;
+        let package = &answer.packages[pi];
+        let skill = &package.files[fi];
+        if skill.state != FileState::Active {
+            return Err(DiscoveryError::NotFound);
+        }
+        let at = &answer.content[pi][fi];
+        // A file that vanished since it was indexed fails closed, like an unknown id.
+        let body = self.read(at).await?;
+        Ok(pb::ActivateSkillResponse {
+            id: request.skill_id,
+            title: skill.title.clone(),
+            body: String::from_utf8_lossy(&body).into_owned(),
+            files: skill.bundle.clone(),
+            directory_uri: at.directory_uri(),
+            package_name: package.name.clone(),
+        })
+    }
+
+    async fn hydrate(
+        &self,
+        caller: CallerToken,
+        request: pb::HydrateRequest,
+    ) -> Result<pb::HydrateResponse, DiscoveryError> {
+        let Some(answer) = self.answer(&caller, request.scope.as_ref()).await? else {
+            return Ok(pb::HydrateResponse::default());
+        };
+        let budget = match request.budget_bytes {
+            0 => self.parts.settings.default_hydration_budget_bytes,
+            n => n,
+        };
+        let plan = plan_hydration(&answer.packages, budget);
+        let mut response = pb::HydrateResponse::default();
+        for (pi, fi) in plan.read {
+            let (package, file) = (&answer.packages[pi], &answer.packages[pi].files[fi]);
+            let content = match self.read(&answer.content[pi][fi]).await {
+                Ok(content) => content,
+                Err(DiscoveryError::NotFound) => continue, // vanished since indexing
+                Err(other) => return Err(other),
+            };
+            response.used_bytes += content.len() as u64;
+            response
+                .files
+                .push(convert::hydrated(package, file, content));
+        }
+        response.omitted = plan
+            .omitted
+            .iter()
+            .map(|&(pi, fi)| convert::omitted(&answer.packages[pi], fi))
+            .collect();
+        Ok(response)
+    }
+
+    async fn list_tools(
+        &self,
+        caller: CallerToken,
+        request: pb::ListToolsRequest,
+    ) -> Result<pb::ListToolsResponse, DiscoveryError> {
+        let Some(answer) = self.answer(&caller, request.scope.as_ref()).await? else {
+            return Ok(pb::ListToolsResponse::default());
+        };
+        let usable: std::collections::HashSet<&str> = answer
+            .packages
+            .iter()
+            .filter(|p| p.enabled)
+            .filter_map(|p| match &p.origin {
+                neuralis_assembly::Origin::Installed { package_id } => Some(package_id.as_str()),
+                neuralis_assembly::Origin::Source { .. } => None,
+            })
+            .collect();
+        let (tools, contested) = self.parts.catalog.tools(&|id| usable.contains(id));
+        Ok(convert::tools(tools, contested))
+    }
+
+    async fn validate_package(
+        &self,
+        request: pb::ValidatePackageRequest,
+    ) -> Result<pb::ValidatePackageResponse, DiscoveryError> {
+        if request.files.is_empty() {
+            return Err(DiscoveryError::invalid(
+                "files",
+                "is empty: package.json is required",
+            ));
+        }
+        let trust = match pb::Trust::try_from(request.trust).unwrap_or(pb::Trust::Unspecified) {
+            pb::Trust::FirstParty => Trust::FirstParty,
+            pb::Trust::Trusted => Trust::Trusted,
+            pb::Trust::Untrusted | pb::Trust::Unspecified => Trust::Untrusted,
+        };
+        let files: Vec<(String, Vec<u8>)> = request
+            .files
+            .into_iter()
+            .map(|f| (f.path, f.content))
+            .collect();
+        Ok(convert::validation(
+            self.parts.catalog.validate(&files, trust),
+        ))
+    }
+}
+
+/// Categories hydration injects, for documentation and tests.
+pub const INJECTED: [Category; 3] = [Category::Rule, Category::Instruction, Category::Agent];

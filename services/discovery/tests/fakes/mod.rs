@@ -1,0 +1,229 @@
+//! In-memory stand-ins for sync, policy and identity, so discovery's own rules are
+//! tested without a network. The end-to-end suites in `tests/` use the real services.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use neuralis_access::{
+    Caller, Decision, DecisionCode, Evaluation, EvaluationRequest, Scope, SourceScope,
+};
+use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
+use neuralis_discovery::inventory::InventoryShell;
+use neuralis_discovery::ports::{
+    AccessPort, CallerVerifier, EmptyCatalog, IndexPort, IndexRow, ProjectRows, SourceInfo,
+};
+use neuralis_discovery::service::DiscoveryParts;
+use neuralis_discovery::{CallerToken, Discovery, DiscoveryError, DiscoverySettings};
+use neuralis_layout::{Category, capture};
+
+/// A fake index: files per source, with counters.
+#[derive(Default)]
+pub struct FakeIndex {
+    pub files: Mutex<BTreeMap<(String, String), Vec<u8>>>,
+    pub revision: AtomicUsize,
+    pub row_reads: AtomicUsize,
+    pub content_reads: Mutex<Vec<String>>,
+    pub down: std::sync::atomic::AtomicBool,
+}
+
+impl FakeIndex {
+    pub fn put(&self, source: &str, path: &str, content: &str) {
+        self.files
+            .lock()
+            .unwrap()
+            .insert((source.into(), path.into()), content.as_bytes().to_vec());
+        self.revision.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub fn remove_content_only(&self, source: &str, path: &str) -> Vec<u8> {
+        self.files
+            .lock()
+            .unwrap()
+            .remove(&(source.into(), path.into()))
+            .unwrap()
+    }
+
+    fn check_up(&self) -> Result<(), DiscoveryError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(DiscoveryError::Unavailable("sync down".into()));
+        }
+        Ok(())
+    }
+}
+
+pub fn source(id: &str) -> SourceInfo {
+    SourceInfo {
+        id: id.into(),
+        slug: id.into(),
+        scope: SourceScope {
+            scope: Scope::Project,
+            owner: "p1".into(),
+        },
+        root_uri: format!("machine://m1/{id}"),
+        local_root: None,
+    }
+}
+
+#[async_trait]
+impl IndexPort for FakeIndex {
+    async fn sources(&self, _project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
+        self.check_up()?;
+        let ids: HashSet<String> = self
+            .files
+            .lock()
+            .unwrap()
+            .keys()
+            .map(|(s, _)| s.clone())
+            .collect();
+        let mut sources: Vec<_> = ids.iter().map(|id| source(id)).collect();
+        sources.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(sources)
+    }
+
+    async fn rows(&self, _project: &str) -> Result<ProjectRows, DiscoveryError> {
+        self.check_up()?;
+        self.row_reads.fetch_add(1, Ordering::SeqCst);
+        let files = self.files.lock().unwrap();
+        let rows = files
+            .iter()
+            .map(|((source, path), content)| IndexRow {
+                source_id: source.clone(),
+                path: path.clone(),
+                size: content.len() as u64,
+                payload: capture(path, Some(content)),
+                private_owner: None,
+            })
+            .collect();
+        Ok(ProjectRows {
+            revision: self.revision.load(Ordering::SeqCst) as u64,
+            rows,
+        })
+    }
+
+    async fn revision(&self, _project: &str) -> Result<u64, DiscoveryError> {
+        self.check_up()?;
+        Ok(self.revision.load(Ordering::SeqCst) as u64)
+    }
+
+    async fn read(&self, source_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        self.check_up()?;
+        self.content_reads.lock().unwrap().push(path.to_owned());
+        self.files
+            .lock()
+            .unwrap()
+            .get(&(source_id.into(), path.into()))
+            .cloned()
+            .ok_or(DiscoveryError::NotFound)
+    }
+}
+
+/// Applies the category defaults, hides `denied` paths, and can be switched off.
+#[derive(Default)]
+pub struct FakeAccess {
+    pub denied: Mutex<HashSet<String>>,
+    pub down: std::sync::atomic::AtomicBool,
+    pub calls: AtomicUsize,
+}
+
+#[async_trait]
+impl AccessPort for FakeAccess {
+    async fn evaluate(
+        &self,
+        _caller: &CallerToken,
+        _conversation: Option<&str>,
+        request: EvaluationRequest,
+    ) -> Result<Evaluation, DiscoveryError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.down.load(Ordering::SeqCst) {
+            return Err(DiscoveryError::Unavailable("policy down".into()));
+        }
+        let denied = self.denied.lock().unwrap();
+        let packages = (0..request.packages.len())
+            .map(|index| Decision {
+                index,
+                code: DecisionCode::VisibleActive,
+            })
+            .collect();
+        let files = request
+            .files
+            .iter()
+            .enumerate()
+            .map(|(index, f)| {
+                let code = if denied.contains(&f.path) {
+                    DecisionCode::Hidden
+                } else if f.category == Category::Docs {
+                    DecisionCode::VisibleManual
+                } else if f.default_enabled {
+                    DecisionCode::VisibleActive
+                } else {
+                    DecisionCode::VisibleOptIn
+                };
+                Decision { index, code }
+            })
+            .collect();
+        Ok(Evaluation { packages, files })
+    }
+}
+
+/// "good" is a verified caller; anything else is not.
+pub struct FakeVerifier;
+
+impl CallerVerifier for FakeVerifier {
+    fn verify(&self, token: &CallerToken) -> Option<Caller> {
+        (token.expose() == Some("good")).then(|| Caller {
+            subject: "ada".into(),
+            role: "member".into(),
+            ..Caller::default()
+        })
+    }
+}
+
+pub struct Harness {
+    pub index: Arc<FakeIndex>,
+    pub access: Arc<FakeAccess>,
+    pub bus: InProcessBus,
+    pub discovery: Discovery,
+}
+
+pub async fn harness() -> Harness {
+    let index = Arc::new(FakeIndex::default());
+    let access = Arc::new(FakeAccess::default());
+    let bus = InProcessBus::default();
+    let settings = DiscoverySettings::default();
+    let inventory = InventoryShell::new(settings.inventory.settings());
+    inventory.attach(bus.subscribe().await.unwrap());
+    let discovery = Discovery::new(DiscoveryParts {
+        index: index.clone(),
+        access: access.clone(),
+        verifier: Arc::new(FakeVerifier),
+        catalog: Arc::new(EmptyCatalog),
+        inventory,
+        settings,
+    });
+    Harness {
+        index,
+        access,
+        bus,
+        discovery,
+    }
+}
+
+pub async fn publish(bus: &InProcessBus, phase: Phase, write: &str) {
+    let event = InvalidationEvent {
+        project: "p1".into(),
+        source: "repo".into(),
+        write_id: write.into(),
+        revision: 0,
+        phase,
+        at: 0,
+    };
+    bus.publish(&event).await.unwrap();
+}
+
+pub fn good() -> CallerToken {
+    CallerToken::new(Some("good".into()))
+}
