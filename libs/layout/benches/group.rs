@@ -39,7 +39,11 @@ fn synthetic_paths() -> Vec<String> {
 
 fn content_for(path: &str, index: usize) -> &'static str {
     if path.ends_with("package.json") {
-        if index % 3 == 0 { r#"{"name": "app"}"# } else { r#"{"name": "p", "neuralis": {}}"# }
+        if index % 3 == 0 {
+            r#"{"name": "app"}"#
+        } else {
+            r#"{"name": "p", "neuralis": {}}"#
+        }
     } else if path.ends_with("style.md") {
         "---\ndescription: style\nglobs: **/*\n---\nBe terse.\n"
     } else {
@@ -76,9 +80,18 @@ fn bench(c: &mut Criterion) {
     let mut group_bench = c.benchmark_group("layout_100k");
     group_bench.sample_size(20);
     group_bench.bench_function("baseline_sort_paths", |b| {
-        b.iter_batched(|| paths.clone(), |mut p| { p.sort(); black_box(p) }, BatchSize::LargeInput)
+        b.iter_batched(
+            || paths.clone(),
+            |mut p| {
+                p.sort();
+                black_box(p)
+            },
+            BatchSize::LargeInput,
+        )
     });
-    group_bench.bench_function("classify_and_group", |b| b.iter(|| black_box(group(black_box(&rows), &options))));
+    group_bench.bench_function("classify_and_group", |b| {
+        b.iter(|| black_box(group(black_box(&rows), &options)))
+    });
     group_bench.finish();
     let layout = group(&rows, &options);
     eprintln!(
