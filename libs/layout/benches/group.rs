@@ -39,7 +39,7 @@ fn synthetic_paths() -> Vec<String> {
 
 fn content_for(path: &str, index: usize) -> &'static str {
     if path.ends_with("package.json") {
-        if index % 3 == 0 {
+        if index.is_multiple_of(3) {
             r#"{"name": "app"}"#
         } else {
             r#"{"name": "p", "neuralis": {}}"#
