@@ -1,1 +1,152 @@
-fn main() {}
+//! In-process decisions per second: one batch of 10,000 files in 100 packages, under a
+//! source policy of 50 path rules, against the same batch under a policy with no rules
+//! (the baseline, measured in the same run).
+//!
+//! `cargo bench -p neuralis-access --bench evaluate`
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use neuralis_access::{
+    AccessSnapshot, Caller, Capabilities, EvaluationRequest, FileCandidate, Origin,
+    PackageCandidate, PathRule, Scope, SourceHeader, SourceRecord, SourceScope, UriPolicy,
+    evaluate,
+};
+use neuralis_layout::Category;
+
+const FILES: usize = 10_000;
+const PACKAGES: usize = 100;
+
+fn batch() -> EvaluationRequest {
+    let packages = (0..PACKAGES)
+        .map(|p| PackageCandidate {
+            key: format!("repo:team{p}"),
+            origin: Origin::Source("repo".into()),
+            root: format!("team{}/pkg{p}", p % 10),
+            access_feature: None,
+            private_owner: None,
+        })
+        .collect::<Vec<_>>();
+    let categories = [
+        Category::Skill,
+        Category::Rule,
+        Category::Instruction,
+        Category::Docs,
+    ];
+    let files = (0..FILES)
+        .map(|f| {
+            let package = f % PACKAGES;
+            let category = categories[f % categories.len()];
+            FileCandidate {
+                package,
+                path: format!(
+                    "{}/{}s/file{f}/SKILL.md",
+                    packages[package].root,
+                    category.as_str()
+                ),
+                category,
+                identity: false,
+                default_enabled: category != Category::Rule,
+                required_features: if f % 7 == 0 {
+                    vec!["f.deploy".into()]
+                } else {
+                    Vec::new()
+                },
+                private_owner: None,
+            }
+        })
+        .collect();
+    EvaluationRequest {
+        project: "p1".into(),
+        sources: vec![SourceHeader {
+            id: "repo".into(),
+            scope: SourceScope {
+                scope: Scope::Project,
+                owner: "p1".into(),
+            },
+        }],
+        packages,
+        files,
+    }
+}
+
+/// 50 rules of every kind: literal, `*`, `**`, role- and agent-scoped, overrides, floors.
+fn fifty_rules() -> Vec<PathRule> {
+    (0..50)
+        .map(|r| {
+            let team = r % 10;
+            match r % 5 {
+                0 => PathRule {
+                    read: Some(false),
+                    ..PathRule::new(format!("team{team}/pkg{r}/rules/**"))
+                },
+                1 => PathRule {
+                    read: Some(true),
+                    roles: vec!["member".into()],
+                    ..PathRule::new(format!("team{team}/*/skills/*/SKILL.md"))
+                },
+                2 => PathRule {
+                    read: Some(false),
+                    agents: vec!["a9".into()],
+                    ..PathRule::new(format!("team{team}/**"))
+                },
+                3 => PathRule {
+                    read: Some(true),
+                    override_rule: true,
+                    ..PathRule::new(format!("team{team}/pkg{r}/docs/**"))
+                },
+                _ => PathRule {
+                    read: Some(false),
+                    floor: true,
+                    ..PathRule::new(format!("team{team}/pkg{r}/secret/**"))
+                },
+            }
+        })
+        .collect()
+}
+
+fn snapshot(paths: Vec<PathRule>) -> AccessSnapshot {
+    let mut snapshot = AccessSnapshot::default();
+    let policy = UriPolicy {
+        default: Capabilities {
+            read: true,
+            ..Capabilities::default()
+        },
+        paths,
+    };
+    snapshot.sources.insert(
+        "repo".into(),
+        SourceRecord {
+            enabled: true,
+            policy: Some(policy),
+        },
+    );
+    snapshot.role_features.insert("f.deploy".into());
+    snapshot
+}
+
+fn decisions_per_second(c: &mut Criterion) {
+    let caller = Caller {
+        subject: "ada".into(),
+        role: "member".into(),
+        agent: Some("a1".into()),
+        ..Caller::default()
+    };
+    let request = batch();
+    let mut group = c.benchmark_group("evaluate_10k_files");
+    group.throughput(Throughput::Elements(FILES as u64));
+    for (name, rules) in [
+        ("baseline_no_rules", Vec::new()),
+        ("fifty_path_rules", fifty_rules()),
+    ] {
+        let state = snapshot(rules);
+        group.bench_function(name, |b| {
+            b.iter(|| evaluate(black_box(&caller), black_box(&state), black_box(&request)).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, decisions_per_second);
+criterion_main!(benches);

@@ -98,21 +98,33 @@ impl EvaluationRequest {
             .packages
             .iter()
             .enumerate()
-            .map(|(at, package)| check_package(package, &sources).map_err(|e| e.within(&format!("packages[{at}]"))))
+            .map(|(at, package)| {
+                check_package(package, &sources).map_err(|e| e.within(&format!("packages[{at}]")))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let files = self
             .files
             .iter()
             .enumerate()
-            .map(|(at, file)| self.check_file(file, &roots).map_err(|e| e.within(&format!("files[{at}]"))))
+            .map(|(at, file)| {
+                self.check_file(file, &roots)
+                    .map_err(|e| e.within(&format!("files[{at}]")))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Checked { roots, files })
     }
 
     fn check_sources(&self) -> Result<HashSet<&str>, AccessError> {
-        for (field, len) in [("sources", self.sources.len()), ("packages", self.packages.len()), ("files", self.files.len())] {
+        for (field, len) in [
+            ("sources", self.sources.len()),
+            ("packages", self.packages.len()),
+            ("files", self.files.len()),
+        ] {
             if len > MAX_CANDIDATES {
-                return Err(AccessError::invalid(field, format!("has more than {MAX_CANDIDATES} entries")));
+                return Err(AccessError::invalid(
+                    field,
+                    format!("has more than {MAX_CANDIDATES} entries"),
+                ));
             }
         }
         let mut ids = HashSet::new();
@@ -122,16 +134,28 @@ impl EvaluationRequest {
                 return Err(AccessError::invalid(format!("{field}.id"), "is empty"));
             }
             if !ids.insert(source.id.as_str()) {
-                return Err(AccessError::invalid(format!("{field}.id"), "repeats an earlier source"));
+                return Err(AccessError::invalid(
+                    format!("{field}.id"),
+                    "repeats an earlier source",
+                ));
             }
             source.scope.validate(&field)?;
         }
         Ok(ids)
     }
 
-    fn check_file<'a>(&'a self, file: &'a FileCandidate, roots: &[Vec<&str>]) -> Result<Vec<&'a str>, AccessError> {
-        let (Some(package), Some(root)) = (self.packages.get(file.package), roots.get(file.package)) else {
-            return Err(AccessError::invalid("package", "names no package of the batch"));
+    fn check_file<'a>(
+        &'a self,
+        file: &'a FileCandidate,
+        roots: &[Vec<&str>],
+    ) -> Result<Vec<&'a str>, AccessError> {
+        let (Some(package), Some(root)) =
+            (self.packages.get(file.package), roots.get(file.package))
+        else {
+            return Err(AccessError::invalid(
+                "package",
+                "names no package of the batch",
+            ));
         };
         let path = split_path(&file.path, "path")?;
         if path.is_empty() {
@@ -139,7 +163,10 @@ impl EvaluationRequest {
         }
         let under_root = path.len() > root.len() && path.starts_with(root);
         if matches!(package.origin, Origin::Source(_)) && !under_root {
-            return Err(AccessError::invalid("path", "lies outside its package root"));
+            return Err(AccessError::invalid(
+                "path",
+                "lies outside its package root",
+            ));
         }
         for (at, feature) in file.required_features.iter().enumerate() {
             grant::check_name(feature, &format!("required_features[{at}]"))?;
@@ -149,14 +176,20 @@ impl EvaluationRequest {
     }
 }
 
-fn check_package<'a>(package: &'a PackageCandidate, sources: &HashSet<&str>) -> Result<Vec<&'a str>, AccessError> {
+fn check_package<'a>(
+    package: &'a PackageCandidate,
+    sources: &HashSet<&str>,
+) -> Result<Vec<&'a str>, AccessError> {
     if package.key.trim().is_empty() {
         return Err(AccessError::invalid("key", "is empty"));
     }
     if let Origin::Source(id) = &package.origin
         && !sources.contains(id.as_str())
     {
-        return Err(AccessError::invalid("source_id", "names no source of the batch"));
+        return Err(AccessError::invalid(
+            "source_id",
+            "names no source of the batch",
+        ));
     }
     if let Some(feature) = &package.access_feature {
         grant::check_name(feature, "access_feature")?;
@@ -167,7 +200,9 @@ fn check_package<'a>(package: &'a PackageCandidate, sources: &HashSet<&str>) -> 
 
 fn check_owner(owner: Option<&str>) -> Result<(), AccessError> {
     match owner {
-        Some(owner) if owner.trim().is_empty() => Err(AccessError::invalid("private_owner", "is empty")),
+        Some(owner) if owner.trim().is_empty() => {
+            Err(AccessError::invalid("private_owner", "is empty"))
+        }
         _ => Ok(()),
     }
 }

@@ -6,7 +6,9 @@
 //! breaking ties, `override: true` rules last; then every matching floor forces its false
 //! capabilities.
 
-use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy, floor};
+use std::collections::HashMap;
+
+use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
 /// A validated policy with its patterns parsed: still valid for every caller.
 #[derive(Debug, Clone)]
@@ -21,7 +23,10 @@ impl CompiledPolicy {
         let patterns = policy.validate()?;
         Ok(CompiledPolicy {
             default: policy.default,
-            rules: patterns.into_iter().zip(policy.paths.iter().cloned()).collect(),
+            rules: patterns
+                .into_iter()
+                .zip(policy.paths.iter().cloned())
+                .collect(),
         })
     }
 
@@ -34,18 +39,32 @@ impl CompiledPolicy {
             .enumerate()
             .filter(|(_, (_, rule))| !rule.floor && applies_to(rule, caller))
             .collect();
-        rules.sort_by_key(|(declared, (pattern, rule))| (rule.override_rule, pattern.specificity(), *declared));
+        rules.sort_by_key(|(declared, (pattern, rule))| {
+            (rule.override_rule, pattern.specificity(), *declared)
+        });
+        let rules: Vec<Step> = rules
+            .into_iter()
+            .map(|(_, rule)| Step::from(rule))
+            .collect();
+        let floors: Vec<Step> = self
+            .rules
+            .iter()
+            .filter(|(_, rule)| rule.floor)
+            .map(Step::from)
+            .collect();
         CallerPolicy {
             default: self.default,
-            rules: rules.into_iter().map(|(_, rule)| Step::from(rule)).collect(),
-            floors: self.rules.iter().filter(|(_, rule)| rule.floor).map(Step::from).collect(),
+            rule_index: FirstSegmentIndex::new(&rules),
+            floor_index: FirstSegmentIndex::new(&floors),
+            rules,
+            floors,
         }
     }
 }
 
 /// Whether a rule's `roles` and `agents` include the caller (empty means everyone).
 fn applies_to(rule: &PathRule, caller: &Caller) -> bool {
-    let role = rule.roles.is_empty() || rule.roles.iter().any(|role| *role == caller.role);
+    let role = rule.roles.is_empty() || rule.roles.contains(&caller.role);
     let agent = rule.agents.is_empty() || rule.agents.iter().any(|agent| caller.is_agent(agent));
     role && agent
 }
@@ -71,41 +90,113 @@ pub struct CallerPolicy {
     default: Capabilities,
     /// Applicable rules, in the order they apply.
     rules: Vec<Step>,
+    rule_index: FirstSegmentIndex,
     floors: Vec<Step>,
+    floor_index: FirstSegmentIndex,
+}
+
+/// The rules that can match a path, by the path's first segment: a rule whose pattern
+/// opens with a literal segment is listed under it, every other rule under `anywhere`.
+/// Both lists keep the rules' order, so a path's candidates are two sorted lists.
+#[derive(Debug, Clone, Default)]
+struct FirstSegmentIndex {
+    by_first: HashMap<String, Vec<usize>>,
+    anywhere: Vec<usize>,
+}
+
+impl FirstSegmentIndex {
+    fn new(steps: &[Step]) -> Self {
+        let mut index = FirstSegmentIndex::default();
+        for (at, step) in steps.iter().enumerate() {
+            match step.pattern.first_literal() {
+                Some(first) => index.by_first.entry(first.to_owned()).or_default().push(at),
+                None => index.anywhere.push(at),
+            }
+        }
+        index
+    }
+
+    /// The positions of the rules that may match `path`, last to apply first.
+    fn candidates_backwards<'a>(&'a self, path: &[&str]) -> impl Iterator<Item = usize> + 'a {
+        let listed: &[usize] = path
+            .first()
+            .and_then(|first| self.by_first.get(*first))
+            .map_or(&[], Vec::as_slice);
+        let (mut listed, mut anywhere) = (
+            listed.iter().rev().peekable(),
+            self.anywhere.iter().rev().peekable(),
+        );
+        std::iter::from_fn(move || match (listed.peek(), anywhere.peek()) {
+            (Some(a), Some(b)) if a > b => listed.next().copied(),
+            (Some(_), None) => listed.next().copied(),
+            _ => anywhere.next().copied(),
+        })
+    }
 }
 
 impl CallerPolicy {
     /// The capabilities of a path given as its segments (the source root is `&[]`).
-    ///
-    /// Walks the rules from the last to apply back to the first and stops as soon as all
-    /// three capabilities are decided: the last rule that sets a capability is the one
-    /// that wins, so this equals applying them forwards.
     pub fn capabilities(&self, path: &[&str]) -> Capabilities {
-        let mut decided: [Option<bool>; 3] = [None; 3];
-        for step in self.rules.iter().rev() {
-            if decided.iter().all(Option::is_some) {
-                break;
-            }
-            if step.pattern.matches(path) {
-                for (slot, change) in decided.iter_mut().zip(step.rule.changes()) {
-                    *slot = slot.or(change);
-                }
-            }
+        Capabilities {
+            read: self.decide(path, Capability::Read),
+            write: self.decide(path, Capability::Write),
+            exec: self.decide(path, Capability::Exec),
         }
-        let [read, write, exec] = decided;
-        let mut capabilities = Capabilities {
-            read: read.unwrap_or(self.default.read),
-            write: write.unwrap_or(self.default.write),
-            exec: exec.unwrap_or(self.default.exec),
-        };
-        for step in self.floors.iter().filter(|step| step.pattern.matches(path)) {
-            capabilities = floor::restrict(&step.rule, capabilities);
-        }
-        capabilities
     }
 
     /// Whether `path` may be read, the capability discovery needs.
     pub fn can_read(&self, path: &[&str]) -> bool {
-        self.capabilities(path).read
+        self.decide(path, Capability::Read)
+    }
+
+    /// One capability of `path`. Walks the candidate rules from the last to apply back to
+    /// the first and stops at the first that matches and sets the capability: the last
+    /// rule that sets it is the one that wins, so this equals applying them forwards. Any
+    /// matching floor that denies it then has the final word.
+    fn decide(&self, path: &[&str], capability: Capability) -> bool {
+        let ruled = self
+            .rule_index
+            .candidates_backwards(path)
+            .map(|at| &self.rules[at])
+            .filter_map(|step| {
+                capability
+                    .of(&step.rule)
+                    .filter(|_| step.pattern.matches(path))
+            })
+            .next();
+        let allowed = ruled.unwrap_or(capability.of_default(self.default));
+        let floored = || {
+            self.floor_index
+                .candidates_backwards(path)
+                .map(|at| &self.floors[at])
+                .any(|step| capability.of(&step.rule) == Some(false) && step.pattern.matches(path))
+        };
+        allowed && !floored()
+    }
+}
+
+/// One of the three capabilities.
+#[derive(Debug, Clone, Copy)]
+enum Capability {
+    Read,
+    Write,
+    Exec,
+}
+
+impl Capability {
+    fn of(self, rule: &PathRule) -> Option<bool> {
+        match self {
+            Capability::Read => rule.read,
+            Capability::Write => rule.write,
+            Capability::Exec => rule.exec,
+        }
+    }
+
+    fn of_default(self, default: Capabilities) -> bool {
+        match self {
+            Capability::Read => default.read,
+            Capability::Write => default.write,
+            Capability::Exec => default.exec,
+        }
     }
 }

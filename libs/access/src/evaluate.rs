@@ -14,14 +14,19 @@ use neuralis_layout::{Category, default_state};
 
 use crate::precedence::{self, Activation, Switches};
 use crate::{
-    AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode, Evaluation,
-    EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, overrides, privacy,
+    AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
+    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, overrides,
+    privacy,
 };
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
 /// depends only on its candidate (and, for a package, on the set of its files), so the
 /// answer does not depend on the order of the candidates.
-pub fn evaluate(caller: &Caller, snapshot: &AccessSnapshot, request: &EvaluationRequest) -> Result<Evaluation, AccessError> {
+pub fn evaluate(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    request: &EvaluationRequest,
+) -> Result<Evaluation, AccessError> {
     let checked = request.check()?;
     let gates = Gates::new(caller, snapshot, request);
     let roots: Vec<DecisionCode> = request
@@ -34,7 +39,14 @@ pub fn evaluate(caller: &Caller, snapshot: &AccessSnapshot, request: &Evaluation
         .files
         .iter()
         .zip(&checked.files)
-        .map(|(file, path)| gates.file(file, path, roots[file.package], &request.packages[file.package]))
+        .map(|(file, path)| {
+            gates.file(
+                file,
+                path,
+                roots[file.package],
+                &request.packages[file.package],
+            )
+        })
         .collect();
     Ok(Evaluation {
         packages: hide_emptied_packages(roots, &request.files, &files),
@@ -43,11 +55,19 @@ pub fn evaluate(caller: &Caller, snapshot: &AccessSnapshot, request: &Evaluation
 }
 
 fn numbered(codes: Vec<DecisionCode>) -> Vec<Decision> {
-    codes.into_iter().enumerate().map(|(index, code)| Decision { index, code }).collect()
+    codes
+        .into_iter()
+        .enumerate()
+        .map(|(index, code)| Decision { index, code })
+        .collect()
 }
 
 /// Hides every package that has files in the batch and none of them visible.
-fn hide_emptied_packages(mut roots: Vec<DecisionCode>, files: &[FileCandidate], codes: &[DecisionCode]) -> Vec<Decision> {
+fn hide_emptied_packages(
+    mut roots: Vec<DecisionCode>,
+    files: &[FileCandidate],
+    codes: &[DecisionCode],
+) -> Vec<Decision> {
     let mut any_file = vec![false; roots.len()];
     let mut any_visible = vec![false; roots.len()];
     for (file, code) in files.iter().zip(codes) {
@@ -72,13 +92,20 @@ struct Gates<'a> {
 }
 
 impl<'a> Gates<'a> {
-    fn new(caller: &'a Caller, snapshot: &'a AccessSnapshot, request: &'a EvaluationRequest) -> Self {
+    fn new(
+        caller: &'a Caller,
+        snapshot: &'a AccessSnapshot,
+        request: &'a EvaluationRequest,
+    ) -> Self {
         let policies = request
             .sources
             .iter()
             .filter(|header| header.scope.reaches(caller, &request.project))
             .filter_map(|header| {
-                let record = snapshot.sources.get(&header.id).filter(|record| record.enabled)?;
+                let record = snapshot
+                    .sources
+                    .get(&header.id)
+                    .filter(|record| record.enabled)?;
                 // A stored policy that no longer validates contributes nothing: fail closed.
                 let compiled = CompiledPolicy::new(record.policy.as_ref()?).ok()?;
                 Some((header.id.as_str(), compiled.for_caller(caller)))
@@ -120,7 +147,13 @@ impl<'a> Gates<'a> {
         }
     }
 
-    fn file(&self, file: &FileCandidate, path: &[&str], root: DecisionCode, package: &PackageCandidate) -> DecisionCode {
+    fn file(
+        &self,
+        file: &FileCandidate,
+        path: &[&str],
+        root: DecisionCode,
+        package: &PackageCandidate,
+    ) -> DecisionCode {
         let visible = root.is_visible()
             && self.readable(package, path)
             && self.features.holds_all(&file.required_features)
@@ -131,9 +164,16 @@ impl<'a> Gates<'a> {
         let switches = Switches {
             package_enabled: self.snapshot.package_enabled(&package.key),
             agent: self.snapshot.agent_overrides.get(&package.key, &file.path),
-            conversation: overrides::nearest(&self.snapshot.conversation_chain, &package.key, &file.path),
+            conversation: overrides::nearest(
+                &self.snapshot.conversation_chain,
+                &package.key,
+                &file.path,
+            ),
         };
-        match (file.category, precedence::activation(pinned_default(file, package), switches)) {
+        match (
+            file.category,
+            precedence::activation(pinned_default(file, package), switches),
+        ) {
             (_, Activation::Disabled) => DecisionCode::VisibleDisabled,
             (Category::Docs, _) => DecisionCode::VisibleManual,
             (_, Activation::Active) => DecisionCode::VisibleActive,

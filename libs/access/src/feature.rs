@@ -53,7 +53,12 @@ mod tests {
     #[test]
     fn required_features_need_every_listed_feature() {
         let held = FeatureSet::for_caller(&Caller::default(), ["a".to_owned(), "b".to_owned()]);
-        let cases: [(&[&str], bool); 4] = [(&[], true), (&["a"], true), (&["a", "b"], true), (&["a", "c"], false)];
+        let cases: [(&[&str], bool); 4] = [
+            (&[], true),
+            (&["a"], true),
+            (&["a", "b"], true),
+            (&["a", "c"], false),
+        ];
         for (required, expected) in cases {
             let required: Vec<String> = required.iter().map(|s| s.to_string()).collect();
             assert_eq!(held.holds_all(&required), expected, "{required:?}");

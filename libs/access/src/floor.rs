@@ -1,39 +1,41 @@
 //! Immutable floors (seed 002, "uriPolicies"): a path rule with `floor: true` is a
 //! restrict-only denial "that no later override, admin edit, or policy-route call can
 //! remove". It may carry only false capabilities and never `override`, `roles` or `agents`.
+//! Evaluation applies floors after every rule ([`crate::CallerPolicy`]).
 
-use crate::{AccessError, Capabilities, PathRule, UriPolicy};
+use crate::{AccessError, PathRule, UriPolicy};
 
 /// Checks the authoring shape of a floor rule (field names are relative to the rule).
 pub fn check_shape(rule: &PathRule) -> Result<(), AccessError> {
     if rule.override_rule {
-        return Err(AccessError::invalid("override", "a floor cannot be an override"));
+        return Err(AccessError::invalid(
+            "override",
+            "a floor cannot be an override",
+        ));
     }
     if !rule.roles.is_empty() {
         return Err(AccessError::invalid("roles", "a floor applies to everyone"));
     }
     if !rule.agents.is_empty() {
-        return Err(AccessError::invalid("agents", "a floor applies to everyone"));
+        return Err(AccessError::invalid(
+            "agents",
+            "a floor applies to everyone",
+        ));
     }
     let changes = rule.changes();
     if changes.contains(&Some(true)) {
-        return Err(AccessError::invalid("floor", "a floor may carry only false capabilities"));
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor may carry only false capabilities",
+        ));
     }
     if !changes.contains(&Some(false)) {
-        return Err(AccessError::invalid("floor", "a floor must deny at least one capability"));
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor must deny at least one capability",
+        ));
     }
     Ok(())
-}
-
-/// Forces the false capabilities of a floor onto `capabilities`; true ones never come
-/// from a floor, so it can only restrict.
-pub fn restrict(floor: &PathRule, capabilities: Capabilities) -> Capabilities {
-    let keep = |change: Option<bool>, current: bool| current && change != Some(false);
-    Capabilities {
-        read: keep(floor.read, capabilities.read),
-        write: keep(floor.write, capabilities.write),
-        exec: keep(floor.exec, capabilities.exec),
-    }
 }
 
 /// The policy to persist when `next` replaces `previous`: every floor of `previous` that
@@ -67,31 +69,70 @@ mod tests {
     fn a_floor_may_carry_only_false_capabilities_and_no_override_roles_or_agents() {
         let cases = [
             (floor("a"), None),
-            (PathRule { read: Some(true), ..floor("a") }, Some("floor")),
-            (PathRule { write: Some(true), ..floor("a") }, Some("floor")),
-            (PathRule { read: None, ..floor("a") }, Some("floor")),
-            (PathRule { override_rule: true, ..floor("a") }, Some("override")),
-            (PathRule { roles: vec!["admin".into()], ..floor("a") }, Some("roles")),
-            (PathRule { agents: vec!["a1".into()], ..floor("a") }, Some("agents")),
+            (
+                PathRule {
+                    read: Some(true),
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    write: Some(true),
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    read: None,
+                    ..floor("a")
+                },
+                Some("floor"),
+            ),
+            (
+                PathRule {
+                    override_rule: true,
+                    ..floor("a")
+                },
+                Some("override"),
+            ),
+            (
+                PathRule {
+                    roles: vec!["admin".into()],
+                    ..floor("a")
+                },
+                Some("roles"),
+            ),
+            (
+                PathRule {
+                    agents: vec!["a1".into()],
+                    ..floor("a")
+                },
+                Some("agents"),
+            ),
         ];
         for (rule, expected) in cases {
-            let got = check_shape(&rule).err().map(|AccessError::InvalidArgument { field, .. }| field);
+            let got = check_shape(&rule)
+                .err()
+                .map(|AccessError::InvalidArgument { field, .. }| field);
             assert_eq!(got.as_deref(), expected, "{rule:?}");
         }
     }
 
     #[test]
-    fn a_floor_only_restricts() {
-        let all = Capabilities { read: true, write: true, exec: true };
-        let rule = PathRule { exec: Some(false), ..floor("a") };
-        assert_eq!(restrict(&rule, all), Capabilities { read: false, write: true, exec: false });
-        assert_eq!(restrict(&rule, Capabilities::default()), Capabilities::default());
-    }
-
-    #[test]
     fn an_edit_cannot_remove_a_floor_that_no_admin_edit_can_remove() {
-        let previous = UriPolicy { paths: vec![floor("secret/**")], ..UriPolicy::default() };
-        let next = UriPolicy { paths: vec![PathRule { read: Some(true), ..PathRule::new("**") }], ..UriPolicy::default() };
+        let previous = UriPolicy {
+            paths: vec![floor("secret/**")],
+            ..UriPolicy::default()
+        };
+        let next = UriPolicy {
+            paths: vec![PathRule {
+                read: Some(true),
+                ..PathRule::new("**")
+            }],
+            ..UriPolicy::default()
+        };
         let stored = keep_floors(Some(&previous), next);
         assert_eq!(stored.paths.len(), 2);
         assert_eq!(stored.paths[1], floor("secret/**"));

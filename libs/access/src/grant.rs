@@ -59,10 +59,16 @@ pub fn check_name(name: &str, field: &str) -> Result<(), AccessError> {
         return Err(AccessError::invalid(field, "has an empty name"));
     }
     if name.len() > MAX_NAME_LEN {
-        return Err(AccessError::invalid(field, "has a name longer than 128 bytes"));
+        return Err(AccessError::invalid(
+            field,
+            "has a name longer than 128 bytes",
+        ));
     }
     if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(AccessError::invalid(field, "has a name with whitespace or control characters"));
+        return Err(AccessError::invalid(
+            field,
+            "has a name with whitespace or control characters",
+        ));
     }
     Ok(())
 }

@@ -18,6 +18,7 @@
 //! - [`overrides`] and [`precedence`]: the per-file precedence predicate;
 //! - [`decision`]: the codes an answer may carry (one single code for every denial).
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod caller;
 pub mod candidate;

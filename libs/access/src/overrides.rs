@@ -24,7 +24,10 @@ pub struct FileOverrides {
 impl FileOverrides {
     /// Records the override of `path` in `package`.
     pub fn insert(&mut self, package: impl Into<String>, path: impl Into<String>, enabled: bool) {
-        self.by_package.entry(package.into()).or_default().insert(path.into(), enabled);
+        self.by_package
+            .entry(package.into())
+            .or_default()
+            .insert(path.into(), enabled);
     }
 
     /// The override of `path` in `package`, if any.
@@ -50,7 +53,9 @@ impl<P: Into<String>, F: Into<String>> FromIterator<(P, F, bool)> for FileOverri
 
 /// The nearest conversation override of a file along a delegate chain given child first.
 pub fn nearest(chain: &[FileOverrides], package: &str, path: &str) -> Option<bool> {
-    chain.iter().find_map(|overrides| overrides.get(package, path))
+    chain
+        .iter()
+        .find_map(|overrides| overrides.get(package, path))
 }
 
 #[cfg(test)]
@@ -60,7 +65,10 @@ mod tests {
     #[test]
     fn a_delegate_child_takes_the_nearest_override_walking_child_parent_grandparent() {
         let set = |state: Option<bool>| -> FileOverrides {
-            state.map(|on| ("pkg", "rules/a.md", on)).into_iter().collect()
+            state
+                .map(|on| ("pkg", "rules/a.md", on))
+                .into_iter()
+                .collect()
         };
         let cases = [
             ([None, None, None], None),

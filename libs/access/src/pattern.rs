@@ -25,7 +25,9 @@ impl Segment {
             "." | ".." => Err("has a `.` or `..` segment"),
             "**" => Ok(Segment::AnyDepth),
             _ if text.contains("**") => Err("uses `**` inside a segment; it must stand alone"),
-            _ if text.contains('*') => Ok(Segment::Glob(text.split('*').map(String::from).collect())),
+            _ if text.contains('*') => {
+                Ok(Segment::Glob(text.split('*').map(String::from).collect()))
+            }
             _ => Ok(Segment::Literal(text.to_owned())),
         }
     }
@@ -75,13 +77,19 @@ impl PathPattern {
     /// The error names `field`.
     pub fn parse(text: &str, field: &str) -> Result<Self, AccessError> {
         if text.is_empty() {
-            return Err(AccessError::invalid(field, "is empty; use `**` for every path"));
+            return Err(AccessError::invalid(
+                field,
+                "is empty; use `**` for every path",
+            ));
         }
         if text.len() > MAX_PATH_LEN {
             return Err(AccessError::invalid(field, "is too long"));
         }
         if text.starts_with('/') {
-            return Err(AccessError::invalid(field, "must be relative to the source root"));
+            return Err(AccessError::invalid(
+                field,
+                "must be relative to the source root",
+            ));
         }
         let segments = text
             .split('/')
@@ -108,6 +116,15 @@ impl PathPattern {
     /// least to most specific).
     pub fn specificity(&self) -> usize {
         self.literal_segments
+    }
+
+    /// The first segment when it is literal: a path must start with it to match, which
+    /// lets a compiled policy skip the rule for every other path.
+    pub fn first_literal(&self) -> Option<&str> {
+        match self.segments.first() {
+            Some(Segment::Literal(text)) => Some(text),
+            _ => None,
+        }
     }
 
     /// Whether the pattern matches a path given as its segments (see [`split_path`]).
@@ -140,7 +157,9 @@ impl PathPattern {
                 None => return false,
             }
         }
-        pattern[p..].iter().all(|segment| *segment == Segment::AnyDepth)
+        pattern[p..]
+            .iter()
+            .all(|segment| *segment == Segment::AnyDepth)
     }
 }
 
@@ -154,11 +173,20 @@ pub fn split_path<'a>(path: &'a str, field: &str) -> Result<Vec<&'a str>, Access
         return Err(AccessError::invalid(field, "is too long"));
     }
     if path.starts_with('/') {
-        return Err(AccessError::invalid(field, "must be relative to the source root"));
+        return Err(AccessError::invalid(
+            field,
+            "must be relative to the source root",
+        ));
     }
     let segments: Vec<&str> = path.split('/').collect();
-    if segments.iter().any(|s| s.is_empty() || *s == "." || *s == "..") {
-        return Err(AccessError::invalid(field, "has an empty, `.` or `..` segment"));
+    if segments
+        .iter()
+        .any(|s| s.is_empty() || *s == "." || *s == "..")
+    {
+        return Err(AccessError::invalid(
+            field,
+            "has an empty, `.` or `..` segment",
+        ));
     }
     Ok(segments)
 }
@@ -199,13 +227,23 @@ mod tests {
             ("Docs/*", "docs/a", false),
         ];
         for (pattern, path, expected) in cases {
-            assert_eq!(matches(pattern, path), expected, "{pattern} against {path:?}");
+            assert_eq!(
+                matches(pattern, path),
+                expected,
+                "{pattern} against {path:?}"
+            );
         }
     }
 
     #[test]
     fn specificity_counts_literal_segments() {
-        let cases = [("**", 0), ("docs/**", 1), ("docs/*.md", 1), ("a/b/c", 3), ("a/**/c", 2)];
+        let cases = [
+            ("**", 0),
+            ("docs/**", 1),
+            ("docs/*.md", 1),
+            ("a/b/c", 3),
+            ("a/**/c", 2),
+        ];
         for (pattern, expected) in cases {
             let parsed = PathPattern::parse(pattern, "pattern").unwrap();
             assert_eq!(parsed.specificity(), expected, "{pattern}");

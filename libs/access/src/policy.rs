@@ -116,7 +116,10 @@ impl UriPolicy {
     /// name the field, e.g. `paths[3].pattern`.
     pub fn validate(&self) -> Result<Vec<PathPattern>, AccessError> {
         if self.paths.len() > MAX_RULES {
-            return Err(AccessError::invalid("paths", format!("has more than {MAX_RULES} rules")));
+            return Err(AccessError::invalid(
+                "paths",
+                format!("has more than {MAX_RULES} rules"),
+            ));
         }
         self.paths
             .iter()
@@ -127,8 +130,9 @@ impl UriPolicy {
 
     /// Parses and validates a policy from its JSON form.
     pub fn from_json(text: &str) -> Result<Self, AccessError> {
-        let policy: UriPolicy = serde_json::from_str(text)
-            .map_err(|error| AccessError::invalid("policy", format!("is not a valid URI policy: {error}")))?;
+        let policy: UriPolicy = serde_json::from_str(text).map_err(|error| {
+            AccessError::invalid("policy", format!("is not a valid URI policy: {error}"))
+        })?;
         policy.validate()?;
         Ok(policy)
     }
@@ -165,15 +169,28 @@ mod tests {
     #[test]
     fn malformed_policies_name_the_field() {
         let cases = [
-            (r#"{"paths":[{"pattern":"a","read":true},{"pattern":"/b","read":true}]}"#, "paths[1].pattern"),
+            (
+                r#"{"paths":[{"pattern":"a","read":true},{"pattern":"/b","read":true}]}"#,
+                "paths[1].pattern",
+            ),
             (r#"{"paths":[{"pattern":"a"}]}"#, "paths[0]"),
-            (r#"{"paths":[{"pattern":"a","read":true,"roles":[""]}]}"#, "paths[0].roles[0]"),
-            (r#"{"paths":[{"pattern":"a","read":true,"agents":["x"," "]}]}"#, "paths[0].agents[1]"),
-            (r#"{"paths":[{"pattern":"a","read":true,"color":"red"}]}"#, "policy"),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"roles":[""]}]}"#,
+                "paths[0].roles[0]",
+            ),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"agents":["x"," "]}]}"#,
+                "paths[0].agents[1]",
+            ),
+            (
+                r#"{"paths":[{"pattern":"a","read":true,"color":"red"}]}"#,
+                "policy",
+            ),
             (r#"{"default":{"read":"yes"}}"#, "policy"),
         ];
         for (text, expected) in cases {
-            let AccessError::InvalidArgument { field, .. } = UriPolicy::from_json(text).unwrap_err();
+            let AccessError::InvalidArgument { field, .. } =
+                UriPolicy::from_json(text).unwrap_err();
             assert_eq!(field, expected, "{text}");
         }
     }

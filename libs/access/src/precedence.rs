@@ -27,7 +27,10 @@ pub enum Activation {
 
 /// The precedence predicate for a file whose default is `default_enabled`.
 pub fn activation(default_enabled: bool, switches: Switches) -> Activation {
-    if !switches.package_enabled || switches.agent == Some(false) || switches.conversation == Some(false) {
+    if !switches.package_enabled
+        || switches.agent == Some(false)
+        || switches.conversation == Some(false)
+    {
         return Activation::Disabled;
     }
     let enabled_explicitly = switches.agent == Some(true) || switches.conversation == Some(true);

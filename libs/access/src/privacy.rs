@@ -31,16 +31,30 @@ impl PrivateSubtree {
     /// Parses a declaration, naming `field` in any error.
     pub fn parse(text: &str, field: &str) -> Result<Self, AccessError> {
         let segments: Vec<&str> = text.split('/').collect();
-        let mut at = segments.iter().enumerate().filter(|(_, s)| s.contains(AGENT_PLACEHOLDER));
+        let mut at = segments
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.contains(AGENT_PLACEHOLDER));
         let agent_segment = match (at.next(), at.next()) {
             (Some((index, segment)), None) if *segment == AGENT_PLACEHOLDER => index,
-            _ => return Err(AccessError::invalid(field, "needs exactly one whole `{agent}` segment")),
+            _ => {
+                return Err(AccessError::invalid(
+                    field,
+                    "needs exactly one whole `{agent}` segment",
+                ));
+            }
         };
         if segments[..agent_segment].contains(&"**") {
-            return Err(AccessError::invalid(field, "cannot have `**` before `{agent}`"));
+            return Err(AccessError::invalid(
+                field,
+                "cannot have `**` before `{agent}`",
+            ));
         }
         let pattern = PathPattern::parse(&text.replace(AGENT_PLACEHOLDER, "*"), field)?;
-        Ok(PrivateSubtree { agent_segment, pattern })
+        Ok(PrivateSubtree {
+            agent_segment,
+            pattern,
+        })
     }
 
     /// The agent that owns `path` (given as segments), if it lies in the subtree.
@@ -73,8 +87,14 @@ mod tests {
 
     #[test]
     fn a_private_file_is_visible_only_to_its_agent() {
-        let owner = Caller { agent: Some("a1".into()), ..Caller::default() };
-        let other = Caller { agent: Some("a2".into()), ..Caller::default() };
+        let owner = Caller {
+            agent: Some("a1".into()),
+            ..Caller::default()
+        };
+        let other = Caller {
+            agent: Some("a2".into()),
+            ..Caller::default()
+        };
         let nobody = Caller::default();
         assert!(visible_to(Some("a1"), &owner));
         assert!(!visible_to(Some("a1"), &other));
@@ -84,7 +104,12 @@ mod tests {
 
     #[test]
     fn malformed_declarations_are_rejected() {
-        for text in ["agents/**", "agents/x{agent}/**", "{agent}/{agent}", "**/{agent}"] {
+        for text in [
+            "agents/**",
+            "agents/x{agent}/**",
+            "{agent}/{agent}",
+            "**/{agent}",
+        ] {
             assert!(PrivateSubtree::parse(text, "privacy[0]").is_err(), "{text}");
         }
     }

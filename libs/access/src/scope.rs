@@ -64,11 +64,20 @@ mod tests {
             (Scope::Agent, "other", false),
         ];
         for (scope, owner, expected) in cases {
-            let source = SourceScope { scope, owner: owner.into() };
+            let source = SourceScope {
+                scope,
+                owner: owner.into(),
+            };
             assert_eq!(source.reaches(&caller, "p1"), expected, "{source:?}");
         }
-        let without_agent = Caller { agent: None, ..caller };
-        let agent_source = SourceScope { scope: Scope::Agent, owner: "helper".into() };
+        let without_agent = Caller {
+            agent: None,
+            ..caller
+        };
+        let agent_source = SourceScope {
+            scope: Scope::Agent,
+            owner: "helper".into(),
+        };
         assert!(!agent_source.reaches(&without_agent, "p1"));
     }
 }
