@@ -2,8 +2,11 @@
 
 use std::process::ExitCode;
 
+mod demo;
 mod inspect;
+mod serve;
 mod sync;
+mod token;
 mod validate;
 
 #[derive(Debug, clap::Subcommand)]
@@ -15,6 +18,12 @@ pub enum Command {
     Validate(validate::Args),
     /// Sync one source now through the sync service, showing progress.
     Sync(sync::SyncArgs),
+    /// Run the services: all three in one process by default, or `--target` a subset.
+    Serve(neuralis::node::ServeArgs),
+    /// The main job in one step: the all-in-one server with a synced sample source.
+    Demo(demo::DemoArgs),
+    /// Mint a caller token from the all-in-one server's local signing key.
+    Token(token::TokenArgs),
 }
 
 pub fn run(command: Command) -> ExitCode {
@@ -22,5 +31,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Sync(args) => sync::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Token(args) => token::run(args),
     }
 }
