@@ -10,12 +10,17 @@ use neuralis_manifest::{Status, Trust, validate};
 use serde_json::Value;
 use std::hint::black_box;
 
-const MANIFEST: &str = include_str!("../../../tests/fixtures/installed/host/node_modules/@acme/reports/package.json");
+const MANIFEST: &str =
+    include_str!("../../../tests/fixtures/installed/host/node_modules/@acme/reports/package.json");
 
 fn manifest_validation(c: &mut Criterion) {
     let bytes = MANIFEST.as_bytes();
     let parsed: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    assert_eq!(validate(&parsed, Trust::FirstParty).status, Status::Loads, "the bench manifest must be valid");
+    assert_eq!(
+        validate(&parsed, Trust::FirstParty).status,
+        Status::Loads,
+        "the bench manifest must be valid"
+    );
     let mut group = c.benchmark_group("manifest validation");
     group.throughput(Throughput::Elements(1));
     group.bench_function("parse only (baseline)", |b| {
