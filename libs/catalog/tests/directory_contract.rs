@@ -170,3 +170,38 @@ fn a_project_package_may_use_neuralis_package_json_but_a_builtin_only_package_js
         ("package.json", "")
     );
 }
+
+#[test]
+fn a_bare_skill_folder_without_package_json_is_a_one_skill_package() {
+    // "<root>/SKILL.md — a bare single-skill folder with no package.json at all: the
+    // package root is the skill"
+    let skill = "---\nname: summarize\n---\nSummarize.\n";
+    let mut c = candidate(
+        InstallClass::Project,
+        &[("SKILL.md", skill), ("scripts/run.sh", "echo")],
+    );
+    c.root = "_packages/summarize".into();
+    let Outcome::Loaded(p) = load(&c) else {
+        panic!("loads")
+    };
+    assert_eq!(p.id, "summarize");
+    let ids: Vec<(&str, &str)> = p
+        .contributions
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.id.as_str()))
+        .collect();
+    assert_eq!(ids, [("SKILL.md", "summarize")]);
+    assert_eq!(
+        p.contributions.files[0].bundle,
+        ["SKILL.md", "scripts/run.sh"]
+    );
+    // never for builtins, and never beside a plain package.json
+    c.class = InstallClass::Builtin;
+    assert!(matches!(load(&c), Outcome::Skipped { .. }));
+    let plain = candidate(
+        InstallClass::Project,
+        &[("SKILL.md", skill), ("package.json", r#"{"name": "app"}"#)],
+    );
+    assert!(matches!(load(&plain), Outcome::Skipped { .. }));
+}
