@@ -111,7 +111,7 @@ pub(crate) fn check(
     };
     check_runtime_provider(cx, block, at);
     if let Some(files) = block.get("files") {
-        cx.array(files, &at.key("files"));
+        check_inline_files(cx, files, &at.key("files"));
     }
     identity.map(|_| manifest)
 }
@@ -153,6 +153,21 @@ fn first_party<T>(
         return Vec::new();
     }
     check(cx, v, &key_at)
+}
+
+/// Inline `files` (legacy): each entry names the contribution it stands for by `id`;
+/// file-based contributions override them by id, and the host loads markdown from
+/// files only, so nothing more is read from them.
+fn check_inline_files(cx: &mut Cx<'_>, value: &Value, at: &Pointer) {
+    let Some(items) = cx.array(value, at) else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let item_at = at.index(i);
+        if let Some(entry) = cx.object(item, &item_at) {
+            cx.required_text(entry, &item_at, "id");
+        }
+    }
 }
 
 /// `runtimeProvider` names the native runtime module: a path inside the package.
