@@ -90,9 +90,11 @@ pub(crate) fn check(
     for key in block.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         cx.warn(&at.key(key), "unknown key; ignored");
     }
+    // Every section is checked even when the identity is bad, so all errors show.
     let identity = identity::check(cx, doc, block, at);
+    let has_identity = identity.is_some();
     let manifest = Manifest {
-        identity: identity.clone().unwrap_or_else(placeholder_identity),
+        identity: identity.unwrap_or_default(),
         trust: cx.trust,
         provides: section(cx, block, at, "provides", provides::check).unwrap_or_default(),
         runtime: section(cx, block, at, "runtime", runtime::check).flatten(),
@@ -113,17 +115,7 @@ pub(crate) fn check(
     if let Some(files) = block.get("files") {
         check_inline_files(cx, files, &at.key("files"));
     }
-    identity.map(|_| manifest)
-}
-
-fn placeholder_identity() -> Identity {
-    Identity {
-        id: String::new(),
-        name: None,
-        description: None,
-        description_for_model: None,
-        version: None,
-    }
+    has_identity.then_some(manifest)
 }
 
 /// Runs the check of an optional section when it is present.
