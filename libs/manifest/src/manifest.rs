@@ -111,7 +111,7 @@ pub(crate) fn check(
         data_layout: section(cx, block, at, "dataLayout", data_layout::check).unwrap_or_default(),
         inline: definitions::check_inline(cx, block, at),
     };
-    check_runtime_provider(cx, block, at);
+    check_runtime_provider(cx, block, at, &manifest.provides);
     if let Some(files) = block.get("files") {
         check_inline_files(cx, files, &at.key("files"));
     }
@@ -163,8 +163,21 @@ fn check_inline_files(cx: &mut Cx<'_>, value: &Value, at: &Pointer) {
 }
 
 /// `runtimeProvider` names the native runtime module: a path inside the package.
-fn check_runtime_provider(cx: &mut Cx<'_>, block: &Map<String, Value>, at: &Pointer) {
+/// A package that provides `runtime` must name it: "runtime instead names the native
+/// runtimeProvider module" (the other contracts come from the lifecycle state).
+fn check_runtime_provider(
+    cx: &mut Cx<'_>,
+    block: &Map<String, Value>,
+    at: &Pointer,
+    provides: &[Service],
+) {
     let Some(path) = cx.optional_text(block, at, "runtimeProvider") else {
+        if provides.contains(&Service::Runtime) && !block.contains_key("runtimeProvider") {
+            cx.error(
+                &at.key("runtimeProvider"),
+                "is required when the package provides runtime",
+            );
+        }
         return;
     };
     if let Err(problem) = inside_package(path) {

@@ -99,7 +99,7 @@ fn provides_uses_the_closed_service_vocabulary() {
         "mcp-server",
         "oauth-callback:codex_"
     ]);
-    let m = accepts(json!({"provides": all}), FIRST)
+    let m = accepts(json!({"provides": all, "runtimeProvider": "dist/runtime.js"}), FIRST)
         .manifest
         .expect("manifest");
     assert_eq!(m.provides.len(), 7);
@@ -211,6 +211,16 @@ fn a_self_declared_trust_never_raises_trust() {
 #[test]
 fn runtime_provider_stays_inside_the_package() {
     accepts(json!({"runtimeProvider": "dist/runtime.js"}), FIRST);
+    // "runtime instead names the native runtimeProvider module"
+    accepts(
+        json!({"provides": ["runtime"], "runtimeProvider": "dist/runtime.js"}),
+        FIRST,
+    );
+    rejects_at(
+        json!({"provides": ["runtime"]}),
+        FIRST,
+        "/neuralis/runtimeProvider",
+    );
     rejects_at(
         json!({"runtimeProvider": "../other/runtime.js"}),
         FIRST,
