@@ -174,14 +174,14 @@ impl Catalog {
     pub fn collision_report(&self) -> Vec<String> {
         self.contested()
             .iter()
-            .map(|c| {
+            .filter_map(|c| {
+                let owner = c.owner()?.id();
                 let shadowed: Vec<&str> = c.shadowed().iter().map(Claimant::id).collect();
-                format!(
-                    "tool {} owned by {} shadows {}",
+                Some(format!(
+                    "tool {} owned by {owner} shadows {}",
                     c.name,
-                    c.owner().id(),
                     shadowed.join(", ")
-                )
+                ))
             })
             .collect()
     }
