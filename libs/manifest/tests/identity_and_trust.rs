@@ -99,9 +99,12 @@ fn provides_uses_the_closed_service_vocabulary() {
         "mcp-server",
         "oauth-callback:codex_"
     ]);
-    let m = accepts(json!({"provides": all, "runtimeProvider": "dist/runtime.js"}), FIRST)
-        .manifest
-        .expect("manifest");
+    let m = accepts(
+        json!({"provides": all, "runtimeProvider": "dist/runtime.js"}),
+        FIRST,
+    )
+    .manifest
+    .expect("manifest");
     assert_eq!(m.provides.len(), 7);
     assert_eq!(m.provides[6], Service::OauthCallback("codex_".into()));
     assert!(m.provides[0].is_required_singleton() && m.provides[1].is_required_singleton());
