@@ -171,8 +171,15 @@ async fn a_source_from_creation_to_an_agent_override() {
     let stored = json(&cli(&server, Some(&admin), &args).await);
     assert_eq!(stored["policy"]["default"]["read"], true);
 
-    let synced = ok(&cli(&server, Some(&admin), &["sync", PROJECT, "example"]).await);
-    assert!(synced.starts_with("synced at revision"), "{synced}");
+    let synced = json(
+        &cli(
+            &server,
+            Some(&admin),
+            &["sync", PROJECT, "example", "--json"],
+        )
+        .await,
+    );
+    assert!(synced["files_indexed"].as_u64() > Some(0), "{synced}");
     let listed = json(
         &cli(
             &server,

@@ -7,7 +7,6 @@ mod demo;
 mod inspect;
 mod packages;
 mod policy;
-mod policy_file;
 mod serve;
 mod sources;
 mod sync;

@@ -4,13 +4,15 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use neuralis_policy::{BearerToken, PolicyApi, PolicyConfig, PolicyGrpcClient};
 use neuralis_proto::policy::v1 as pb;
 use serde_json::{Value, json};
 
 use super::client::{self, ClientArgs};
-use super::policy_file;
+
+mod file;
+mod grants;
 
 /// Manage access: URI policies, source switches, role grants, package states,
 /// per-file overrides and conversations.
@@ -144,11 +146,11 @@ async fn policy(args: PolicyArgs) -> Result<()> {
     let out = &args.client;
     // Read local input before touching the network: a bad file fails fast.
     let file_policy = match &args.action {
-        Action::Put { file, .. } => Some(policy_file::read(file)?),
+        Action::Put { file, .. } => Some(file::read(file)?),
         _ => None,
     };
     let grants = match &args.action {
-        Action::Grants { grants, .. } => parse_grants(grants)?,
+        Action::Grants { grants, .. } => grants::parse_grants(grants)?,
         _ => Vec::new(),
     };
     let enabled = matches!(&args.action, Action::Enable(_));
@@ -162,7 +164,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
             };
             let got = api.get_source_policy(token(), request).await;
             let got = got.map_err(|e| out.explain(e))?;
-            let policy = got.policy.as_ref().map(policy_file::to_json);
+            let policy = got.policy.as_ref().map(file::to_json);
             let value = json!({"source_id": source.id(), "enabled": got.enabled, "policy": policy});
             out.emit(&value, || {
                 let switch = if got.enabled { "enabled" } else { "disabled" };
@@ -180,7 +182,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
             };
             let stored = api.put_source_policy(token(), request).await;
             let stored = stored.map_err(|e| out.explain(e))?;
-            let policy = stored.policy.as_ref().map(policy_file::to_json);
+            let policy = stored.policy.as_ref().map(file::to_json);
             let value = json!({"source_id": source.id(), "policy": policy});
             out.emit(&value, || {
                 let body = policy.as_ref().map(pretty).unwrap_or_default();
@@ -291,44 +293,6 @@ async fn policy(args: PolicyArgs) -> Result<()> {
     }
 }
 
-/// `ROLE=FEATURE[,FEATURE...]` flags as grants.
-fn parse_grants(flags: &[String]) -> Result<Vec<pb::RoleGrant>> {
-    flags
-        .iter()
-        .map(|flag| {
-            let (role, features) = flag
-                .split_once('=')
-                .ok_or_else(|| anyhow!("--grant {flag:?}: expected ROLE=FEATURE[,FEATURE...]"))?;
-            if role.trim().is_empty() {
-                return Err(anyhow!("--grant {flag:?}: the role is empty"));
-            }
-            Ok(pb::RoleGrant {
-                role: role.trim().to_owned(),
-                features: features
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grants_parse_role_and_features() {
-        let grants = parse_grants(&["member=search, read".into(), "guest=".into()]).expect("ok");
-        assert_eq!(grants[0].role, "member");
-        assert_eq!(grants[0].features, ["search", "read"]);
-        assert!(grants[1].features.is_empty());
-        assert!(parse_grants(&["nofeatures".into()]).is_err());
-    }
 }
