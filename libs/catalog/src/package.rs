@@ -74,6 +74,8 @@ pub struct Rejection {
     pub root: String,
     pub id: Option<String>,
     pub errors: Vec<FileIssue>,
+    /// The warnings found on the way, so an author sees everything at once.
+    pub warnings: Vec<FileIssue>,
 }
 
 /// What loading one candidate gave.
@@ -90,13 +92,14 @@ pub enum Outcome {
 
 const PACKAGE_JSON: &str = "package.json";
 const NEURALIS_PACKAGE_JSON: &str = "neuralis.package.json";
+const BARE_SKILL: &str = "SKILL.md";
 
 /// Loads one candidate.
 pub fn load(candidate: &Candidate) -> Outcome {
     let (file, document) = match manifest_document(candidate) {
         Ok(Some(found)) => found,
         Ok(None) => return skipped(candidate, "no package.json with a neuralis block"),
-        Err(issue) => return rejected(candidate, None, vec![issue]),
+        Err(issue) => return rejected(candidate, None, vec![issue], Vec::new()),
     };
     let names: BTreeSet<String> = candidate.files.keys().cloned().collect();
     let validation = validate_package(&document, candidate.class.trust(), Some(&names));
@@ -129,7 +132,7 @@ pub fn load(candidate: &Candidate) -> Outcome {
     errors.extend(contract_errors);
     match validation.manifest {
         Some(manifest) if errors.is_empty() => assemble(candidate, manifest, declared, warnings),
-        manifest => rejected(candidate, manifest.map(|m| m.identity.id), errors),
+        manifest => rejected(candidate, manifest.map(|m| m.identity.id), errors, warnings),
     }
 }
 
@@ -153,7 +156,18 @@ fn manifest_document(candidate: &Candidate) -> Result<Option<(&'static str, Valu
             return Ok(Some((name, document)));
         }
     }
-    Ok(None)
+    Ok(bare_skill(candidate).map(|document| (BARE_SKILL, document)))
+}
+
+/// "<root>/SKILL.md — a bare single-skill folder with no package.json at all: the
+/// package root is the skill" (seed 001). Not for builtins, which load only through a
+/// neuralis block. The folder name is the package id, checked like any other id.
+fn bare_skill(candidate: &Candidate) -> Option<Value> {
+    let bare = candidate.class != InstallClass::Builtin
+        && !candidate.files.contains_key(PACKAGE_JSON)
+        && candidate.files.contains_key(BARE_SKILL);
+    let folder = candidate.root.rsplit('/').next().unwrap_or(&candidate.root);
+    bare.then(|| serde_json::json!({ "name": folder, "neuralis": {} }))
 }
 
 fn assemble(
@@ -228,10 +242,16 @@ fn skipped(candidate: &Candidate, reason: &str) -> Outcome {
     }
 }
 
-fn rejected(candidate: &Candidate, id: Option<String>, errors: Vec<FileIssue>) -> Outcome {
+fn rejected(
+    candidate: &Candidate,
+    id: Option<String>,
+    errors: Vec<FileIssue>,
+    warnings: Vec<FileIssue>,
+) -> Outcome {
     Outcome::Rejected(Rejection {
         root: candidate.root.clone(),
         id,
         errors,
+        warnings,
     })
 }

@@ -116,6 +116,20 @@ proptest! {
         }
     }
 
+    /// The sync reads exactly the files recognition needs: when every file names
+    /// itself, no file is left out for lack of an id or name.
+    #[test]
+    fn the_sync_reads_every_file_admission_needs(paths in proptest::collection::vec(path(), 0..40)) {
+        let files: Vec<IndexedFile> = paths.iter().map(|p| row(p, NAMED)).collect();
+        let layout = layout(&files);
+        let missed: Vec<_> = layout
+            .unloaded
+            .iter()
+            .filter(|u| u.reason == neuralis_layout::UnloadedReason::NoIdOrName)
+            .collect();
+        prop_assert!(missed.is_empty(), "{:?}", missed);
+    }
+
     /// Package keys are unique within a layout (they name packages in collision ids).
     #[test]
     fn package_keys_are_unique(files in tree()) {

@@ -104,7 +104,7 @@ impl SyncService {
     }
 }
 
-async fn open_store(config: &IndexStoreConfig) -> Result<Arc<dyn IndexStore>, SyncError> {
+pub async fn open_store(config: &IndexStoreConfig) -> Result<Arc<dyn IndexStore>, SyncError> {
     let store = match config {
         IndexStoreConfig::Embedded { path } => SqlIndexStore::open_embedded(path).await?,
         IndexStoreConfig::Postgres { url, schema } => {
@@ -114,7 +114,7 @@ async fn open_store(config: &IndexStoreConfig) -> Result<Arc<dyn IndexStore>, Sy
     Ok(Arc::new(store))
 }
 
-async fn open_bus(config: &BusConfig) -> Result<Arc<dyn InvalidationBus>, SyncError> {
+pub async fn open_bus(config: &BusConfig) -> Result<Arc<dyn InvalidationBus>, SyncError> {
     match config {
         BusConfig::InProcess => Ok(Arc::new(InProcessBus::default())),
         BusConfig::Redis { url, channel } => RedisBus::connect(url, channel)
@@ -129,7 +129,7 @@ async fn open_bus(config: &BusConfig) -> Result<Arc<dyn InvalidationBus>, SyncEr
     }
 }
 
-fn open_embedder(config: &EmbedderConfig) -> Result<Option<Arc<dyn Embedder>>, SyncError> {
+pub fn open_embedder(config: &EmbedderConfig) -> Result<Option<Arc<dyn Embedder>>, SyncError> {
     match config {
         EmbedderConfig::None => Ok(None),
         EmbedderConfig::OpenaiCompatible {
