@@ -82,7 +82,7 @@ impl SyncCore {
     async fn record(&self, source: &SourceRecord, outcome: &Result<RunUpdate, SyncError>) {
         let status = match outcome {
             Ok(done) => SyncStatus {
-                last_synced_at: Some(neuralis_bus::now_millis() as i64),
+                last_synced_at: Some(i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX)),
                 last_revision: done.revision,
                 files_seen: done.counters.files_seen,
                 files_indexed: done.counters.files_indexed,

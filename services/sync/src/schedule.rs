@@ -104,8 +104,66 @@ async fn watch(core: Arc<SyncCore>, source: SourceRecord, debounce: Duration) {
     }
     sync_quietly(&core, &source).await;
     while changed.recv().await.is_some() {
-        // Wait until the burst has been quiet for the debounce, however long it lasts.
-        while let Ok(Some(())) = tokio::time::timeout(debounce, changed.recv()).await {}
+        settle(&mut changed, debounce).await;
         sync_quietly(&core, &source).await;
+    }
+}
+
+/// How long a burst that never quiets down may hold a sync back, in debounce periods.
+const MAX_WAIT_IN_DEBOUNCES: u32 = 10;
+
+/// Waits until the changes have been quiet for `debounce`, but never longer than
+/// [`MAX_WAIT_IN_DEBOUNCES`] debounces: a tree written to without pause still syncs.
+async fn settle(changed: &mut mpsc::UnboundedReceiver<()>, debounce: Duration) {
+    let give_up = tokio::time::Instant::now() + debounce * MAX_WAIT_IN_DEBOUNCES;
+    while tokio::time::Instant::now() < give_up {
+        match tokio::time::timeout(debounce, changed.recv()).await {
+            Ok(Some(())) => continue,
+            Ok(None) | Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEBOUNCE: Duration = Duration::from_millis(100);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_settles_once_it_has_been_quiet_for_the_debounce() {
+        let (changes, mut changed) = mpsc::unbounded_channel();
+        for _ in 0..5 {
+            changes.send(()).expect("sent");
+        }
+        let started = tokio::time::Instant::now();
+        settle(&mut changed, DEBOUNCE).await;
+        assert_eq!(
+            started.elapsed(),
+            DEBOUNCE,
+            "one quiet debounce after the burst"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_that_never_quiets_still_syncs_after_the_longest_wait() {
+        let (changes, mut changed) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(async move {
+            loop {
+                if changes.send(()).is_err() {
+                    return;
+                }
+                tokio::time::sleep(DEBOUNCE / 2).await;
+            }
+        });
+        let started = tokio::time::Instant::now();
+        settle(&mut changed, DEBOUNCE).await;
+        writer.abort();
+        let waited = started.elapsed();
+        assert!(waited >= DEBOUNCE * MAX_WAIT_IN_DEBOUNCES, "{waited:?}");
+        assert!(
+            waited <= DEBOUNCE * (MAX_WAIT_IN_DEBOUNCES + 1),
+            "{waited:?}"
+        );
     }
 }

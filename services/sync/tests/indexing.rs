@@ -387,14 +387,28 @@ async fn search_answers_by_vector_when_an_embedder_is_configured() {
     setup.embedder = Some(embedder.clone());
     let harness = support::start(setup).await;
     let repo = tree::repository();
-    support::create(&harness.client, support::local_spec(PROJECT, "repo", repo.path(), "manual")).await;
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
     support::synced(&harness.client, PROJECT, "repo").await;
     let answer = harness
         .client
-        .search(pb::SearchRequest { project: PROJECT.into(), query: "anything".into(), limit: 3 })
+        .search(pb::SearchRequest {
+            project: PROJECT.into(),
+            query: "anything".into(),
+            limit: 3,
+        })
         .await
         .expect("search");
     assert_eq!(answer.mode(), pb::SearchMode::Vector);
     assert_eq!(answer.hits.len(), 3);
-    assert!(answer.hits.windows(2).all(|pair| pair[0].score >= pair[1].score), "best first");
+    assert!(
+        answer
+            .hits
+            .windows(2)
+            .all(|pair| pair[0].score >= pair[1].score),
+        "best first"
+    );
 }

@@ -266,23 +266,20 @@ async fn embed(deps: &RunDeps, batch: &mut WriteBatch) -> Result<(), SyncError> 
     Ok(())
 }
 
-/// Paths to batch sizes, for the tests of the cut.
-#[cfg(test)]
-pub(crate) fn sizes(batches: &[PlannedBatch]) -> Vec<(usize, bool)> {
-    batches
-        .iter()
-        .map(|b| (b.writes.len(), b.moves_package))
-        .collect()
-}
-
-#[cfg(test)]
-pub(crate) fn predicate_from(before: PackageRoots, after: PackageRoots) -> MovePredicate {
-    MovePredicate { before, after }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sizes(batches: &[PlannedBatch]) -> Vec<(usize, bool)> {
+        batches
+            .iter()
+            .map(|b| (b.writes.len(), b.moves_package))
+            .collect()
+    }
+
+    fn predicate_from(before: PackageRoots, after: PackageRoots) -> MovePredicate {
+        MovePredicate { before, after }
+    }
 
     fn file(path: &str) -> PreparedFile {
         PreparedFile {

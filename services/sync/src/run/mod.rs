@@ -195,14 +195,3 @@ where
         .await
         .map_err(|err| SyncError::Internal(format!("connector task: {err}")))
 }
-
-impl From<crate::connector::ConnectorError> for SyncError {
-    fn from(err: crate::connector::ConnectorError) -> Self {
-        match err {
-            crate::connector::ConnectorError::NotFound => SyncError::NotFound("file".into()),
-            crate::connector::ConnectorError::RootUnavailable(message) => {
-                SyncError::Unavailable(format!("source root: {message}"))
-            }
-        }
-    }
-}
