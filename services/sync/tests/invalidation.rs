@@ -5,6 +5,7 @@ mod support;
 
 use neuralis_bus::{InvalidationBus, InvalidationEvent, Phase, RedisBus};
 use neuralis_sync::SyncApi;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use support::{Setup, tree};
 
@@ -210,4 +211,30 @@ async fn deleting_a_source_is_announced_and_raises_the_revision() {
             .1
             .is_empty()
     );
+}
+
+#[tokio::test]
+async fn a_write_that_times_out_publishes_failed() {
+    let bus = Arc::new(neuralis_bus::InProcessBus::default());
+    let mut subscription = bus.subscribe().await.expect("subscribed");
+    let mut setup = Setup::with_bus(bus.clone());
+    setup.config.write_timeout_secs = 1;
+    let harness = support::start(setup).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    harness.store.stall_writes.store(true, Ordering::SeqCst);
+
+    let outcome = support::sync(&harness.client, PROJECT, "repo").await;
+    let events = support::events_until_sentinel(bus.as_ref(), &mut subscription).await;
+
+    assert!(
+        matches!(outcome, Err(neuralis_sync::SyncError::Unavailable(ref m)) if m.contains("did not finish")),
+        "{outcome:?}"
+    );
+    assert_eq!(phases(&events), [Phase::Start, Phase::Failed]);
+    assert_eq!(support::revision(&harness.client, PROJECT).await, 0);
 }

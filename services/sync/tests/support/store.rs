@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub struct CountingStore {
     inner: Arc<dyn IndexStore>,
     pub fail_writes: AtomicBool,
+    pub stall_writes: AtomicBool,
     pub batches: AtomicU64,
     pub rows_written: AtomicU64,
     pub chunk_rows_written: AtomicU64,
@@ -20,6 +21,7 @@ impl CountingStore {
         Self {
             inner,
             fail_writes: AtomicBool::new(false),
+            stall_writes: AtomicBool::new(false),
             batches: AtomicU64::new(0),
             rows_written: AtomicU64::new(0),
             chunk_rows_written: AtomicU64::new(0),
@@ -80,6 +82,10 @@ impl IndexStore for CountingStore {
     async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
         if self.fail_writes.load(Ordering::SeqCst) {
             return Err(IndexError::Unavailable("write failed on purpose".into()));
+        }
+        if self.stall_writes.load(Ordering::SeqCst) {
+            // A backend that never answers: only the write timeout ends this.
+            std::future::pending::<()>().await;
         }
         let revision = self.inner.write_batch(batch).await?;
         self.batches.fetch_add(1, Ordering::SeqCst);
