@@ -195,7 +195,8 @@ fn a_directory_that_does_not_exist_is_an_error_not_a_panic() {
 #[test]
 fn an_installed_package_directory_is_one_manifest_package() {
     let dir = fixture("repo-example/packages/helper");
-    let report: Value = serde_json::from_str(&inspect(&dir, &["--json", "--installed", "untrusted"])).unwrap();
+    let report: Value =
+        serde_json::from_str(&inspect(&dir, &["--json", "--installed", "untrusted"])).unwrap();
     let packages = report["packages"].as_array().unwrap();
     assert_eq!(packages.len(), 1);
     assert_eq!(packages[0]["rule"], "manifest");
