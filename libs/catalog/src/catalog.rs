@@ -89,6 +89,7 @@ impl Catalog {
             root: package.root.clone(),
             id: Some(package.id.clone()),
             errors,
+            warnings: package.warnings.clone(),
         });
     }
 

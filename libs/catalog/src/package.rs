@@ -74,6 +74,8 @@ pub struct Rejection {
     pub root: String,
     pub id: Option<String>,
     pub errors: Vec<FileIssue>,
+    /// The warnings found on the way, so an author sees everything at once.
+    pub warnings: Vec<FileIssue>,
 }
 
 /// What loading one candidate gave.
@@ -96,7 +98,7 @@ pub fn load(candidate: &Candidate) -> Outcome {
     let (file, document) = match manifest_document(candidate) {
         Ok(Some(found)) => found,
         Ok(None) => return skipped(candidate, "no package.json with a neuralis block"),
-        Err(issue) => return rejected(candidate, None, vec![issue]),
+        Err(issue) => return rejected(candidate, None, vec![issue], Vec::new()),
     };
     let names: BTreeSet<String> = candidate.files.keys().cloned().collect();
     let validation = validate_package(&document, candidate.class.trust(), Some(&names));
@@ -129,7 +131,7 @@ pub fn load(candidate: &Candidate) -> Outcome {
     errors.extend(contract_errors);
     match validation.manifest {
         Some(manifest) if errors.is_empty() => assemble(candidate, manifest, declared, warnings),
-        manifest => rejected(candidate, manifest.map(|m| m.identity.id), errors),
+        manifest => rejected(candidate, manifest.map(|m| m.identity.id), errors, warnings),
     }
 }
 
@@ -228,10 +230,16 @@ fn skipped(candidate: &Candidate, reason: &str) -> Outcome {
     }
 }
 
-fn rejected(candidate: &Candidate, id: Option<String>, errors: Vec<FileIssue>) -> Outcome {
+fn rejected(
+    candidate: &Candidate,
+    id: Option<String>,
+    errors: Vec<FileIssue>,
+    warnings: Vec<FileIssue>,
+) -> Outcome {
     Outcome::Rejected(Rejection {
         root: candidate.root.clone(),
         id,
         errors,
+        warnings,
     })
 }

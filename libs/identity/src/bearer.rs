@@ -1,6 +1,34 @@
 //! Reading the bearer token from request metadata.
 
-use crate::IdentityError;
+use crate::{IdentityError, Secret};
+
+/// The bearer token of one call, as it arrived (or none): what a service forwards to
+/// another and hands its verifier. `Debug` never prints it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BearerToken(Option<Secret>);
+
+impl BearerToken {
+    /// A token, or none; an empty token is none.
+    pub fn new(token: Option<String>) -> Self {
+        BearerToken(token.filter(|token| !token.is_empty()).map(Secret::new))
+    }
+
+    /// The token of an `authorization: Bearer` header; none when missing or malformed
+    /// (verification then fails as unauthenticated).
+    pub fn from_headers(headers: &http::HeaderMap) -> Self {
+        BearerToken::new(bearer_token(headers).ok().map(str::to_owned))
+    }
+
+    /// The raw token, to verify or to forward.
+    pub fn expose(&self) -> Option<&str> {
+        self.0.as_ref().map(Secret::expose)
+    }
+
+    /// The `authorization` header value that forwards this token.
+    pub fn header_value(&self) -> Option<String> {
+        self.expose().map(|token| format!("Bearer {token}"))
+    }
+}
 
 /// The token of an `authorization: Bearer <token>` header (the scheme is matched
 /// case-insensitively, as RFC 6750 allows).
@@ -32,6 +60,16 @@ mod tests {
             headers.insert(http::header::AUTHORIZATION, value.parse().unwrap());
         }
         headers
+    }
+
+    #[test]
+    fn a_bearer_token_never_prints_and_round_trips_through_its_header() {
+        let token = BearerToken::new(Some("abc.def.ghi".into()));
+        assert!(!format!("{token:?}").contains("abc"));
+        let headers = headers(token.header_value().as_deref());
+        assert_eq!(BearerToken::from_headers(&headers), token);
+        assert_eq!(BearerToken::from_headers(&http::HeaderMap::new()).expose(), None);
+        assert_eq!(BearerToken::new(Some(String::new())), BearerToken::default());
     }
 
     #[test]

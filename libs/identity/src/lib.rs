@@ -18,7 +18,7 @@ pub mod mint;
 pub mod secret;
 pub mod verifier;
 
-pub use bearer::{bearer_token, from_metadata};
+pub use bearer::{BearerToken, bearer_token, from_metadata};
 pub use claims::Claims;
 pub use config::{IdentityConfig, KeySource, PublicKey, SignatureAlgorithm};
 pub use error::IdentityError;

@@ -59,6 +59,11 @@ impl Verifier {
         data.claims.into_caller()
     }
 
+    /// The caller a forwarded bearer token proves; none proves nothing.
+    pub fn verify_bearer(&self, token: &crate::BearerToken) -> Result<Caller, IdentityError> {
+        self.verify(token.expose().ok_or(IdentityError::Missing)?)
+    }
+
     /// The caller proven by the `authorization: Bearer` header of a request.
     pub fn verify_headers(&self, headers: &http::HeaderMap) -> Result<Caller, IdentityError> {
         self.verify(crate::bearer_token(headers)?)

@@ -61,7 +61,7 @@ pub fn directory_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         return Some("must not be empty");
     }
-    if name == ".." || name == "." {
+    if name == "." || name.split(['/', '\\']).any(|segment| segment == "..") {
         return Some("must not be a traversal (. or ..)");
     }
     let checks: [(CharTest, &'static str); 5] = [

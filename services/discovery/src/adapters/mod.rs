@@ -4,6 +4,10 @@
 
 mod catalog;
 mod identity;
+mod policy_access;
+mod sync_index;
 
 pub use catalog::LoadedCatalog;
 pub use identity::TokenVerifier;
+pub use policy_access::PolicyAccess;
+pub use sync_index::{SyncIndex, source_id};

@@ -40,7 +40,9 @@ impl FromStr for Target {
             "sync" => Ok(Target::Sync),
             "discovery" => Ok(Target::Discovery),
             "policy" => Ok(Target::Policy),
-            other => Err(format!("unknown target {other:?}: expected sync, discovery or policy")),
+            other => Err(format!(
+                "unknown target {other:?}: expected sync, discovery or policy"
+            )),
         }
     }
 }
@@ -53,7 +55,11 @@ impl Targets {
     /// From the `--target` flags (or the `targets` setting); none means all.
     pub fn new(targets: impl IntoIterator<Item = Target>) -> Self {
         let set: BTreeSet<Target> = targets.into_iter().collect();
-        if set.is_empty() { Self(Target::ALL.into_iter().collect()) } else { Self(set) }
+        if set.is_empty() {
+            Self(Target::ALL.into_iter().collect())
+        } else {
+            Self(set)
+        }
     }
 
     /// Whether `target` runs here.

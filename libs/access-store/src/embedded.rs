@@ -1,0 +1,228 @@
+//! The embedded backend: one SQLite file, no server (the all-in-one default).
+
+use std::path::Path;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+
+use crate::records::{self, SnapshotRows};
+use crate::store::MAX_CHAIN_DEPTH;
+use crate::{
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError, schema,
+    sql,
+};
+
+/// Connections per process: SQLite serializes writers, readers run beside them (WAL).
+const MAX_CONNECTIONS: u32 = 4;
+
+/// The access store in a single SQLite file.
+#[derive(Debug, Clone)]
+pub struct EmbeddedStore {
+    pool: SqlitePool,
+}
+
+impl EmbeddedStore {
+    /// Opens (creating when missing) the database at `path` and runs the migrations.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|error| StoreError::Config {
+                field: "path",
+                message: format!("cannot create its folder: {error}"),
+            })?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(Duration::from_secs(5))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .connect_with(options)
+            .await?;
+        schema::migrator().run(&pool).await?;
+        Ok(EmbeddedStore { pool })
+    }
+
+    /// A write transaction that takes the write lock at once, so a read-then-write
+    /// cannot fail half-way on a lock upgrade.
+    async fn write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+#[async_trait]
+impl AccessStore for EmbeddedStore {
+    async fn put_source_policy(
+        &self,
+        source_id: &str,
+        policy: &UriPolicy,
+    ) -> Result<UriPolicy, StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query(sql::ENSURE_SOURCE)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?;
+        let previous: Option<String> = sqlx::query_scalar(sql::POLICY_FOR_UPDATE_SQLITE)
+            .bind(source_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let stored = records::merge_floors(previous, policy)?;
+        sqlx::query(sql::WRITE_POLICY)
+            .bind(source_id)
+            .bind(stored.to_json())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    async fn source(&self, source_id: &str) -> Result<Option<SourceRecord>, StoreError> {
+        let row: Option<(bool, Option<String>)> = sqlx::query_as(sql::SOURCE)
+            .bind(source_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(enabled, policy)| records::source_record(source_id, enabled, policy)))
+    }
+
+    async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
+        sqlx::query(sql::SET_SOURCE_ENABLED)
+            .bind(source_id)
+            .bind(enabled)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
+        let grantor = grants.grantor.key();
+        let mut tx = self.write().await?;
+        sqlx::query(sql::DELETE_GRANTS)
+            .bind(&grantor)
+            .execute(&mut *tx)
+            .await?;
+        for (role, features) in &grants.roles {
+            for feature in features {
+                sqlx::query(sql::INSERT_GRANT)
+                    .bind(&grantor)
+                    .bind(role)
+                    .bind(feature)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn set_package_enabled(
+        &self,
+        project: &str,
+        package_key: &str,
+        enabled: bool,
+    ) -> Result<(), StoreError> {
+        sqlx::query(sql::SET_PACKAGE)
+            .bind(project)
+            .bind(package_key)
+            .bind(enabled)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn set_file_override(
+        &self,
+        target: &OverrideTarget,
+        file: &FileRef,
+        state: Option<bool>,
+    ) -> Result<(), StoreError> {
+        let (owner, set, clear) = match target {
+            OverrideTarget::Agent(agent) => {
+                (agent, sql::SET_AGENT_OVERRIDE, sql::CLEAR_AGENT_OVERRIDE)
+            }
+            OverrideTarget::Conversation(id) => (
+                id,
+                sql::SET_CONVERSATION_OVERRIDE,
+                sql::CLEAR_CONVERSATION_OVERRIDE,
+            ),
+        };
+        let query = sqlx::query(if state.is_some() { set } else { clear })
+            .bind(owner)
+            .bind(&file.package_key)
+            .bind(&file.path);
+        match state {
+            Some(enabled) => query.bind(enabled).execute(&self.pool).await?,
+            None => query.execute(&self.pool).await?,
+        };
+        Ok(())
+    }
+
+    async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        if let Some(parent) = &record.parent {
+            let row = sqlx::query_as(sql::CONVERSATION)
+                .bind(parent)
+                .fetch_optional(&mut *tx)
+                .await?;
+            records::check_parent(row, &record.project)?;
+        }
+        sqlx::query(sql::INSERT_CONVERSATION)
+            .bind(&record.conversation)
+            .bind(&record.project)
+            .bind(&record.parent)
+            .execute(&mut *tx)
+            .await?;
+        let stored = sqlx::query_as(sql::CONVERSATION)
+            .bind(&record.conversation)
+            .fetch_optional(&mut *tx)
+            .await?;
+        records::check_lineage(stored, record)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError> {
+        // One read transaction: in WAL mode it sees one committed state throughout.
+        let mut tx = self.pool.begin().await?;
+        let ids = serde_json::to_string(&query.source_ids)
+            .map_err(|_| StoreError::Internal("source ids".into()))?;
+        let rows = SnapshotRows {
+            sources: sqlx::query_as(sql::SOURCES_SQLITE)
+                .bind(ids)
+                .fetch_all(&mut *tx)
+                .await?,
+            role_features: sqlx::query_scalar(sql::ROLE_FEATURES)
+                .bind(&query.role)
+                .fetch_all(&mut *tx)
+                .await?,
+            packages: sqlx::query_as(sql::PACKAGES)
+                .bind(&query.project)
+                .fetch_all(&mut *tx)
+                .await?,
+            agent_overrides: match &query.agent {
+                Some(agent) => {
+                    sqlx::query_as(sql::AGENT_OVERRIDES)
+                        .bind(agent)
+                        .fetch_all(&mut *tx)
+                        .await?
+                }
+                None => Vec::new(),
+            },
+            chain_overrides: match &query.conversation {
+                Some(id) => {
+                    sqlx::query_as(sql::CHAIN_OVERRIDES)
+                        .bind(id)
+                        .bind(MAX_CHAIN_DEPTH)
+                        .fetch_all(&mut *tx)
+                        .await?
+                }
+                None => Vec::new(),
+            },
+        };
+        tx.commit().await?;
+        Ok(rows.into_snapshot())
+    }
+}

@@ -1,0 +1,69 @@
+//! Store failures. Messages carry no stored value (a path, a pattern, a feature), only
+//! what kind of failure it was.
+
+/// A failure of the access store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached (connection refused, pool timed out or closed).
+    #[error("access store unavailable: {0}")]
+    Unavailable(String),
+    /// A record the call depends on does not exist (e.g. a parent conversation).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The call contradicts what is stored (e.g. a conversation's lineage).
+    #[error("{field}: {message}")]
+    Conflict {
+        /// The request field at fault.
+        field: &'static str,
+        /// Why.
+        message: &'static str,
+    },
+    /// Bad store configuration, naming the field.
+    #[error("invalid store configuration {field}: {message}")]
+    Config {
+        /// The offending field.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// A defect or a database error; the kind only.
+    #[error("access store failure: {0}")]
+    Internal(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> Self {
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => StoreError::Unavailable("database unreachable".into()),
+            // The database's own message may quote stored values: keep the code only.
+            sqlx::Error::Database(db) => StoreError::Internal(format!(
+                "database error {}",
+                db.code().as_deref().unwrap_or("without a code")
+            )),
+            other => StoreError::Internal(format!("database client error ({})", kind(&other))),
+        }
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(error: sqlx::migrate::MigrateError) -> Self {
+        match error {
+            sqlx::migrate::MigrateError::Execute(inner) => StoreError::from(inner),
+            other => StoreError::Internal(format!("migration failed: {other}")),
+        }
+    }
+}
+
+fn kind(error: &sqlx::Error) -> &'static str {
+    match error {
+        sqlx::Error::Configuration(_) => "configuration",
+        sqlx::Error::RowNotFound => "row not found",
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => "decode",
+        sqlx::Error::Protocol(_) => "protocol",
+        _ => "other",
+    }
+}

@@ -1,0 +1,42 @@
+//! The access store: everything the policy service persists, behind one trait
+//! ([`AccessStore`]) with two backends that pass one conformance suite:
+//!
+//! - [`EmbeddedStore`]: the default, a single SQLite file, no server;
+//! - [`PostgresStore`]: for several replicas sharing one database.
+//!
+//! Migrations run when a store opens. [`AccessStore::snapshot`] reads everything one
+//! evaluation needs in one consistent read; nothing here caches.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod config;
+pub mod embedded;
+pub mod error;
+pub mod postgres;
+pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+mod records;
+mod schema;
+mod sql;
+
+use std::sync::Arc;
+
+pub use config::StoreConfig;
+pub use embedded::EmbeddedStore;
+pub use error::StoreError;
+pub use postgres::PostgresStore;
+pub use store::{AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery};
+
+/// Opens the configured backend and runs its migrations.
+pub async fn open(config: &StoreConfig) -> Result<Arc<dyn AccessStore>, StoreError> {
+    Ok(match config {
+        StoreConfig::Embedded { path } => Arc::new(EmbeddedStore::open(path).await?),
+        StoreConfig::Postgres {
+            url,
+            max_connections,
+            schema,
+        } => Arc::new(PostgresStore::connect(url, *max_connections, schema.as_deref()).await?),
+    })
+}

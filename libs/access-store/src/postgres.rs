@@ -1,0 +1,248 @@
+//! The PostgreSQL backend: one database shared by every replica of the policy service.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::records::{self, SnapshotRows};
+use crate::store::MAX_CHAIN_DEPTH;
+use crate::{
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError, schema,
+    sql,
+};
+
+/// The access store in PostgreSQL.
+#[derive(Debug, Clone)]
+pub struct PostgresStore {
+    pool: PgPool,
+}
+
+impl PostgresStore {
+    /// Connects, creates `schema` when given and missing, and runs the migrations (which
+    /// take an advisory lock, so replicas starting together migrate once).
+    pub async fn connect(
+        url: &str,
+        max_connections: u32,
+        schema: Option<&str>,
+    ) -> Result<Self, StoreError> {
+        let mut options: PgConnectOptions = url.parse().map_err(|_| StoreError::Config {
+            field: "url",
+            message: "is not a PostgreSQL URL".into(),
+        })?;
+        let mut migrator = schema::migrator();
+        if let Some(schema) = schema {
+            check_schema_name(schema)?;
+            options = options.options([("search_path", schema)]);
+            migrator.create_schema(schema.to_owned());
+        }
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections.max(1))
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(options)
+            .await?;
+        migrator.run(&pool).await?;
+        Ok(PostgresStore { pool })
+    }
+
+    /// The pool, for tests that drop their schema.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+/// A schema name goes into DDL unquoted: lowercase letters, digits and `_` only.
+fn check_schema_name(schema: &str) -> Result<(), StoreError> {
+    let valid = schema
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && schema.len() <= 63
+        && schema
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if valid {
+        Ok(())
+    } else {
+        Err(StoreError::Config {
+            field: "schema",
+            message: "must be lowercase letters, digits and `_`".into(),
+        })
+    }
+}
+
+#[async_trait]
+impl AccessStore for PostgresStore {
+    async fn put_source_policy(
+        &self,
+        source_id: &str,
+        policy: &UriPolicy,
+    ) -> Result<UriPolicy, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(sql::ENSURE_SOURCE)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?;
+        let previous: Option<String> = sqlx::query_scalar(sql::POLICY_FOR_UPDATE_PG)
+            .bind(source_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let stored = records::merge_floors(previous, policy)?;
+        sqlx::query(sql::WRITE_POLICY)
+            .bind(source_id)
+            .bind(stored.to_json())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    async fn source(&self, source_id: &str) -> Result<Option<SourceRecord>, StoreError> {
+        let row: Option<(bool, Option<String>)> = sqlx::query_as(sql::SOURCE)
+            .bind(source_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(enabled, policy)| records::source_record(source_id, enabled, policy)))
+    }
+
+    async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
+        sqlx::query(sql::SET_SOURCE_ENABLED)
+            .bind(source_id)
+            .bind(enabled)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
+        let grantor = grants.grantor.key();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(sql::DELETE_GRANTS)
+            .bind(&grantor)
+            .execute(&mut *tx)
+            .await?;
+        for (role, features) in &grants.roles {
+            for feature in features {
+                sqlx::query(sql::INSERT_GRANT)
+                    .bind(&grantor)
+                    .bind(role)
+                    .bind(feature)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn set_package_enabled(
+        &self,
+        project: &str,
+        package_key: &str,
+        enabled: bool,
+    ) -> Result<(), StoreError> {
+        sqlx::query(sql::SET_PACKAGE)
+            .bind(project)
+            .bind(package_key)
+            .bind(enabled)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn set_file_override(
+        &self,
+        target: &OverrideTarget,
+        file: &FileRef,
+        state: Option<bool>,
+    ) -> Result<(), StoreError> {
+        let (owner, set, clear) = match target {
+            OverrideTarget::Agent(agent) => {
+                (agent, sql::SET_AGENT_OVERRIDE, sql::CLEAR_AGENT_OVERRIDE)
+            }
+            OverrideTarget::Conversation(id) => (
+                id,
+                sql::SET_CONVERSATION_OVERRIDE,
+                sql::CLEAR_CONVERSATION_OVERRIDE,
+            ),
+        };
+        let query = sqlx::query(if state.is_some() { set } else { clear })
+            .bind(owner)
+            .bind(&file.package_key)
+            .bind(&file.path);
+        match state {
+            Some(enabled) => query.bind(enabled).execute(&self.pool).await?,
+            None => query.execute(&self.pool).await?,
+        };
+        Ok(())
+    }
+
+    async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(parent) = &record.parent {
+            let row = sqlx::query_as(sql::CONVERSATION)
+                .bind(parent)
+                .fetch_optional(&mut *tx)
+                .await?;
+            records::check_parent(row, &record.project)?;
+        }
+        sqlx::query(sql::INSERT_CONVERSATION)
+            .bind(&record.conversation)
+            .bind(&record.project)
+            .bind(&record.parent)
+            .execute(&mut *tx)
+            .await?;
+        let stored = sqlx::query_as(sql::CONVERSATION)
+            .bind(&record.conversation)
+            .fetch_optional(&mut *tx)
+            .await?;
+        records::check_lineage(stored, record)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError> {
+        // One repeatable-read transaction: every statement sees the same committed state.
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+        let rows = SnapshotRows {
+            sources: sqlx::query_as(sql::SOURCES_PG)
+                .bind(query.source_ids.as_slice())
+                .fetch_all(&mut *tx)
+                .await?,
+            role_features: sqlx::query_scalar(sql::ROLE_FEATURES)
+                .bind(&query.role)
+                .fetch_all(&mut *tx)
+                .await?,
+            packages: sqlx::query_as(sql::PACKAGES)
+                .bind(&query.project)
+                .fetch_all(&mut *tx)
+                .await?,
+            agent_overrides: match &query.agent {
+                Some(agent) => {
+                    sqlx::query_as(sql::AGENT_OVERRIDES)
+                        .bind(agent)
+                        .fetch_all(&mut *tx)
+                        .await?
+                }
+                None => Vec::new(),
+            },
+            chain_overrides: match &query.conversation {
+                Some(id) => {
+                    sqlx::query_as(sql::CHAIN_OVERRIDES)
+                        .bind(id)
+                        .bind(MAX_CHAIN_DEPTH)
+                        .fetch_all(&mut *tx)
+                        .await?
+                }
+                None => Vec::new(),
+            },
+        };
+        tx.commit().await?;
+        Ok(rows.into_snapshot())
+    }
+}

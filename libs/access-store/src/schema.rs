@@ -1,0 +1,24 @@
+//! Migrations, embedded in the binary and run when a store opens. They are tracked in a
+//! table of their own, so the access store can share a database with other services.
+
+use std::borrow::Cow;
+
+use sqlx::SqlSafeStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+
+/// The table recording applied migrations.
+const MIGRATIONS_TABLE: &str = "access_store_migrations";
+
+/// The migrator over every migration of the access store.
+pub(crate) fn migrator() -> Migrator {
+    let migrations = vec![Migration::new(
+        1,
+        Cow::Borrowed("access store"),
+        MigrationType::Simple,
+        include_str!("../migrations/0001_access_store.sql").into_sql_str(),
+        false,
+    )];
+    let mut migrator = Migrator::with_migrations(migrations);
+    migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
+    migrator
+}

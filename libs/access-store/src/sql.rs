@@ -1,0 +1,74 @@
+//! The statements, written once: both backends bind `$N` placeholders (SQLite accepts
+//! them too). Where the dialects differ, each backend has its own constant here.
+
+pub(crate) const SOURCE: &str = "SELECT enabled, policy FROM access_sources WHERE source_id = $1";
+
+/// PostgreSQL: the sources of a batch, bound as a text array.
+pub(crate) const SOURCES_PG: &str =
+    "SELECT source_id, enabled, policy FROM access_sources WHERE source_id = ANY($1)";
+
+/// SQLite: the sources of a batch, bound as a JSON array.
+pub(crate) const SOURCES_SQLITE: &str = "SELECT source_id, enabled, policy FROM access_sources WHERE source_id IN (SELECT value FROM json_each($1))";
+
+/// Creates the source row a policy is written to, so PostgreSQL can lock it.
+pub(crate) const ENSURE_SOURCE: &str = "INSERT INTO access_sources (source_id, enabled, policy) VALUES ($1, TRUE, NULL) ON CONFLICT (source_id) DO NOTHING";
+
+/// PostgreSQL: the policy to merge floors from, locked until the write commits.
+pub(crate) const POLICY_FOR_UPDATE_PG: &str =
+    "SELECT policy FROM access_sources WHERE source_id = $1 FOR UPDATE";
+
+/// SQLite: the write transaction is `BEGIN IMMEDIATE`, which already excludes writers.
+pub(crate) const POLICY_FOR_UPDATE_SQLITE: &str =
+    "SELECT policy FROM access_sources WHERE source_id = $1";
+
+pub(crate) const WRITE_POLICY: &str = "UPDATE access_sources SET policy = $2 WHERE source_id = $1";
+
+pub(crate) const SET_SOURCE_ENABLED: &str = "INSERT INTO access_sources (source_id, enabled, policy) VALUES ($1, $2, NULL) \
+     ON CONFLICT (source_id) DO UPDATE SET enabled = excluded.enabled";
+
+pub(crate) const DELETE_GRANTS: &str = "DELETE FROM access_role_features WHERE grantor = $1";
+
+pub(crate) const INSERT_GRANT: &str =
+    "INSERT INTO access_role_features (grantor, role, feature) VALUES ($1, $2, $3)";
+
+pub(crate) const ROLE_FEATURES: &str =
+    "SELECT DISTINCT feature FROM access_role_features WHERE role = $1";
+
+pub(crate) const SET_PACKAGE: &str = "INSERT INTO access_package_states (project, package_key, enabled) VALUES ($1, $2, $3) \
+     ON CONFLICT (project, package_key) DO UPDATE SET enabled = excluded.enabled";
+
+pub(crate) const PACKAGES: &str =
+    "SELECT package_key, enabled FROM access_package_states WHERE project = $1";
+
+pub(crate) const SET_AGENT_OVERRIDE: &str = "INSERT INTO access_agent_overrides (agent, package_key, file_path, enabled) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (agent, package_key, file_path) DO UPDATE SET enabled = excluded.enabled";
+
+pub(crate) const CLEAR_AGENT_OVERRIDE: &str =
+    "DELETE FROM access_agent_overrides WHERE agent = $1 AND package_key = $2 AND file_path = $3";
+
+pub(crate) const AGENT_OVERRIDES: &str =
+    "SELECT package_key, file_path, enabled FROM access_agent_overrides WHERE agent = $1";
+
+pub(crate) const SET_CONVERSATION_OVERRIDE: &str = "INSERT INTO access_conversation_overrides \
+     (conversation, package_key, file_path, enabled) VALUES ($1, $2, $3, $4) \
+     ON CONFLICT (conversation, package_key, file_path) DO UPDATE SET enabled = excluded.enabled";
+
+pub(crate) const CLEAR_CONVERSATION_OVERRIDE: &str = "DELETE FROM access_conversation_overrides WHERE conversation = $1 AND package_key = $2 AND file_path = $3";
+
+pub(crate) const CONVERSATION: &str =
+    "SELECT project, parent FROM access_conversations WHERE conversation = $1";
+
+pub(crate) const INSERT_CONVERSATION: &str = "INSERT INTO access_conversations (conversation, project, parent) \
+     VALUES ($1, $2, $3) ON CONFLICT (conversation) DO NOTHING";
+
+/// The overrides of a conversation and of its ancestors, with their distance from it
+/// (0 for the conversation itself), up to `$2` generations.
+pub(crate) const CHAIN_OVERRIDES: &str = "WITH RECURSIVE chain (conversation, depth) AS ( \
+         SELECT CAST($1 AS TEXT), CAST(0 AS BIGINT) \
+         UNION ALL \
+         SELECT c.parent, chain.depth + 1 FROM access_conversations c \
+         JOIN chain ON c.conversation = chain.conversation \
+         WHERE c.parent IS NOT NULL AND chain.depth < $2 \
+     ) \
+     SELECT chain.depth, o.package_key, o.file_path, o.enabled \
+     FROM chain JOIN access_conversation_overrides o ON o.conversation = chain.conversation";

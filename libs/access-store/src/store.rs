@@ -1,0 +1,96 @@
+//! The one trait both backends implement.
+
+use async_trait::async_trait;
+use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
+
+use crate::StoreError;
+
+/// The longest delegate chain read for conversation overrides (child first).
+pub const MAX_CHAIN_DEPTH: i64 = 64;
+
+/// Whose per-file override is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverrideTarget {
+    /// An agent's configuration.
+    Agent(String),
+    /// A conversation.
+    Conversation(String),
+}
+
+/// A file as overrides name it: its package key and its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// The package key.
+    pub package_key: String,
+    /// The file path as evaluation candidates carry it.
+    pub path: String,
+}
+
+/// A conversation and, for a delegate child run, its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationRecord {
+    /// The conversation id.
+    pub conversation: String,
+    /// The project it runs in.
+    pub project: String,
+    /// The parent conversation, already registered in the same project.
+    pub parent: Option<String>,
+}
+
+/// What one evaluation needs read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotQuery {
+    /// The project asked in (package enable states).
+    pub project: String,
+    /// The caller's role (role grants).
+    pub role: String,
+    /// The caller's agent (agent overrides).
+    pub agent: Option<String>,
+    /// The conversation (its overrides and its ancestors').
+    pub conversation: Option<String>,
+    /// The sources the batch names.
+    pub source_ids: Vec<String>,
+}
+
+/// The access store. Every read goes to the database; nothing is cached.
+#[async_trait]
+pub trait AccessStore: Send + Sync + 'static {
+    /// Persists `policy` for `source_id` (enabled when the source is new), keeping every
+    /// floor already persisted; returns the policy as stored.
+    async fn put_source_policy(
+        &self,
+        source_id: &str,
+        policy: &UriPolicy,
+    ) -> Result<UriPolicy, StoreError>;
+
+    /// The source's switch and policy, if the source is known.
+    async fn source(&self, source_id: &str) -> Result<Option<SourceRecord>, StoreError>;
+
+    /// Switches a source on or off (a new source starts with no policy).
+    async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError>;
+
+    /// Replaces every grant of `grants.grantor`.
+    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError>;
+
+    /// Sets a package's enable state in a project.
+    async fn set_package_enabled(
+        &self,
+        project: &str,
+        package_key: &str,
+        enabled: bool,
+    ) -> Result<(), StoreError>;
+
+    /// Sets (`Some`) or clears (`None`) a per-file override.
+    async fn set_file_override(
+        &self,
+        target: &OverrideTarget,
+        file: &FileRef,
+        state: Option<bool>,
+    ) -> Result<(), StoreError>;
+
+    /// Registers a conversation; idempotent for the same lineage, a conflict for another.
+    async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError>;
+
+    /// Everything one evaluation reads, in one consistent read.
+    async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError>;
+}

@@ -1,0 +1,54 @@
+//! Policy settings (the `policy` section of the configuration), serde with defaults.
+
+use neuralis_access_store::StoreConfig;
+use neuralis_identity::IdentityConfig;
+use serde::{Deserialize, Serialize};
+
+/// The store backend, how callers are verified, and who administers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// `embedded {path}` (the default) or `postgres {url, max_connections}`.
+    pub store: StoreConfig,
+    /// Identity keys, audience, issuer, leeway.
+    pub identity: IdentityConfig,
+    /// The roles that may make administrative calls.
+    pub admin_roles: Vec<String>,
+    /// The largest request or answer accepted over gRPC, in bytes (large batches).
+    pub max_message_bytes: usize,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            store: StoreConfig::default(),
+            identity: IdentityConfig::default(),
+            admin_roles: vec!["owner".into(), "admin".into()],
+            max_message_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setting_has_a_default_and_the_backend_is_chosen_by_name() {
+        let config: PolicyConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(config, PolicyConfig::default());
+        assert!(matches!(config.store, StoreConfig::Embedded { .. }));
+        let config: PolicyConfig = serde_json::from_str(
+            r#"{"store":{"backend":"postgres","url":"postgres://db/policy"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            config.store,
+            StoreConfig::Postgres {
+                max_connections: 8,
+                ..
+            }
+        ));
+        assert!(serde_json::from_str::<PolicyConfig>(r#"{"stor":{}}"#).is_err());
+    }
+}

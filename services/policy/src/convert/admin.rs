@@ -1,0 +1,205 @@
+//! Administrative requests as store records.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use neuralis_access::pattern::split_path;
+use neuralis_access::{Grantor, RoleGrants};
+use neuralis_access_store::{ConversationRecord, FileRef, OverrideTarget};
+use neuralis_proto::policy::v1 as pb;
+
+use super::{optional, required};
+use crate::PolicyError;
+
+/// A grantor's role grants; repeated roles merge.
+pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<RoleGrants, PolicyError> {
+    let grantor = match pb::GrantorKind::try_from(request.grantor) {
+        Ok(pb::GrantorKind::Administrator) => Grantor::Administrator,
+        Ok(pb::GrantorKind::Package) => {
+            Grantor::Package(required(request.package_id, "package_id")?)
+        }
+        _ => {
+            return Err(PolicyError::invalid(
+                "grantor",
+                "must be administrator or package",
+            ));
+        }
+    };
+    let mut roles: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (at, grant) in request.grants.into_iter().enumerate() {
+        let role = required(grant.role, &format!("grants[{at}].role"))?;
+        roles.entry(role).or_default().extend(grant.features);
+    }
+    let grants = RoleGrants { grantor, roles };
+    grants.validate()?;
+    Ok(grants)
+}
+
+/// Whose override, of which file, and the new state (`None` clears it).
+pub fn override_from_proto(
+    request: pb::SetFileOverrideRequest,
+) -> Result<(OverrideTarget, FileRef, Option<bool>), PolicyError> {
+    let owner = required(request.owner_id, "owner_id")?;
+    let target = match pb::OverrideScope::try_from(request.scope) {
+        Ok(pb::OverrideScope::Agent) => OverrideTarget::Agent(owner),
+        Ok(pb::OverrideScope::Conversation) => OverrideTarget::Conversation(owner),
+        _ => {
+            return Err(PolicyError::invalid(
+                "scope",
+                "must be agent or conversation",
+            ));
+        }
+    };
+    let state = match pb::OverrideState::try_from(request.state) {
+        Ok(pb::OverrideState::On) => Some(true),
+        Ok(pb::OverrideState::Off) => Some(false),
+        Ok(pb::OverrideState::Clear) => None,
+        _ => return Err(PolicyError::invalid("state", "must be on, off or clear")),
+    };
+    if request.file_path.is_empty() {
+        return Err(PolicyError::invalid("file_path", "is required"));
+    }
+    split_path(&request.file_path, "file_path")?;
+    let file = FileRef {
+        package_key: required(request.package_key, "package_key")?,
+        path: request.file_path,
+    };
+    Ok((target, file, state))
+}
+
+/// A conversation and its parent.
+pub fn conversation_from_proto(
+    request: pb::RegisterConversationRequest,
+) -> Result<ConversationRecord, PolicyError> {
+    let record = ConversationRecord {
+        conversation: required(request.conversation_id, "conversation_id")?,
+        project: required(request.project_id, "project_id")?,
+        parent: optional(request.parent_conversation_id),
+    };
+    if record.parent.as_deref() == Some(record.conversation.as_str()) {
+        return Err(PolicyError::invalid(
+            "parent_conversation_id",
+            "cannot be the conversation itself",
+        ));
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(error: PolicyError) -> String {
+        match error {
+            PolicyError::InvalidArgument { field, .. } => field,
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn bad_administrative_requests_name_the_field() {
+        let grants = |grantor: pb::GrantorKind, package: &str, role: &str, feature: &str| {
+            pb::PutRoleGrantsRequest {
+                grantor: grantor.into(),
+                package_id: package.into(),
+                grants: vec![pb::RoleGrant {
+                    role: role.into(),
+                    features: vec![feature.into()],
+                }],
+            }
+        };
+        let cases = [
+            (
+                grants_from_proto(grants(pb::GrantorKind::Unspecified, "", "member", "f")).err(),
+                "grantor",
+            ),
+            (
+                grants_from_proto(grants(pb::GrantorKind::Package, "", "member", "f")).err(),
+                "package_id",
+            ),
+            (
+                grants_from_proto(grants(pb::GrantorKind::Administrator, "", " ", "f")).err(),
+                "grants[0].role",
+            ),
+            (
+                grants_from_proto(grants(pb::GrantorKind::Administrator, "", "member", "a b"))
+                    .err(),
+                "roles[member].features",
+            ),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(field(error.unwrap()), expected);
+        }
+        let file_override =
+            |scope: pb::OverrideScope, owner: &str, path: &str, state: pb::OverrideState| {
+                pb::SetFileOverrideRequest {
+                    scope: scope.into(),
+                    owner_id: owner.into(),
+                    package_key: "repo/.claude".into(),
+                    file_path: path.into(),
+                    state: state.into(),
+                }
+            };
+        let cases = [
+            (
+                file_override(
+                    pb::OverrideScope::Unspecified,
+                    "a1",
+                    "rules/a.md",
+                    pb::OverrideState::On,
+                ),
+                "scope",
+            ),
+            (
+                file_override(
+                    pb::OverrideScope::Agent,
+                    "",
+                    "rules/a.md",
+                    pb::OverrideState::On,
+                ),
+                "owner_id",
+            ),
+            (
+                file_override(pb::OverrideScope::Agent, "a1", "", pb::OverrideState::On),
+                "file_path",
+            ),
+            (
+                file_override(
+                    pb::OverrideScope::Agent,
+                    "a1",
+                    "../x",
+                    pb::OverrideState::On,
+                ),
+                "file_path",
+            ),
+            (
+                file_override(
+                    pb::OverrideScope::Agent,
+                    "a1",
+                    "rules/a.md",
+                    pb::OverrideState::Unspecified,
+                ),
+                "state",
+            ),
+        ];
+        for (request, expected) in cases {
+            assert_eq!(field(override_from_proto(request).unwrap_err()), expected);
+        }
+        let conversation =
+            |id: &str, project: &str, parent: &str| pb::RegisterConversationRequest {
+                conversation_id: id.into(),
+                project_id: project.into(),
+                parent_conversation_id: parent.into(),
+            };
+        let cases = [
+            (conversation("", "p1", ""), "conversation_id"),
+            (conversation("c1", "", ""), "project_id"),
+            (conversation("c1", "p1", "c1"), "parent_conversation_id"),
+        ];
+        for (request, expected) in cases {
+            assert_eq!(
+                field(conversation_from_proto(request).unwrap_err()),
+                expected
+            );
+        }
+    }
+}

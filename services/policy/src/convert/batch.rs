@@ -1,0 +1,247 @@
+//! Evaluate batches and decisions on the wire.
+
+use neuralis_access::{
+    Decision, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, Origin, PackageCandidate,
+    Scope, SourceHeader, SourceScope,
+};
+use neuralis_layout::Category;
+use neuralis_proto::policy::v1 as pb;
+
+use super::{optional, required};
+use crate::PolicyError;
+
+/// A wire batch as evaluation reads it, with the requested conversation.
+pub fn batch_from_proto(
+    request: pb::EvaluateRequest,
+) -> Result<(EvaluationRequest, Option<String>), PolicyError> {
+    let batch = EvaluationRequest {
+        project: required(request.project_id, "project_id")?,
+        sources: enumerate(request.sources, "sources", source_from_proto)?,
+        packages: enumerate(request.packages, "packages", package_from_proto)?,
+        files: enumerate(request.files, "files", file_from_proto)?,
+    };
+    Ok((batch, optional(request.conversation_id)))
+}
+
+/// Converts every item, naming `list[index]` in an error.
+fn enumerate<T, U>(
+    items: Vec<T>,
+    list: &str,
+    convert: fn(T, &str) -> Result<U, PolicyError>,
+) -> Result<Vec<U>, PolicyError> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(at, item)| convert(item, &format!("{list}[{at}]")))
+        .collect()
+}
+
+fn source_from_proto(source: pb::SourceHeader, field: &str) -> Result<SourceHeader, PolicyError> {
+    let scope = match pb::SourceScope::try_from(source.scope) {
+        Ok(pb::SourceScope::Project) => Scope::Project,
+        Ok(pb::SourceScope::User) => Scope::User,
+        Ok(pb::SourceScope::Agent) => Scope::Agent,
+        _ => {
+            return Err(PolicyError::invalid(
+                format!("{field}.scope"),
+                "must be project, user or agent",
+            ));
+        }
+    };
+    Ok(SourceHeader {
+        id: required(source.source_id, &format!("{field}.source_id"))?,
+        scope: SourceScope {
+            scope,
+            owner: required(source.owner, &format!("{field}.owner"))?,
+        },
+    })
+}
+
+fn package_from_proto(
+    package: pb::PackageCandidate,
+    field: &str,
+) -> Result<PackageCandidate, PolicyError> {
+    let origin = match pb::PackageOrigin::try_from(package.origin) {
+        Ok(pb::PackageOrigin::Installed) => Origin::Installed,
+        Ok(pb::PackageOrigin::Source) => {
+            Origin::Source(required(package.source_id, &format!("{field}.source_id"))?)
+        }
+        _ => {
+            return Err(PolicyError::invalid(
+                format!("{field}.origin"),
+                "must be installed or source",
+            ));
+        }
+    };
+    Ok(PackageCandidate {
+        key: required(package.key, &format!("{field}.key"))?,
+        origin,
+        root: package.root,
+        access_feature: optional(package.access_feature),
+        private_owner: optional(package.private_owner_agent),
+    })
+}
+
+fn file_from_proto(file: pb::FileCandidate, field: &str) -> Result<FileCandidate, PolicyError> {
+    let category = category_from_proto(file.category)
+        .ok_or_else(|| PolicyError::invalid(format!("{field}.category"), "is not a category"))?;
+    Ok(FileCandidate {
+        package: usize::try_from(file.package_index)
+            .map_err(|_| PolicyError::invalid(format!("{field}.package_index"), "is too large"))?,
+        path: file.path,
+        category,
+        identity: file.identity,
+        default_enabled: file.default_enabled,
+        required_features: file.required_features,
+        private_owner: optional(file.private_owner_agent),
+    })
+}
+
+fn category_from_proto(value: i32) -> Option<Category> {
+    Some(match pb::Category::try_from(value).ok()? {
+        pb::Category::Skill => Category::Skill,
+        pb::Category::Instruction => Category::Instruction,
+        pb::Category::Rule => Category::Rule,
+        pb::Category::Agent => Category::Agent,
+        pb::Category::Docs => Category::Docs,
+        pb::Category::Command => Category::Command,
+        pb::Category::Unspecified => return None,
+    })
+}
+
+fn category_to_proto(category: Category) -> pb::Category {
+    match category {
+        Category::Skill => pb::Category::Skill,
+        Category::Instruction => pb::Category::Instruction,
+        Category::Rule => pb::Category::Rule,
+        Category::Agent => pb::Category::Agent,
+        Category::Docs => pb::Category::Docs,
+        Category::Command => pb::Category::Command,
+    }
+}
+
+/// A batch on the wire (for callers of the gRPC client).
+pub fn batch_to_proto(
+    request: &EvaluationRequest,
+    conversation: Option<&str>,
+) -> pb::EvaluateRequest {
+    pb::EvaluateRequest {
+        project_id: request.project.clone(),
+        conversation_id: conversation.unwrap_or_default().to_owned(),
+        sources: request
+            .sources
+            .iter()
+            .map(|source| pb::SourceHeader {
+                source_id: source.id.clone(),
+                scope: match source.scope.scope {
+                    Scope::Project => pb::SourceScope::Project,
+                    Scope::User => pb::SourceScope::User,
+                    Scope::Agent => pb::SourceScope::Agent,
+                }
+                .into(),
+                owner: source.scope.owner.clone(),
+            })
+            .collect(),
+        packages: request.packages.iter().map(package_to_proto).collect(),
+        files: request.files.iter().map(file_to_proto).collect(),
+    }
+}
+
+fn package_to_proto(package: &PackageCandidate) -> pb::PackageCandidate {
+    let (origin, source_id) = match &package.origin {
+        Origin::Installed => (pb::PackageOrigin::Installed, String::new()),
+        Origin::Source(id) => (pb::PackageOrigin::Source, id.clone()),
+    };
+    pb::PackageCandidate {
+        key: package.key.clone(),
+        origin: origin.into(),
+        source_id,
+        root: package.root.clone(),
+        access_feature: package.access_feature.clone().unwrap_or_default(),
+        private_owner_agent: package.private_owner.clone().unwrap_or_default(),
+    }
+}
+
+fn file_to_proto(file: &FileCandidate) -> pb::FileCandidate {
+    pb::FileCandidate {
+        // Batches are capped far below u32::MAX; a larger index is rejected on arrival.
+        package_index: u32::try_from(file.package).unwrap_or(u32::MAX),
+        path: file.path.clone(),
+        category: category_to_proto(file.category).into(),
+        identity: file.identity,
+        default_enabled: file.default_enabled,
+        required_features: file.required_features.clone(),
+        private_owner_agent: file.private_owner.clone().unwrap_or_default(),
+    }
+}
+
+/// Decisions on the wire: indices and codes, nothing else.
+pub fn evaluation_to_proto(evaluation: Evaluation) -> pb::EvaluateResponse {
+    let decisions = |list: Vec<Decision>| {
+        list.into_iter()
+            .map(|decision| pb::Decision {
+                index: u32::try_from(decision.index).unwrap_or(u32::MAX),
+                code: code_to_proto(decision.code).into(),
+            })
+            .collect()
+    };
+    pb::EvaluateResponse {
+        packages: decisions(evaluation.packages),
+        files: decisions(evaluation.files),
+    }
+}
+
+fn code_to_proto(code: DecisionCode) -> pb::DecisionCode {
+    match code {
+        DecisionCode::Hidden => pb::DecisionCode::Hidden,
+        DecisionCode::VisibleActive => pb::DecisionCode::VisibleActive,
+        DecisionCode::VisibleOptIn => pb::DecisionCode::VisibleOptIn,
+        DecisionCode::VisibleDisabled => pb::DecisionCode::VisibleDisabled,
+        DecisionCode::VisibleManual => pb::DecisionCode::VisibleManual,
+    }
+}
+
+/// The decisions of a wire answer for `request`: exactly one per candidate, in order.
+/// Anything else is a defect of the answering side; an unknown code hides (fail closed).
+pub fn evaluation_from_proto(
+    response: pb::EvaluateResponse,
+    request: &EvaluationRequest,
+) -> Result<Evaluation, PolicyError> {
+    Ok(Evaluation {
+        packages: decisions_from_proto(response.packages, request.packages.len())?,
+        files: decisions_from_proto(response.files, request.files.len())?,
+    })
+}
+
+fn decisions_from_proto(
+    list: Vec<pb::Decision>,
+    expected: usize,
+) -> Result<Vec<Decision>, PolicyError> {
+    if list.len() != expected {
+        return Err(PolicyError::Internal(
+            "policy answered a different batch".into(),
+        ));
+    }
+    list.into_iter()
+        .enumerate()
+        .map(|(at, decision)| {
+            if usize::try_from(decision.index).ok() != Some(at) {
+                return Err(PolicyError::Internal("policy answered out of order".into()));
+            }
+            Ok(Decision {
+                index: at,
+                code: code_from_proto(decision.code),
+            })
+        })
+        .collect()
+}
+
+fn code_from_proto(value: i32) -> DecisionCode {
+    match pb::DecisionCode::try_from(value) {
+        Ok(pb::DecisionCode::VisibleActive) => DecisionCode::VisibleActive,
+        Ok(pb::DecisionCode::VisibleOptIn) => DecisionCode::VisibleOptIn,
+        Ok(pb::DecisionCode::VisibleDisabled) => DecisionCode::VisibleDisabled,
+        Ok(pb::DecisionCode::VisibleManual) => DecisionCode::VisibleManual,
+        _ => DecisionCode::Hidden,
+    }
+}

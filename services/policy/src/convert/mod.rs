@@ -1,0 +1,24 @@
+//! Wire messages to domain records and back, written once for the server, the client
+//! and the in-process callers. Bad input becomes INVALID_ARGUMENT naming the field.
+
+pub mod admin;
+pub mod batch;
+pub mod policy;
+
+pub use batch::{batch_from_proto, batch_to_proto, evaluation_from_proto, evaluation_to_proto};
+pub use policy::{policy_from_proto, policy_to_proto};
+
+use crate::PolicyError;
+
+/// A required string field: present and not blank.
+pub(crate) fn required(value: String, field: &str) -> Result<String, PolicyError> {
+    if value.trim().is_empty() {
+        return Err(PolicyError::invalid(field, "is required"));
+    }
+    Ok(value)
+}
+
+/// An optional string field: empty means absent.
+pub(crate) fn optional(value: String) -> Option<String> {
+    Some(value).filter(|value| !value.is_empty())
+}

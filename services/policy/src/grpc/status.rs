@@ -1,0 +1,94 @@
+//! The one map between [`PolicyError`] and `tonic::Status`, both ways, so the gRPC
+//! client returns the same error the service raised.
+
+use tonic::{Code, Status};
+
+use crate::PolicyError;
+
+const NOT_FOUND_SUFFIX: &str = " not found";
+
+/// Domain error to wire status.
+pub fn to_status(error: PolicyError) -> Status {
+    match error {
+        PolicyError::InvalidArgument { field, message } => {
+            Status::invalid_argument(format!("{field}: {message}"))
+        }
+        PolicyError::NotFound(what) => Status::not_found(format!("{what}{NOT_FOUND_SUFFIX}")),
+        PolicyError::Unauthenticated => Status::unauthenticated("unauthenticated"),
+        PolicyError::PermissionDenied(message) => Status::permission_denied(message),
+        PolicyError::Unavailable(message) => Status::unavailable(message),
+        PolicyError::Internal(message) => Status::internal(message),
+    }
+}
+
+/// Wire status to domain error (for the gRPC client). A transport failure is
+/// UNAVAILABLE: whoever asked must not answer unfiltered.
+pub fn from_status(status: &Status) -> PolicyError {
+    let message = status.message().to_owned();
+    match status.code() {
+        Code::InvalidArgument => match message.split_once(": ") {
+            Some((field, message)) => PolicyError::invalid(field, message),
+            None => PolicyError::invalid("request", message),
+        },
+        Code::NotFound => PolicyError::NotFound(
+            message
+                .strip_suffix(NOT_FOUND_SUFFIX)
+                .unwrap_or(&message)
+                .to_owned(),
+        ),
+        Code::Unauthenticated => PolicyError::Unauthenticated,
+        Code::PermissionDenied => PolicyError::PermissionDenied(message),
+        Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
+            PolicyError::Unavailable(message)
+        }
+        _ => PolicyError::Internal(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_round_trips_through_a_status() {
+        let errors = [
+            PolicyError::invalid("files[3].path", "lies outside its package root"),
+            PolicyError::NotFound("source".into()),
+            PolicyError::Unauthenticated,
+            PolicyError::PermissionDenied("the call needs an administrator role".into()),
+            PolicyError::Unavailable("database unreachable".into()),
+            PolicyError::Internal("database error 42P01".into()),
+        ];
+        for error in errors {
+            assert_eq!(from_status(&to_status(error.clone())), error);
+        }
+    }
+
+    #[test]
+    fn codes_are_the_documented_ones() {
+        let cases = [
+            (PolicyError::invalid("f", "m"), Code::InvalidArgument),
+            (PolicyError::NotFound("source".into()), Code::NotFound),
+            (PolicyError::Unauthenticated, Code::Unauthenticated),
+            (
+                PolicyError::PermissionDenied(String::new()),
+                Code::PermissionDenied,
+            ),
+            (PolicyError::Unavailable(String::new()), Code::Unavailable),
+            (PolicyError::Internal(String::new()), Code::Internal),
+        ];
+        for (error, code) in cases {
+            assert_eq!(to_status(error).code(), code);
+        }
+    }
+
+    #[test]
+    fn a_dropped_connection_is_unavailable() {
+        for code in [Code::Unavailable, Code::DeadlineExceeded, Code::Cancelled] {
+            assert!(matches!(
+                from_status(&Status::new(code, "x")),
+                PolicyError::Unavailable(_)
+            ));
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The policy service: the access store's administration, and `Evaluate`, which decides
+//! for one verified caller and one batch of package roots and files, reading the
+//! persisted configuration afresh every time (seed 000: "nothing about it is ever
+//! reused").
+//!
+//! - [`api`]: the tonic-free [`PolicyApi`] trait and [`PolicyError`];
+//! - [`local`]: the real implementation over the store ([`LocalPolicy`]);
+//! - [`convert`]: wire messages to domain records and back;
+//! - [`grpc`]: the thin tonic server, the gRPC client, the one error-to-Status map;
+//! - [`config`] and [`service`]: settings and the one-call constructor.
+//!
+//! Who verifies: policy itself. Every call carries the caller's bearer token (discovery
+//! forwards the one it received) and [`LocalPolicy`] verifies it before anything else,
+//! in-process or over gRPC alike; no role in a request body is ever read.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod api;
+pub mod config;
+pub mod convert;
+pub mod grpc;
+pub mod local;
+pub mod service;
+
+mod authorize;
+
+pub use api::{BearerToken, PolicyApi, PolicyError};
+pub use config::PolicyConfig;
+pub use grpc::{PolicyGrpcClient, PolicyGrpcServer, SERVICE_NAME};
+pub use local::LocalPolicy;
+pub use service::{PolicyService, StartError};
