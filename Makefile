@@ -7,8 +7,8 @@ CARGO ?= cargo
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-run: ## the main job: inspect the bundled sample source (the all-in-one demo grows here)
-	$(CARGO) run --quiet -p neuralis -- inspect tests/fixtures/example-source
+run: ## the main job: the all-in-one server on the embedded store, syncing the sample source and listing its packages
+	$(CARGO) run --quiet -p neuralis -- demo tests/fixtures/example-source
 
 test: ## the whole suite: lint, unit, property, integration (starts Redis/PostgreSQL if absent)
 	bash tests/support/with-services.sh $(MAKE) --no-print-directory test-all

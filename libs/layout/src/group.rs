@@ -10,7 +10,8 @@ use crate::bundle::bundle;
 use crate::category::Category;
 use crate::diagnostic::Severity;
 use crate::layout::{
-    Contribution, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package, SourceForm, Unloaded,
+    Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
+    SourceForm, Unloaded,
 };
 use crate::naming::assign_keys;
 use crate::recognize::{Context, Shape, recognize};
@@ -34,7 +35,18 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
         SourceForm::Synced => (false, Posture::Source),
         SourceForm::Installed { trust } => (true, Posture::Installed(trust)),
     };
-    let mut layout = Layout::default();
+    let mut detected_roots: Vec<DetectedRoot> = roots
+        .iter()
+        .map(|r| DetectedRoot {
+            root: r.dir.to_owned(),
+            rule: r.rule,
+        })
+        .collect();
+    detected_roots.sort();
+    let mut layout = Layout {
+        detected_roots,
+        ..Layout::default()
+    };
     for (root, files) in roots.iter().zip(&members) {
         let context = Context {
             root,

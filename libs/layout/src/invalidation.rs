@@ -6,7 +6,7 @@
 //! Conservative by design: a false "no" would let discovery serve stale packages, so
 //! anything inside a root, and anything outside that could form or feed one, is "yes".
 
-use crate::layout::Layout;
+use crate::layout::{Layout, RootRule};
 use crate::manifest::manifest_kind;
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
@@ -16,15 +16,16 @@ use crate::vocabulary::{
 /// The package roots of a project's current layout, for [`PackageRoots::can_move_package`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackageRoots {
-    /// Roots other than the source root, each with whether its folder is itself a
-    /// skill (a root `SKILL.md`, whose bundle spans the whole folder).
+    /// Every detected root other than the source root.
     nested: Vec<String>,
-    /// Whether the source root holds a skill: then every write can change its bundle.
-    source_root_skill: bool,
+    /// Whether the source root binds everything below it: a manifest package, or a
+    /// root `SKILL.md` whose bundle spans the whole source. Then every write counts.
+    source_root_binds_all: bool,
 }
 
 impl PackageRoots {
-    /// The roots of a layout.
+    /// The roots of a layout: every detected root, including those in which nothing
+    /// loaded, since they still claim their files.
     pub fn from_layout(layout: &Layout) -> Self {
         let source_root_skill = layout
             .packages
@@ -32,11 +33,20 @@ impl PackageRoots {
             .filter(|p| p.root.is_empty())
             .flat_map(|p| &p.files)
             .any(|f| f.path == SKILL_FILE);
-        Self::new(layout.roots(), source_root_skill)
+        let source_root_manifest = layout
+            .detected_roots
+            .iter()
+            .any(|r| r.root.is_empty() && r.rule != RootRule::SourceRoot);
+        Self::new(
+            layout.detected_roots.iter().map(|r| r.root.as_str()),
+            source_root_skill || source_root_manifest,
+        )
     }
 
-    /// Roots given as folder paths relative to the source root ("" is the source root).
-    pub fn new<'a>(roots: impl IntoIterator<Item = &'a str>, source_root_skill: bool) -> Self {
+    /// Roots given as folder paths relative to the source root ("" is the source
+    /// root); `source_root_binds_all` when the source root is a manifest package or
+    /// holds a root `SKILL.md`.
+    pub fn new<'a>(roots: impl IntoIterator<Item = &'a str>, source_root_binds_all: bool) -> Self {
         let mut nested: Vec<String> = roots
             .into_iter()
             .filter(|r| !r.is_empty())
@@ -46,14 +56,14 @@ impl PackageRoots {
         nested.dedup();
         Self {
             nested,
-            source_root_skill,
+            source_root_binds_all,
         }
     }
 
     /// Whether writing (creating, changing or deleting) the file at `path` can change
     /// which packages exist or what they hold.
     pub fn can_move_package(&self, path: &str) -> bool {
-        if self.source_root_skill || path.is_empty() {
+        if self.source_root_binds_all || path.is_empty() {
             return true;
         }
         let inside_a_root = self
@@ -67,9 +77,11 @@ impl PackageRoots {
     }
 }
 
-/// The free-function form: `roots` are the current package roots ("" for the source
-/// root); a source root holding a root `SKILL.md` should be described with
-/// [`PackageRoots::from_layout`] instead, whose bundle every write can change.
+/// The free-function form: `roots` are every detected root of the current layout
+/// ([`Layout::detected_roots`], not only the roots of packages that formed), with the
+/// source root taken as the restricted rule-5 root. When the source root is a manifest
+/// package or holds a root `SKILL.md`, use [`PackageRoots::from_layout`], which
+/// knows it and answers yes to every write.
 pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
     PackageRoots::new(roots.iter().copied(), false).can_move_package(path)
 }

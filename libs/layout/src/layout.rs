@@ -210,6 +210,13 @@ pub struct FileDiagnostic {
     pub message: String,
 }
 
+/// A detected package root, whether or not anything loaded in it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct DetectedRoot {
+    pub root: String,
+    pub rule: RootRule,
+}
+
 /// The result of grouping: packages ordered by root, unloaded files and diagnostics
 /// ordered by path. Equal inputs in any order give equal layouts.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -217,11 +224,14 @@ pub struct Layout {
     pub packages: Vec<Package>,
     pub unloaded: Vec<Unloaded>,
     pub diagnostics: Vec<FileDiagnostic>,
+    /// Every root detected, ordered by path, including roots in which nothing loaded
+    /// (they still claim their files). The invalidation predicate needs them all.
+    pub detected_roots: Vec<DetectedRoot>,
 }
 
 impl Layout {
-    /// The package roots, for the invalidation predicate.
-    pub fn roots(&self) -> Vec<&str> {
+    /// The roots of the packages that formed.
+    pub fn package_roots(&self) -> Vec<&str> {
         self.packages.iter().map(|p| p.root.as_str()).collect()
     }
 }

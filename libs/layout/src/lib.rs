@@ -35,8 +35,8 @@ pub mod sanitize;
 
 pub use group::group;
 pub use layout::{
-    Contribution, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package, RootRule, SourceForm,
-    Unloaded, UnloadedReason,
+    Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
+    RootRule, SourceForm, Unloaded, UnloadedReason,
 };
 pub use sanitize::{Posture, sanitize};
 pub mod invalidation;

@@ -53,15 +53,18 @@ pub fn zone_slug(package_id: &str) -> String {
     package_id.trim_start_matches('@').replace('/', "-")
 }
 
+/// A test on one character of a name.
+type CharTest = fn(char) -> bool;
+
 /// Why a directory name is refused, or `None` when it is a plain name.
 pub fn directory_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         return Some("must not be empty");
     }
-    if name == ".." || name == "." {
+    if name == "." || name.split(['/', '\\']).any(|segment| segment == "..") {
         return Some("must not be a traversal (. or ..)");
     }
-    let checks: [(fn(char) -> bool, &'static str); 5] = [
+    let checks: [(CharTest, &'static str); 5] = [
         (|c| c == '/' || c == '\\', "must not contain a separator"),
         (
             |c| c == '<' || c == '>',

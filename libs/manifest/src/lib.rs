@@ -27,6 +27,7 @@ pub mod connectors;
 pub mod credentials;
 pub mod data_layout;
 pub mod definitions;
+pub mod distribution;
 pub mod events;
 pub mod identity;
 mod issue;

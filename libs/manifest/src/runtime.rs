@@ -12,15 +12,14 @@ const KEYS: &[&str] = &["type", "binding", "permissions", "hosted", "skillScript
 pub(crate) fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Option<Value> {
     let map = cx.object(value, at)?;
     cx.closed(map, at, KEYS);
-    if let Some((v, p)) = cx.required(map, at, "type") {
-        if let Some(t) = cx.string(v, &p)
-            && !matches!(t, "node" | "wasm")
-        {
-            cx.error(
-                &p,
-                format!("{t:?} is not a runtime type; allowed: node, wasm"),
-            );
-        }
+    if let Some((v, p)) = cx.required(map, at, "type")
+        && let Some(t) = cx.string(v, &p)
+        && !matches!(t, "node" | "wasm")
+    {
+        cx.error(
+            &p,
+            format!("{t:?} is not a runtime type; allowed: node, wasm"),
+        );
     }
     for key in ["binding", "skillScripts"] {
         cx.optional_text(map, at, key);

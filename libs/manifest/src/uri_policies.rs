@@ -1,45 +1,27 @@
 //! `uriPolicies` (seed 002 "uriPolicies — path-protection baselines"): baselines in
 //! the URI policy language of DESIGN.md section 4, only inside the package's own
-//! namespace (`packages://<self>/`, `data://<self>/`). A floor rule is restrict-only:
-//! false capabilities, never with override, roles, agents or a true capability, and
-//! only from trusted (or first-party) manifests.
+//! namespace (`packages://<self>/`, `data://<self>/`).
+//!
+//! The policy language itself (patterns, names, the floor authoring shape: "a floor
+//! rule may carry only false capabilities and is rejected if it is combined with
+//! override, roles, agents") is the access model's ([`neuralis_access::UriPolicy`]);
+//! this module adds the closed JSON shape with pointers, the namespace rule and the
+//! manifest-only gate "Floors come from trusted package manifests only".
 
 use crate::issue::Pointer;
 use crate::shape::Cx;
+use neuralis_access::{AccessError, Capabilities, PathRule, UriPolicy};
 use neuralis_layout::Trust;
 use serde::Serialize;
 use serde_json::{Map, Value};
-
-/// The three capabilities of the default block; absent means denied.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Capabilities {
-    pub read: bool,
-    pub write: bool,
-    pub exec: bool,
-}
-
-/// One `paths[]` rule; an absent capability leaves the current decision alone.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PathRule {
-    pub pattern: String,
-    pub read: Option<bool>,
-    pub write: Option<bool>,
-    pub exec: Option<bool>,
-    pub roles: Vec<String>,
-    pub agents: Vec<String>,
-    #[serde(rename = "override")]
-    pub override_: bool,
-    /// An immutable, restrict-only floor.
-    pub floor: bool,
-}
 
 /// A baseline policy for one pattern of the package's namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UriPolicyBaseline {
     /// As declared, with the `<self>` placeholder.
     pub pattern: String,
-    pub default: Capabilities,
-    pub paths: Vec<PathRule>,
+    /// The policy, valid in the access model's language.
+    pub policy: UriPolicy,
 }
 
 impl UriPolicyBaseline {
@@ -50,7 +32,7 @@ impl UriPolicyBaseline {
 
     /// The floor rules, for the policy service to seed as immutable denials.
     pub fn floors(&self) -> impl Iterator<Item = &PathRule> {
-        self.paths.iter().filter(|rule| rule.floor)
+        self.policy.paths.iter().filter(|rule| rule.floor)
     }
 }
 
@@ -58,6 +40,15 @@ const PREFIXES: &[&str] = &["packages://<self>/", "data://<self>/"];
 const RULE_KEYS: &[&str] = &[
     "pattern", "read", "write", "exec", "roles", "agents", "override", "floor",
 ];
+
+/// Starts with an own prefix and never climbs out of it with a `..` segment.
+pub fn in_own_namespace(pattern: &str) -> bool {
+    PREFIXES.iter().any(|prefix| {
+        pattern
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.split('/').all(|s| s != ".."))
+    })
+}
 
 pub(crate) fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Vec<UriPolicyBaseline> {
     let Some(map) = cx.object(value, at) else {
@@ -87,21 +78,28 @@ fn baseline(
     let paths = map
         .get("paths")
         .map(|p| rules(cx, p, &at.key("paths")))
-        .unwrap_or_default();
+        .unwrap_or_default()?;
+    let policy = UriPolicy { default, paths };
+    if let Err(error) = policy.validate() {
+        report(cx, at, error);
+        return None;
+    }
     own.then(|| UriPolicyBaseline {
         pattern: pattern.to_owned(),
-        default,
-        paths,
+        policy,
     })
 }
 
-/// Starts with an own prefix and never climbs out of it with a `..` segment.
-pub fn in_own_namespace(pattern: &str) -> bool {
-    PREFIXES.iter().any(|prefix| {
-        pattern
-            .strip_prefix(prefix)
-            .is_some_and(|rest| rest.split('/').all(|s| s != ".."))
-    })
+/// Turns the access model's field path (`paths[2].roles`) into a pointer under `at`.
+fn report(cx: &mut Cx<'_>, at: &Pointer, error: AccessError) {
+    let AccessError::InvalidArgument { field, message } = error;
+    let pointer = field
+        .split(['.', '['])
+        .filter(|s| !s.is_empty())
+        .fold(at.clone(), |p, segment| {
+            p.key(segment.trim_end_matches(']'))
+        });
+    cx.error(&pointer, message);
 }
 
 fn default_caps(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Capabilities {
@@ -121,49 +119,42 @@ fn capability(cx: &mut Cx<'_>, map: &Map<String, Value>, at: &Pointer, key: &str
     map.get(key).and_then(|v| cx.boolean(v, &at.key(key)))
 }
 
-fn rules(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Vec<PathRule> {
-    let Some(items) = cx.array(value, at) else {
-        return Vec::new();
-    };
-    items
+/// The rules, or `None` when any of them has a shape error (already reported).
+fn rules(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Option<Vec<PathRule>> {
+    let items = cx.array(value, at)?;
+    let parsed: Vec<Option<PathRule>> = items
         .iter()
         .enumerate()
-        .filter_map(|(i, item)| rule(cx, item, &at.index(i)))
-        .collect()
+        .map(|(i, item)| rule(cx, item, &at.index(i)))
+        .collect();
+    parsed.into_iter().collect()
 }
 
 fn rule(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Option<PathRule> {
     let map = cx.object(value, at)?;
+    let before = cx.issues.errors.len();
     cx.closed(map, at, RULE_KEYS);
-    let pattern = rule_pattern(cx, map, at);
-    let has_pattern = pattern.is_some();
+    let pattern = cx
+        .required_text(map, at, "pattern")
+        .unwrap_or_default()
+        .to_owned();
     let rule = PathRule {
-        pattern: pattern.unwrap_or_default(),
         read: capability(cx, map, at, "read"),
         write: capability(cx, map, at, "write"),
         exec: capability(cx, map, at, "exec"),
         roles: names(cx, map, at, "roles"),
         agents: names(cx, map, at, "agents"),
-        override_: capability(cx, map, at, "override").unwrap_or(false),
+        override_rule: capability(cx, map, at, "override").unwrap_or(false),
         floor: capability(cx, map, at, "floor").unwrap_or(false),
+        ..PathRule::new(pattern)
     };
-    if rule.floor && !floor_is_valid(cx, map, &rule, at) {
-        return None;
-    }
-    has_pattern.then_some(rule)
-}
-
-fn rule_pattern(cx: &mut Cx<'_>, map: &Map<String, Value>, at: &Pointer) -> Option<String> {
-    let pattern = cx.required_text(map, at, "pattern")?;
-    let bad = pattern.starts_with('/') || pattern.split('/').any(|s| s == ".." || s.is_empty());
-    if bad {
+    if rule.floor && cx.trust < Trust::Trusted {
         cx.error(
-            &at.key("pattern"),
-            "must be relative, with no empty or .. segment",
+            &at.key("floor"),
+            "floors come from trusted and first-party manifests only",
         );
-        return None;
     }
-    Some(pattern.to_owned())
+    (cx.issues.errors.len() == before).then_some(rule)
 }
 
 fn names(cx: &mut Cx<'_>, map: &Map<String, Value>, at: &Pointer, key: &str) -> Vec<String> {
@@ -177,42 +168,6 @@ fn names(cx: &mut Cx<'_>, map: &Map<String, Value>, at: &Pointer, key: &str) -> 
     items
         .iter()
         .enumerate()
-        .filter_map(|(i, n)| cx.text(n, &list_at.index(i)).map(str::to_owned))
+        .filter_map(|(i, n)| cx.string(n, &list_at.index(i)).map(str::to_owned))
         .collect()
-}
-
-/// "a floor rule may carry only false capabilities and is rejected if it is combined
-/// with override, roles, agents, or any granting/true capability. Floors come from
-/// trusted package manifests only."
-fn floor_is_valid(
-    cx: &mut Cx<'_>,
-    map: &Map<String, Value>,
-    rule: &PathRule,
-    at: &Pointer,
-) -> bool {
-    let before = cx.issues.errors.len();
-    if cx.trust < Trust::Trusted {
-        cx.error(
-            &at.key("floor"),
-            "floors come from trusted and first-party manifests only",
-        );
-    }
-    for (key, granted) in [
-        ("read", rule.read),
-        ("write", rule.write),
-        ("exec", rule.exec),
-    ] {
-        if granted == Some(true) {
-            cx.error(&at.key(key), "a floor may carry only false capabilities");
-        }
-    }
-    for key in ["override", "roles", "agents"] {
-        if map.contains_key(key) {
-            cx.error(
-                &at.key(key),
-                format!("a floor cannot be combined with {key}"),
-            );
-        }
-    }
-    cx.issues.errors.len() == before
 }

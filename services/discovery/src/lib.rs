@@ -13,6 +13,7 @@
 //! - [`grpc`]: the tonic server adapter, the gRPC client, the one error-to-Status map.
 #![forbid(unsafe_code)]
 
+pub mod adapters;
 pub mod api;
 pub mod config;
 pub mod grpc;

@@ -57,7 +57,12 @@ pub trait IndexPort: Send + Sync + 'static {
     /// The project's current revision (cheap; for revalidation).
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
     /// A file's content through the source's connector; NOT_FOUND when it is gone.
-    async fn read(&self, source_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError>;
+    async fn read(
+        &self,
+        project: &str,
+        source_id: &str,
+        path: &str,
+    ) -> Result<Vec<u8>, DiscoveryError>;
 }
 
 /// What discovery asks policy: decide one batch for the caller, afresh.

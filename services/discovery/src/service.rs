@@ -91,14 +91,19 @@ impl Discovery {
         assemble(&batch, &evaluation).map(Some)
     }
 
-    async fn read(&self, at: &ContentAt) -> Result<Vec<u8>, DiscoveryError> {
+    async fn read(&self, project: &str, at: &ContentAt) -> Result<Vec<u8>, DiscoveryError> {
         match at {
             ContentAt::Source {
                 source_id, path, ..
-            } => self.parts.index.read(source_id, path).await,
+            } => self.parts.index.read(project, source_id, path).await,
             ContentAt::Installed { package_id, path } => self.parts.catalog.read(package_id, path),
         }
     }
+}
+
+/// The project of an already-validated scope.
+fn project_of(scope: &Option<pb::Scope>) -> &str {
+    scope.as_ref().map_or("", |s| s.project_id.as_str())
 }
 
 fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
@@ -168,7 +173,7 @@ impl DiscoveryApi for Discovery {
         }
         let at = &answer.content[pi][fi];
         // A file that vanished since it was indexed fails closed, like an unknown id.
-        let body = self.read(at).await?;
+        let body = self.read(project_of(&request.scope), at).await?;
         Ok(pb::ActivateSkillResponse {
             id: request.skill_id,
             title: skill.title.clone(),
@@ -195,7 +200,10 @@ impl DiscoveryApi for Discovery {
         let mut response = pb::HydrateResponse::default();
         for (pi, fi) in plan.read {
             let (package, file) = (&answer.packages[pi], &answer.packages[pi].files[fi]);
-            let content = match self.read(&answer.content[pi][fi]).await {
+            let content = match self
+                .read(project_of(&request.scope), &answer.content[pi][fi])
+                .await
+            {
                 Ok(content) => content,
                 Err(DiscoveryError::NotFound) => continue, // vanished since indexing
                 Err(other) => return Err(other),

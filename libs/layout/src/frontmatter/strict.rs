@@ -102,6 +102,13 @@ pub(super) fn parse(text: &str) -> Result<BTreeMap<String, Value>, Failure> {
         .collect())
 }
 
+/// The parser's first line, without its own block-relative position (the diagnostic
+/// carries the file line instead).
 fn first_line_of(message: &str) -> String {
-    message.lines().next().unwrap_or_default().trim().to_owned()
+    let line = message.lines().next().unwrap_or_default().trim();
+    let line = match line.rfind(" at line ") {
+        Some(at) => &line[..at],
+        None => line,
+    };
+    line.to_owned()
 }

@@ -109,7 +109,12 @@ impl IndexPort for FakeIndex {
         Ok(self.revision.load(Ordering::SeqCst) as u64)
     }
 
-    async fn read(&self, source_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
+    async fn read(
+        &self,
+        _project: &str,
+        source_id: &str,
+        path: &str,
+    ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
         self.content_reads.lock().unwrap().push(path.to_owned());
         self.files

@@ -2,9 +2,37 @@
 
 use std::process::ExitCode;
 
+mod demo;
+mod inspect;
+mod serve;
+mod sync;
+mod token;
+mod validate;
+
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Print the packages a sync of DIR would yield, before access checks.
+    Inspect(inspect::InspectArgs),
+    /// Check one installed package directory: exit 0 when it would load, 1 when it
+    /// would be rejected, 2 for a usage error.
+    Validate(validate::Args),
+    /// Sync one source now through the sync service, showing progress.
+    Sync(sync::SyncArgs),
+    /// Run the services: all three in one process by default, or `--target` a subset.
+    Serve(neuralis::node::ServeArgs),
+    /// The main job in one step: the all-in-one server with a synced sample source.
+    Demo(demo::DemoArgs),
+    /// Mint a caller token from the all-in-one server's local signing key.
+    Token(token::TokenArgs),
+}
 
 pub fn run(command: Command) -> ExitCode {
-    match command {}
+    match command {
+        Command::Inspect(args) => inspect::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Sync(args) => sync::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Token(args) => token::run(args),
+    }
 }

@@ -1,0 +1,200 @@
+//! The thin shell: reads package directories from disk into [`Candidate`]s. Symlinks
+//! are never followed, `node_modules/` and `.git/` inside a package are not read, and
+//! files over the size limit are left out. Everything else is the pure catalog's.
+
+use crate::catalog::{Catalog, Extras};
+use crate::dependency_tree::dependency_dirs;
+use crate::package::{Candidate, InstallClass};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where installed packages come from.
+#[derive(Debug, Clone, Default)]
+pub struct Roots {
+    /// The host's directory: its package.json names the builtin dependencies under
+    /// `node_modules/` (first-party).
+    pub dependency_tree: Option<PathBuf>,
+    /// The drop-zone folder of project packages, one package per subdirectory
+    /// (untrusted).
+    pub drop_zone: Option<PathBuf>,
+    /// Package directories an administrator added (trusted).
+    pub trusted_dirs: Vec<PathBuf>,
+}
+
+/// Bounds on what one package may make the host read.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadLimits {
+    pub max_file_bytes: u64,
+    pub max_files: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_file_bytes: 1024 * 1024,
+            max_files: 4096,
+        }
+    }
+}
+
+/// A directory that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {path}: {source}")]
+pub struct ReadError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Catalog {
+    /// Reads every configured root and builds the catalog.
+    pub fn load(roots: &Roots, limits: ReadLimits, extras: &Extras) -> Result<Catalog, ReadError> {
+        Ok(Catalog::build(read_candidates(roots, limits)?, extras))
+    }
+}
+
+/// Reads the package directories of every root. A root that does not exist holds no
+/// packages; one that exists but cannot be read is an error.
+pub fn read_candidates(roots: &Roots, limits: ReadLimits) -> Result<Vec<Candidate>, ReadError> {
+    let mut out = Vec::new();
+    if let Some(tree) = &roots.dependency_tree {
+        out.extend(builtins(tree, limits)?);
+    }
+    if let Some(zone) = &roots.drop_zone {
+        out.extend(drop_zone(zone, limits)?);
+    }
+    for dir in &roots.trusted_dirs {
+        out.push(read_package(
+            dir,
+            dir.display().to_string(),
+            InstallClass::Trusted,
+            limits,
+        )?);
+    }
+    Ok(out)
+}
+
+fn builtins(tree: &Path, limits: ReadLimits) -> Result<Vec<Candidate>, ReadError> {
+    let host = tree.join("package.json");
+    let Some(bytes) = read_optional(&host)? else {
+        return Ok(Vec::new());
+    };
+    let Ok(document) = serde_json::from_slice(&bytes) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for rel in dependency_dirs(&document) {
+        let dir = tree.join(&rel);
+        if dir.is_dir() && !is_symlink(&dir) {
+            out.push(read_package(&dir, rel, InstallClass::Builtin, limits)?);
+        }
+    }
+    Ok(out)
+}
+
+fn drop_zone(zone: &Path, limits: ReadLimits) -> Result<Vec<Candidate>, ReadError> {
+    if !zone.exists() {
+        return Ok(Vec::new());
+    }
+    let label = zone
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for entry in sorted_entries(zone)? {
+        if entry.is_dir() && !is_symlink(&entry) {
+            let name = entry
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.push(read_package(
+                &entry,
+                format!("{label}/{name}"),
+                InstallClass::Project,
+                limits,
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+fn read_package(
+    dir: &Path,
+    root: String,
+    class: InstallClass,
+    limits: ReadLimits,
+) -> Result<Candidate, ReadError> {
+    let mut files = BTreeMap::new();
+    walk(dir, "", limits, &mut files)?;
+    Ok(Candidate { root, class, files })
+}
+
+/// Never follows a symlink; skips nested `node_modules` and `.git`.
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    limits: ReadLimits,
+    files: &mut BTreeMap<String, Vec<u8>>,
+) -> Result<(), ReadError> {
+    for path in sorted_entries(dir)? {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let rel = if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let meta = std::fs::symlink_metadata(&path).map_err(|source| ReadError {
+            path: path.clone(),
+            source,
+        })?;
+        if meta.file_type().is_symlink() || files.len() >= limits.max_files {
+            continue;
+        }
+        if meta.is_dir() && name != "node_modules" && name != ".git" {
+            walk(&path, &rel, limits, files)?;
+        } else if meta.is_file() && meta.len() <= limits.max_file_bytes {
+            let bytes = std::fs::read(&path).map_err(|source| ReadError {
+                path: path.clone(),
+                source,
+            })?;
+            files.insert(rel, bytes);
+        }
+    }
+    Ok(())
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    let read = std::fs::read_dir(dir).map_err(|source| ReadError {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    Ok(entries)
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, ReadError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ReadError {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Reads one package directory as a candidate of the given class (for `neuralis validate`).
+pub fn read_one(
+    dir: &Path,
+    class: InstallClass,
+    limits: ReadLimits,
+) -> Result<Candidate, ReadError> {
+    read_package(dir, dir.display().to_string(), class, limits)
+}

@@ -1,0 +1,23 @@
+//! Connector errors. A path that is missing, escapes the root, or is not a file is
+//! `NotFound`, the same for all three, so a caller cannot probe outside the root.
+
+/// What went wrong with one connector call.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectorError {
+    #[error("source root {path} cannot be used: {source}")]
+    Root {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("file not found: {path}")]
+    NotFound { path: String },
+    #[error("file {path} is {size} bytes, over the {limit}-byte limit")]
+    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("reading {path} failed: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,51 @@
+//! The index error.
+
+/// Why an index operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The named thing does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// The named thing exists already.
+    #[error("{0} already exists")]
+    AlreadyExists(String),
+    /// The store could not be reached (connection, pool or I/O failure).
+    #[error("index store unavailable: {0}")]
+    Unavailable(String),
+    /// A stored value could not be read back (a column named by `field`).
+    #[error("index row unreadable ({field}): {message}")]
+    Corrupt {
+        /// The column or value at fault.
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A value cannot be stored (for example a size beyond the column range).
+    #[error("invalid value for {field}: {message}")]
+    InvalidValue {
+        /// The field at fault.
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Any other failure reported by the database.
+    #[error("index store error: {0}")]
+    Backend(String),
+}
+
+impl From<sqlx::Error> for IndexError {
+    fn from(err: sqlx::Error) -> Self {
+        use sqlx::Error as E;
+        match err {
+            E::Io(_) | E::Tls(_) | E::PoolTimedOut | E::PoolClosed | E::WorkerCrashed => {
+                IndexError::Unavailable(err.to_string())
+            }
+            E::Protocol(_) => IndexError::Unavailable(err.to_string()),
+            E::ColumnDecode { .. } | E::Decode(_) => IndexError::Corrupt {
+                field: "column",
+                message: err.to_string(),
+            },
+            other => IndexError::Backend(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! The index: one file row per indexed file (with the layout core's classification and
+//! the whitelisted frontmatter payload), chunk rows for search, the project revision
+//! that every committed write raises, and the persisted sources.
+//!
+//! One trait, [`IndexStore`], two backends behind one SQL implementation: the embedded
+//! store (SQLite, one file, no server; the default) and PostgreSQL (several sync
+//! replicas on one store). Both pass the same conformance suite (`tests/conformance`).
+#![forbid(unsafe_code)]
+
+mod error;
+mod row;
+mod source;
+mod sql;
+pub mod vector;
+
+pub use error::IndexError;
+pub use row::{ChunkHit, ChunkRow, FileRow, ProjectSnapshot, RowWrite, WriteBatch};
+pub use source::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
+pub use sql::SqlIndexStore;
+
+/// Where the index lives, whatever the backend.
+#[async_trait::async_trait]
+pub trait IndexStore: Send + Sync + 'static {
+    /// Persists a new source; [`IndexError::AlreadyExists`] when the slug is taken in its project.
+    async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError>;
+    /// One source, or `None`.
+    async fn get_source(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceRecord>, IndexError>;
+    /// The sources of one project, or of every project, ordered by project then slug.
+    async fn list_sources(&self, project: Option<&str>) -> Result<Vec<SourceRecord>, IndexError>;
+    /// Replaces a source's settings (not its status); [`IndexError::NotFound`] when absent.
+    async fn update_source(&self, source: &SourceRecord) -> Result<(), IndexError>;
+    /// Records the outcome of a sync run; [`IndexError::NotFound`] when the source is gone.
+    async fn record_status(
+        &self,
+        project: &str,
+        slug: &str,
+        status: &SyncStatus,
+    ) -> Result<(), IndexError>;
+    /// Deletes a source and all its rows in one transaction. Returns the project's new
+    /// revision when rows were deleted, `None` when it had none;
+    /// [`IndexError::NotFound`] when the source does not exist.
+    async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError>;
+
+    /// The project's current revision (0 before its first write).
+    async fn revision(&self, project: &str) -> Result<u64, IndexError>;
+    /// The file rows of one source, ordered by path.
+    async fn source_rows(&self, project: &str, source: &str) -> Result<Vec<FileRow>, IndexError>;
+    /// Every file row of a project with the revision they were read at, from one
+    /// consistent snapshot; ordered by source then path.
+    async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError>;
+    /// One file row, or `None`.
+    async fn file_row(
+        &self,
+        project: &str,
+        source: &str,
+        path: &str,
+    ) -> Result<Option<FileRow>, IndexError>;
+    /// Applies one batch in one transaction and raises the project's revision once;
+    /// returns the new revision. On error nothing of the batch is applied.
+    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError>;
+
+    /// Full-text search over the project's chunks, best first.
+    async fn search_text(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError>;
+    /// Nearest chunks to `vector` by cosine similarity, best first.
+    async fn search_vector(
+        &self,
+        project: &str,
+        vector: &[f32],
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError>;
+}

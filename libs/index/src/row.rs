@@ -1,0 +1,110 @@
+//! The rows of the index and the batches that write them.
+
+use serde::{Deserialize, Serialize};
+
+/// One indexed file (DESIGN.md section 1: "one file row per indexed file with its payload").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRow {
+    /// The project the source belongs to.
+    pub project: String,
+    /// The source slug.
+    pub source: String,
+    /// The path relative to the source root, `/`-separated.
+    pub path: String,
+    /// The SHA-256 of the content, lowercase hex.
+    pub content_hash: String,
+    /// The size in bytes.
+    pub size: u64,
+    /// The modification time, in milliseconds since the Unix epoch.
+    pub modified: i64,
+    /// The layout core's classification of the path, as its stable text form.
+    pub classification: String,
+    /// The whitelisted frontmatter payload captured by the layout core (JSON).
+    pub payload: serde_json::Value,
+    /// For a manifest: whether it can anchor a package.
+    pub usable_manifest: bool,
+    /// The agent this file is private to, when it sits in an agent-private subtree.
+    pub privacy_owner: Option<String>,
+    /// The payload schema version the payload was captured with.
+    pub payload_version: u32,
+}
+
+/// One chunk of a file, for search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkRow {
+    /// The position of the chunk in its file, from 0.
+    pub ordinal: u32,
+    /// The chunk text.
+    pub body: String,
+    /// The embedding, when an embedder is configured.
+    pub vector: Option<Vec<f32>>,
+}
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowWrite {
+    /// Inserts or replaces the file row. `chunks: Some` replaces the file's chunk rows;
+    /// `None` leaves them as they are (a stat or payload-only update).
+    Put {
+        /// The row to store.
+        row: FileRow,
+        /// The file's new chunks, when its content changed.
+        chunks: Option<Vec<ChunkRow>>,
+    },
+    /// Deletes the file row and its chunks.
+    Delete {
+        /// The path relative to the source root.
+        path: String,
+    },
+}
+
+/// Writes to one source of one project, applied in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteBatch {
+    /// The project whose revision the batch raises.
+    pub project: String,
+    /// The source every write belongs to.
+    pub source: String,
+    /// The writes, applied in order.
+    pub writes: Vec<RowWrite>,
+}
+
+impl WriteBatch {
+    /// How many chunk rows the batch writes.
+    pub fn chunk_rows(&self) -> usize {
+        self.writes
+            .iter()
+            .map(|write| match write {
+                RowWrite::Put {
+                    chunks: Some(chunks),
+                    ..
+                } => chunks.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// A project's rows read in one snapshot, with the revision they were read at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectSnapshot {
+    /// The revision the rows were read at.
+    pub revision: u64,
+    /// The rows, ordered by source then path.
+    pub rows: Vec<FileRow>,
+}
+
+/// A search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkHit {
+    /// The source slug.
+    pub source: String,
+    /// The file path relative to the source root.
+    pub path: String,
+    /// The chunk's position in its file.
+    pub ordinal: u32,
+    /// The chunk text.
+    pub body: String,
+    /// Higher is better; comparable only within one answer.
+    pub score: f32,
+}

@@ -1,0 +1,117 @@
+//! Persisted sources: what sync syncs, and how its last run went.
+
+use serde::{Deserialize, Serialize};
+
+/// What a source's root is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    /// A mounted repository directory.
+    Local,
+    /// An agent data tree, with agent-private subtrees.
+    Data,
+    /// A machine sandbox directory addressed by a machine URI.
+    Machine,
+}
+
+impl SourceKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Local => "local",
+            SourceKind::Data => "data",
+            SourceKind::Machine => "machine",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "local" => Some(SourceKind::Local),
+            "data" => Some(SourceKind::Data),
+            "machine" => Some(SourceKind::Machine),
+            _ => None,
+        }
+    }
+}
+
+/// Who a source is visible to (DESIGN.md section 4, "Scope").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeKind {
+    /// Everyone in the project.
+    Project,
+    /// One user (the owner).
+    User,
+    /// One agent (the owner).
+    Agent,
+}
+
+impl ScopeKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScopeKind::Project => "project",
+            ScopeKind::User => "user",
+            ScopeKind::Agent => "agent",
+        }
+    }
+
+    /// Parses the stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "project" => Some(ScopeKind::Project),
+            "user" => Some(ScopeKind::User),
+            "agent" => Some(ScopeKind::Agent),
+            _ => None,
+        }
+    }
+}
+
+/// How the last sync run of a source went.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncStatus {
+    /// When the last successful sync finished (ms since the epoch); `None`: never synced.
+    pub last_synced_at: Option<i64>,
+    /// The project's revision after that sync.
+    pub last_revision: u64,
+    /// Files listed by the connector in the last run.
+    pub files_seen: u64,
+    /// Files written (inserted, rewritten or refreshed) in the last run.
+    pub files_indexed: u64,
+    /// Files skipped and reported in the last run.
+    pub files_skipped: u64,
+    /// Bytes read in the last run.
+    pub bytes_read: u64,
+    /// Why the last run failed, when it did.
+    pub last_error: Option<String>,
+}
+
+/// A source as persisted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRecord {
+    /// The project the source belongs to.
+    pub project: String,
+    /// The source's slug, unique within the project.
+    pub slug: String,
+    /// What the root is.
+    pub kind: SourceKind,
+    /// The directory the connector lists, on this host.
+    pub root: String,
+    /// For a machine source: the URI of the root on its machine (`machine://<id>/<path>`).
+    pub machine_uri: Option<String>,
+    /// Who the source is visible to.
+    pub scope: ScopeKind,
+    /// The user or agent a user- or agent-scoped source belongs to.
+    pub owner: Option<String>,
+    /// The sync trigger in its canonical spelling (`manual`, `auto`, `interval:5m`).
+    pub trigger: String,
+    /// Agent-private subtree patterns with an `{agent}` placeholder.
+    pub privacy_patterns: Vec<String>,
+    /// How the last run went.
+    pub status: SyncStatus,
+    /// When the source was created (ms since the epoch).
+    pub created_at: i64,
+    /// When its settings last changed (ms since the epoch).
+    pub updated_at: i64,
+}

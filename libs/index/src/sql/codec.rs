@@ -1,0 +1,108 @@
+//! Conversions between rows as stored and rows as typed. Every failure names the
+//! column, so a damaged row is reported, never a panic.
+
+use crate::{FileRow, IndexError, ScopeKind, SourceKind, SourceRecord, SyncStatus};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+/// The columns of `index_files`, in the order the statements bind them. A macro, not a
+/// constant: sqlx takes only literal SQL, and `concat!` keeps the statements literal.
+macro_rules! file_columns {
+    () => {
+        "project, source, path, content_hash, size, modified, classification, payload, \
+         usable_manifest, privacy_owner, payload_version"
+    };
+}
+pub(crate) use file_columns;
+
+/// The columns of `index_sources`, in the order the statements bind them.
+macro_rules! source_columns {
+    () => {
+        "project, slug, kind, root, machine_uri, scope, owner, sync_trigger, \
+         privacy_patterns, status, created_at, updated_at"
+    };
+}
+pub(crate) use source_columns;
+
+pub(crate) fn to_i64(value: u64, field: &'static str) -> Result<i64, IndexError> {
+    i64::try_from(value).map_err(|_| IndexError::InvalidValue {
+        field,
+        message: format!("{value} is beyond the stored range"),
+    })
+}
+
+pub(crate) fn to_u64(value: i64, field: &'static str) -> Result<u64, IndexError> {
+    u64::try_from(value).map_err(|_| corrupt(field, format!("negative value {value}")))
+}
+
+pub(crate) fn to_u32(value: i64, field: &'static str) -> Result<u32, IndexError> {
+    u32::try_from(value).map_err(|_| corrupt(field, format!("{value} is out of range")))
+}
+
+fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
+    IndexError::Corrupt {
+        field,
+        message: message.into(),
+    }
+}
+
+fn column<'r, T>(row: &'r AnyRow, field: &'static str) -> Result<T, IndexError>
+where
+    T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
+{
+    row.try_get(field)
+        .map_err(|err| corrupt(field, err.to_string()))
+}
+
+pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
+    let payload: String = column(row, "payload")?;
+    Ok(FileRow {
+        project: column(row, "project")?,
+        source: column(row, "source")?,
+        path: column(row, "path")?,
+        content_hash: column(row, "content_hash")?,
+        size: to_u64(column(row, "size")?, "size")?,
+        modified: column(row, "modified")?,
+        classification: column(row, "classification")?,
+        payload: serde_json::from_str(&payload)
+            .map_err(|err| corrupt("payload", err.to_string()))?,
+        usable_manifest: column::<i64>(row, "usable_manifest")? != 0,
+        privacy_owner: column(row, "privacy_owner")?,
+        payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
+    })
+}
+
+pub(crate) fn source_record(row: &AnyRow) -> Result<SourceRecord, IndexError> {
+    let kind: String = column(row, "kind")?;
+    let scope: String = column(row, "scope")?;
+    let patterns: String = column(row, "privacy_patterns")?;
+    let status: String = column(row, "status")?;
+    Ok(SourceRecord {
+        project: column(row, "project")?,
+        slug: column(row, "slug")?,
+        kind: SourceKind::parse(&kind).ok_or_else(|| corrupt("kind", kind.clone()))?,
+        root: column(row, "root")?,
+        machine_uri: column(row, "machine_uri")?,
+        scope: ScopeKind::parse(&scope).ok_or_else(|| corrupt("scope", scope.clone()))?,
+        owner: column(row, "owner")?,
+        trigger: column(row, "sync_trigger")?,
+        privacy_patterns: serde_json::from_str(&patterns)
+            .map_err(|err| corrupt("privacy_patterns", err.to_string()))?,
+        status: decode_status(&status)?,
+        created_at: column(row, "created_at")?,
+        updated_at: column(row, "updated_at")?,
+    })
+}
+
+pub(crate) fn encode_status(status: &SyncStatus) -> String {
+    // A struct of integers and strings always serializes.
+    serde_json::to_string(status).unwrap_or_default()
+}
+
+fn decode_status(text: &str) -> Result<SyncStatus, IndexError> {
+    serde_json::from_str(text).map_err(|err| corrupt("status", err.to_string()))
+}
+
+pub(crate) fn encode_patterns(patterns: &[String]) -> String {
+    serde_json::to_string(patterns).unwrap_or_default()
+}

@@ -1,0 +1,246 @@
+//! The SQL implementation of [`IndexStore`], shared by both backends through sqlx's
+//! `Any` driver: the statements are the same (`$N` placeholders work on both), only the
+//! schema and the full-text search differ, and those are chosen by [`Dialect`].
+
+mod codec;
+mod rows;
+mod schema;
+mod search;
+mod sources;
+
+use crate::{
+    ChunkHit, FileRow, IndexError, IndexStore, ProjectSnapshot, SourceRecord, SyncStatus,
+    WriteBatch,
+};
+use sqlx::AnyPool;
+use sqlx::any::AnyPoolOptions;
+use std::path::Path;
+use std::time::Duration;
+
+/// Which SQL backend a store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// The index on SQL: embedded (SQLite, one file) or PostgreSQL.
+#[derive(Debug, Clone)]
+pub struct SqlIndexStore {
+    pool: AnyPool,
+    dialect: Dialect,
+}
+
+/// WAL lets readers (a `ListEntries` snapshot) run beside a writer; a writer waits up
+/// to 10 s for the write lock another connection holds instead of failing at once.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON";
+
+impl SqlIndexStore {
+    /// Opens (creating it when missing) the embedded store in one file and migrates it.
+    pub async fn open_embedded(path: &Path) -> Result<Self, IndexError> {
+        sqlx::any::install_default_drivers();
+        let text = path.to_str().ok_or_else(|| IndexError::InvalidValue {
+            field: "index.embedded.path",
+            message: "the path is not valid UTF-8".into(),
+        })?;
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|err| IndexError::InvalidValue {
+                field: "index.embedded.path",
+                message: format!("cannot create {}: {err}", parent.display()),
+            })?;
+        }
+        let url = format!("sqlite://{}?mode=rwc", percent_encode_path(text));
+        let pool = AnyPoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(30))
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await?;
+        schema::migrate(&pool, Dialect::Sqlite, None).await?;
+        Ok(Self {
+            pool,
+            dialect: Dialect::Sqlite,
+        })
+    }
+
+    /// Connects to PostgreSQL at `url`, keeps every table in `schema` (created when
+    /// missing) and migrates it.
+    pub async fn connect_postgres(url: &str, schema: &str) -> Result<Self, IndexError> {
+        sqlx::any::install_default_drivers();
+        validate_schema_name(schema)?;
+        let set_path = format!("SET search_path TO \"{schema}\"");
+        let pool = AnyPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |connection, _| {
+                let set_path = set_path.clone();
+                Box::pin(async move {
+                    // Audited: the schema name passed `validate_schema_name`.
+                    sqlx::raw_sql(sqlx::AssertSqlSafe(set_path))
+                        .execute(connection)
+                        .await?;
+                    Ok(())
+                })
+            })
+            .connect_lazy(url)
+            .map_err(|err| IndexError::InvalidValue {
+                field: "index.postgres.url",
+                message: err.to_string(),
+            })?;
+        schema::migrate(&pool, Dialect::Postgres, Some(schema)).await?;
+        Ok(Self {
+            pool,
+            dialect: Dialect::Postgres,
+        })
+    }
+
+    /// Closes every connection (the embedded file is then safe to copy or remove).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A schema name goes into SQL text (it cannot be bound), so only plain identifiers pass.
+fn validate_schema_name(schema: &str) -> Result<(), IndexError> {
+    let plain = !schema.is_empty()
+        && schema.len() <= 63
+        && schema
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_')
+        && !schema.as_bytes()[0].is_ascii_digit();
+    if plain {
+        Ok(())
+    } else {
+        Err(IndexError::InvalidValue {
+            field: "index.postgres.schema",
+            message: format!("{schema:?} is not a plain lowercase identifier"),
+        })
+    }
+}
+
+/// The characters a SQLite URL would read as syntax.
+fn percent_encode_path(path: &str) -> String {
+    path.chars()
+        .map(|character| match character {
+            '%' => "%25".to_owned(),
+            '?' => "%3F".to_owned(),
+            '#' => "%23".to_owned(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+#[async_trait::async_trait]
+impl IndexStore for SqlIndexStore {
+    async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
+        sources::create(&self.pool, source).await
+    }
+
+    async fn get_source(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceRecord>, IndexError> {
+        sources::get(&self.pool, project, slug).await
+    }
+
+    async fn list_sources(&self, project: Option<&str>) -> Result<Vec<SourceRecord>, IndexError> {
+        sources::list(&self.pool, project).await
+    }
+
+    async fn update_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
+        sources::update(&self.pool, source).await
+    }
+
+    async fn record_status(
+        &self,
+        project: &str,
+        slug: &str,
+        status: &SyncStatus,
+    ) -> Result<(), IndexError> {
+        sources::record_status(&self.pool, project, slug, status).await
+    }
+
+    async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {
+        sources::delete(&self.pool, project, slug).await
+    }
+
+    async fn revision(&self, project: &str) -> Result<u64, IndexError> {
+        rows::revision(&self.pool, project).await
+    }
+
+    async fn source_rows(&self, project: &str, source: &str) -> Result<Vec<FileRow>, IndexError> {
+        rows::source_rows(&self.pool, project, source).await
+    }
+
+    async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {
+        rows::project_rows(&self.pool, self.dialect, project).await
+    }
+
+    async fn file_row(
+        &self,
+        project: &str,
+        source: &str,
+        path: &str,
+    ) -> Result<Option<FileRow>, IndexError> {
+        rows::file_row(&self.pool, project, source, path).await
+    }
+
+    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
+        rows::write_batch(&self.pool, batch).await
+    }
+
+    async fn search_text(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        search::text(&self.pool, self.dialect, project, query, limit).await
+    }
+
+    async fn search_vector(
+        &self,
+        project: &str,
+        vector: &[f32],
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        search::vector(&self.pool, project, vector, limit).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_schema_names_pass() {
+        for good in ["neuralis", "test_1", "a"] {
+            assert!(validate_schema_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "1abc",
+            "Upper",
+            "a-b",
+            "a\"; drop table x; --",
+            &"x".repeat(64),
+        ] {
+            assert!(validate_schema_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn url_syntax_in_a_path_is_escaped() {
+        assert_eq!(percent_encode_path("/tmp/a?b#c%d"), "/tmp/a%3Fb%23c%25d");
+    }
+}

@@ -1,0 +1,135 @@
+//! Migrations, applied at start. Each version runs once, in a transaction; on
+//! PostgreSQL an advisory lock keeps replicas that start together from racing.
+
+use super::Dialect;
+use crate::IndexError;
+use sqlx::AnyPool;
+
+/// Arbitrary, fixed: the advisory lock id of index migrations.
+const MIGRATION_LOCK: i64 = 0x6e65_7572_616c;
+
+const FILES_AND_PROJECTS: &str = "
+CREATE TABLE IF NOT EXISTS index_projects (
+    project TEXT PRIMARY KEY,
+    revision BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS index_sources (
+    project TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    root TEXT NOT NULL,
+    machine_uri TEXT,
+    scope TEXT NOT NULL,
+    owner TEXT,
+    sync_trigger TEXT NOT NULL,
+    privacy_patterns TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (project, slug)
+);
+CREATE TABLE IF NOT EXISTS index_files (
+    project TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    size BIGINT NOT NULL,
+    modified BIGINT NOT NULL,
+    classification TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    usable_manifest BIGINT NOT NULL,
+    privacy_owner TEXT,
+    payload_version BIGINT NOT NULL,
+    PRIMARY KEY (project, source, path)
+);
+";
+
+const SQLITE_CHUNKS: &str = "
+CREATE TABLE IF NOT EXISTS index_chunks (
+    project TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    ordinal BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    vector BLOB,
+    PRIMARY KEY (project, source, path, ordinal)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS index_chunks_fts USING fts5(
+    body, project UNINDEXED, source UNINDEXED, path UNINDEXED, ordinal UNINDEXED,
+    content = 'index_chunks', content_rowid = 'rowid'
+);
+CREATE TRIGGER IF NOT EXISTS index_chunks_fts_insert AFTER INSERT ON index_chunks BEGIN
+    INSERT INTO index_chunks_fts (rowid, body, project, source, path, ordinal)
+    VALUES (new.rowid, new.body, new.project, new.source, new.path, new.ordinal);
+END;
+CREATE TRIGGER IF NOT EXISTS index_chunks_fts_delete AFTER DELETE ON index_chunks BEGIN
+    INSERT INTO index_chunks_fts (index_chunks_fts, rowid, body, project, source, path, ordinal)
+    VALUES ('delete', old.rowid, old.body, old.project, old.source, old.path, old.ordinal);
+END;
+";
+
+const POSTGRES_CHUNKS: &str = "
+CREATE TABLE IF NOT EXISTS index_chunks (
+    project TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    ordinal BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    vector BYTEA,
+    PRIMARY KEY (project, source, path, ordinal)
+);
+CREATE INDEX IF NOT EXISTS index_chunks_fts ON index_chunks
+    USING GIN (to_tsvector('simple', body));
+";
+
+/// The migrations of one dialect, in order: (version, statements).
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 2] {
+    let chunks = match dialect {
+        Dialect::Sqlite => SQLITE_CHUNKS,
+        Dialect::Postgres => POSTGRES_CHUNKS,
+    };
+    [(1, FILES_AND_PROJECTS), (2, chunks)]
+}
+
+/// Applies the missing migrations. `schema` (PostgreSQL only, already validated as a
+/// plain identifier) is created under the same lock, so replicas never race on it.
+pub(crate) async fn migrate(
+    pool: &AnyPool,
+    dialect: Dialect,
+    schema: Option<&str>,
+) -> Result<(), IndexError> {
+    let mut tx = pool.begin().await?;
+    if dialect == Dialect::Postgres {
+        // The lock function returns `void`, which the Any driver cannot carry: wrap it.
+        sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
+            .bind(MIGRATION_LOCK)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if let Some(schema) = schema {
+        let create = format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(create))
+            .execute(&mut *tx)
+            .await?;
+    }
+    sqlx::raw_sql("CREATE TABLE IF NOT EXISTS index_migrations (version BIGINT PRIMARY KEY)")
+        .execute(&mut *tx)
+        .await?;
+    for (version, statements) in migrations(dialect) {
+        let applied: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM index_migrations WHERE version = $1")
+                .bind(version)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if applied.is_none() {
+            sqlx::raw_sql(statements).execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO index_migrations (version) VALUES ($1)")
+                .bind(version)
+                .execute(&mut *tx)
+                .await?;
+            tracing::info!(version, "index migration applied");
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}

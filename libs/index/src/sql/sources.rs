@@ -1,0 +1,160 @@
+//! Persisted sources.
+
+use super::codec::{self, source_columns};
+use super::rows;
+use crate::{IndexError, SourceRecord, SyncStatus};
+use sqlx::AnyPool;
+
+pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), IndexError> {
+    let statement = concat!(
+        "INSERT INTO index_sources (",
+        source_columns!(),
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+         ON CONFLICT (project, slug) DO NOTHING"
+    );
+    let inserted = sqlx::query(statement)
+        .bind(&source.project)
+        .bind(&source.slug)
+        .bind(source.kind.as_str())
+        .bind(&source.root)
+        .bind(&source.machine_uri)
+        .bind(source.scope.as_str())
+        .bind(&source.owner)
+        .bind(&source.trigger)
+        .bind(codec::encode_patterns(&source.privacy_patterns))
+        .bind(codec::encode_status(&source.status))
+        .bind(source.created_at)
+        .bind(source.updated_at)
+        .execute(pool)
+        .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(IndexError::AlreadyExists(describe(
+            &source.project,
+            &source.slug,
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) async fn get(
+    pool: &AnyPool,
+    project: &str,
+    slug: &str,
+) -> Result<Option<SourceRecord>, IndexError> {
+    let statement = concat!(
+        "SELECT ",
+        source_columns!(),
+        " FROM index_sources WHERE project = $1 AND slug = $2"
+    );
+    let row = sqlx::query(statement)
+        .bind(project)
+        .bind(slug)
+        .fetch_optional(pool)
+        .await?;
+    row.as_ref().map(codec::source_record).transpose()
+}
+
+pub(crate) async fn list(
+    pool: &AnyPool,
+    project: Option<&str>,
+) -> Result<Vec<SourceRecord>, IndexError> {
+    let rows = match project {
+        Some(project) => {
+            let statement = concat!(
+                "SELECT ",
+                source_columns!(),
+                " FROM index_sources WHERE project = $1 ORDER BY slug"
+            );
+            sqlx::query(statement).bind(project).fetch_all(pool).await?
+        }
+        None => {
+            let statement = concat!(
+                "SELECT ",
+                source_columns!(),
+                " FROM index_sources ORDER BY project, slug"
+            );
+            sqlx::query(statement).fetch_all(pool).await?
+        }
+    };
+    rows.iter().map(codec::source_record).collect()
+}
+
+pub(crate) async fn update(pool: &AnyPool, source: &SourceRecord) -> Result<(), IndexError> {
+    let updated = sqlx::query(
+        "UPDATE index_sources SET kind = $3, root = $4, machine_uri = $5, scope = $6, \
+         owner = $7, sync_trigger = $8, privacy_patterns = $9, updated_at = $10 \
+         WHERE project = $1 AND slug = $2",
+    )
+    .bind(&source.project)
+    .bind(&source.slug)
+    .bind(source.kind.as_str())
+    .bind(&source.root)
+    .bind(&source.machine_uri)
+    .bind(source.scope.as_str())
+    .bind(&source.owner)
+    .bind(&source.trigger)
+    .bind(codec::encode_patterns(&source.privacy_patterns))
+    .bind(source.updated_at)
+    .execute(pool)
+    .await?;
+    found(updated.rows_affected(), &source.project, &source.slug)
+}
+
+pub(crate) async fn record_status(
+    pool: &AnyPool,
+    project: &str,
+    slug: &str,
+    status: &SyncStatus,
+) -> Result<(), IndexError> {
+    let updated =
+        sqlx::query("UPDATE index_sources SET status = $3 WHERE project = $1 AND slug = $2")
+            .bind(project)
+            .bind(slug)
+            .bind(codec::encode_status(status))
+            .execute(pool)
+            .await?;
+    found(updated.rows_affected(), project, slug)
+}
+
+pub(crate) async fn delete(
+    pool: &AnyPool,
+    project: &str,
+    slug: &str,
+) -> Result<Option<u64>, IndexError> {
+    let mut tx = pool.begin().await?;
+    let removed = sqlx::query("DELETE FROM index_sources WHERE project = $1 AND slug = $2")
+        .bind(project)
+        .bind(slug)
+        .execute(&mut *tx)
+        .await?;
+    found(removed.rows_affected(), project, slug)?;
+    sqlx::query("DELETE FROM index_chunks WHERE project = $1 AND source = $2")
+        .bind(project)
+        .bind(slug)
+        .execute(&mut *tx)
+        .await?;
+    let files = sqlx::query("DELETE FROM index_files WHERE project = $1 AND source = $2")
+        .bind(project)
+        .bind(slug)
+        .execute(&mut *tx)
+        .await?;
+    let revision = if files.rows_affected() > 0 {
+        Some(rows::raise_revision(&mut tx, project).await?)
+    } else {
+        None
+    };
+    tx.commit().await?;
+    Ok(revision)
+}
+
+fn found(affected: u64, project: &str, slug: &str) -> Result<(), IndexError> {
+    if affected == 0 {
+        Err(IndexError::NotFound(describe(project, slug)))
+    } else {
+        Ok(())
+    }
+}
+
+fn describe(project: &str, slug: &str) -> String {
+    format!("source {slug:?} of project {project:?}")
+}

@@ -1,0 +1,570 @@
+//! The cases. Each takes a fresh, empty store.
+
+use neuralis_index::{
+    ChunkRow, FileRow, IndexError, IndexStore, RowWrite, ScopeKind, SourceKind, SourceRecord,
+    SyncStatus, WriteBatch,
+};
+use std::sync::Arc;
+
+type Store = Arc<dyn IndexStore>;
+
+fn source(project: &str, slug: &str) -> SourceRecord {
+    SourceRecord {
+        project: project.into(),
+        slug: slug.into(),
+        kind: SourceKind::Data,
+        root: format!("/srv/{slug}"),
+        machine_uri: None,
+        scope: ScopeKind::Agent,
+        owner: Some("agent-7".into()),
+        trigger: "interval:5m".into(),
+        privacy_patterns: vec!["agents/{agent}/**".into()],
+        status: SyncStatus::default(),
+        created_at: 1_000,
+        updated_at: 1_000,
+    }
+}
+
+fn row(project: &str, source: &str, path: &str) -> FileRow {
+    FileRow {
+        project: project.into(),
+        source: source.into(),
+        path: path.into(),
+        content_hash: format!("hash:{path}"),
+        size: 42,
+        modified: 1_700_000_000_000,
+        classification: "skill".into(),
+        payload: serde_json::json!({"version": 1, "name": path, "allowed-tools": ["Read"]}),
+        usable_manifest: false,
+        privacy_owner: None,
+        payload_version: 1,
+    }
+}
+
+fn chunk(ordinal: u32, body: &str) -> ChunkRow {
+    ChunkRow {
+        ordinal,
+        body: body.into(),
+        vector: None,
+    }
+}
+
+fn put(row: FileRow, chunks: Option<Vec<ChunkRow>>) -> RowWrite {
+    RowWrite::Put { row, chunks }
+}
+
+fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> WriteBatch {
+    WriteBatch {
+        project: project.into(),
+        source: source.into(),
+        writes,
+    }
+}
+
+async fn write(store: &Store, batch: WriteBatch) -> u64 {
+    store.write_batch(&batch).await.expect("batch commits")
+}
+
+pub async fn a_source_slug_is_unique_within_its_project(store: Store) {
+    store
+        .create_source(&source("p1", "repo"))
+        .await
+        .expect("created");
+    let again = store.create_source(&source("p1", "repo")).await;
+    assert!(
+        matches!(again, Err(IndexError::AlreadyExists(_))),
+        "{again:?}"
+    );
+    store
+        .create_source(&source("p2", "repo"))
+        .await
+        .expect("same slug, other project");
+}
+
+pub async fn sources_round_trip_and_list_in_order(store: Store) {
+    let mut machine = source("p1", "sandbox");
+    machine.kind = SourceKind::Machine;
+    machine.machine_uri = Some("machine://m-1/work".into());
+    machine.scope = ScopeKind::Project;
+    machine.owner = None;
+    for record in [source("p1", "zeta"), machine.clone(), source("p0", "alpha")] {
+        store.create_source(&record).await.expect("created");
+    }
+    assert_eq!(
+        store.get_source("p1", "sandbox").await.expect("read"),
+        Some(machine)
+    );
+    assert_eq!(store.get_source("p1", "missing").await.expect("read"), None);
+    let in_p1: Vec<String> = store
+        .list_sources(Some("p1"))
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|s| s.slug)
+        .collect();
+    assert_eq!(in_p1, ["sandbox", "zeta"]);
+    let all: Vec<(String, String)> = store
+        .list_sources(None)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|s| (s.project, s.slug))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            ("p0".into(), "alpha".into()),
+            ("p1".into(), "sandbox".into()),
+            ("p1".into(), "zeta".into())
+        ]
+    );
+}
+
+pub async fn updating_or_deleting_a_missing_source_is_not_found(store: Store) {
+    let update = store.update_source(&source("p1", "ghost")).await;
+    assert!(matches!(update, Err(IndexError::NotFound(_))), "{update:?}");
+    let delete = store.delete_source("p1", "ghost").await;
+    assert!(matches!(delete, Err(IndexError::NotFound(_))), "{delete:?}");
+    let status = store
+        .record_status("p1", "ghost", &SyncStatus::default())
+        .await;
+    assert!(matches!(status, Err(IndexError::NotFound(_))), "{status:?}");
+}
+
+pub async fn a_new_source_has_never_synced_and_keeps_its_recorded_status(store: Store) {
+    store
+        .create_source(&source("p1", "repo"))
+        .await
+        .expect("created");
+    let fresh = store
+        .get_source("p1", "repo")
+        .await
+        .expect("read")
+        .expect("exists");
+    assert_eq!(fresh.status.last_synced_at, None);
+    let status = SyncStatus {
+        last_synced_at: Some(5),
+        last_revision: 3,
+        files_seen: 10,
+        files_indexed: 4,
+        files_skipped: 2,
+        bytes_read: 900,
+        last_error: Some("symlink loop at a/b".into()),
+    };
+    store
+        .record_status("p1", "repo", &status)
+        .await
+        .expect("recorded");
+    let mut changed = source("p1", "repo");
+    changed.trigger = "auto".into();
+    store.update_source(&changed).await.expect("updated");
+    let read = store
+        .get_source("p1", "repo")
+        .await
+        .expect("read")
+        .expect("exists");
+    assert_eq!(read.status, status, "an update keeps the status");
+    assert_eq!(read.trigger, "auto");
+}
+
+pub async fn the_revision_starts_at_zero_and_rises_with_every_committed_batch(store: Store) {
+    assert_eq!(store.revision("p1").await.expect("read"), 0);
+    let first = write(
+        &store,
+        batch("p1", "s", vec![put(row("p1", "s", "a.md"), None)]),
+    )
+    .await;
+    let second = write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![RowWrite::Delete {
+                path: "a.md".into(),
+            }],
+        ),
+    )
+    .await;
+    let empty = write(&store, batch("p1", "s", vec![])).await;
+    assert_eq!((first, second, empty), (1, 2, 3));
+    assert_eq!(store.revision("p1").await.expect("read"), 3);
+}
+
+pub async fn projects_have_separate_revisions(store: Store) {
+    write(
+        &store,
+        batch("p1", "s", vec![put(row("p1", "s", "a.md"), None)]),
+    )
+    .await;
+    write(
+        &store,
+        batch("p1", "s", vec![put(row("p1", "s", "b.md"), None)]),
+    )
+    .await;
+    assert_eq!(
+        write(
+            &store,
+            batch("p2", "s", vec![put(row("p2", "s", "a.md"), None)])
+        )
+        .await,
+        1
+    );
+    assert_eq!(store.revision("p1").await.expect("read"), 2);
+}
+
+pub async fn rows_round_trip_every_column(store: Store) {
+    let mut private = row("p1", "s", "agents/a1/notes.md");
+    private.privacy_owner = Some("a1".into());
+    private.usable_manifest = true;
+    private.size = u64::try_from(i64::MAX).expect("fits");
+    private.payload_version = 7;
+    private.classification = "manifest:package.json".into();
+    let plain = row("p1", "s", "skills/x/SKILL.md");
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(private.clone(), None), put(plain.clone(), None)],
+        ),
+    )
+    .await;
+    assert_eq!(
+        store
+            .file_row("p1", "s", &private.path)
+            .await
+            .expect("read"),
+        Some(private.clone())
+    );
+    assert_eq!(
+        store.source_rows("p1", "s").await.expect("read"),
+        [private, plain]
+    );
+    assert_eq!(store.file_row("p1", "s", "nope").await.expect("read"), None);
+}
+
+pub async fn a_put_without_chunks_keeps_the_chunks(store: Store) {
+    let original = row("p1", "s", "docs/guide.md");
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(
+                original.clone(),
+                Some(vec![chunk(0, "kubernetes rollout")]),
+            )],
+        ),
+    )
+    .await;
+    let mut refreshed = original;
+    refreshed.payload = serde_json::json!({"version": 2, "title": "Guide"});
+    refreshed.payload_version = 2;
+    write(&store, batch("p1", "s", vec![put(refreshed.clone(), None)])).await;
+    let hits = store
+        .search_text("p1", "rollout", 10)
+        .await
+        .expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(
+        store
+            .file_row("p1", "s", "docs/guide.md")
+            .await
+            .expect("read"),
+        Some(refreshed)
+    );
+}
+
+pub async fn deleting_a_row_deletes_its_chunks(store: Store) {
+    let doc = row("p1", "s", "notes.md");
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(
+                doc,
+                Some(vec![chunk(0, "alpha"), chunk(1, "alpha beta")]),
+            )],
+        ),
+    )
+    .await;
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![RowWrite::Delete {
+                path: "notes.md".into(),
+            }],
+        ),
+    )
+    .await;
+    assert!(
+        store
+            .search_text("p1", "alpha", 10)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+    assert_eq!(
+        store.file_row("p1", "s", "notes.md").await.expect("read"),
+        None
+    );
+}
+
+pub async fn a_failed_batch_leaves_the_index_as_it_was(store: Store) {
+    let kept = row("p1", "s", "kept.md");
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(kept.clone(), Some(vec![chunk(0, "original")]))],
+        ),
+    )
+    .await;
+    let foreign = row("p1", "other-source", "intruder.md");
+    let doomed = batch(
+        "p1",
+        "s",
+        vec![
+            RowWrite::Delete {
+                path: "kept.md".into(),
+            },
+            put(row("p1", "s", "new.md"), Some(vec![chunk(0, "fresh")])),
+            put(foreign, None),
+        ],
+    );
+    let failed = store.write_batch(&doomed).await;
+    assert!(
+        matches!(
+            failed,
+            Err(IndexError::InvalidValue {
+                field: "row.source",
+                ..
+            })
+        ),
+        "{failed:?}"
+    );
+    assert_eq!(store.revision("p1").await.expect("read"), 1);
+    assert_eq!(store.source_rows("p1", "s").await.expect("read"), [kept]);
+    assert_eq!(
+        store
+            .search_text("p1", "original", 10)
+            .await
+            .expect("search")
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .search_text("p1", "fresh", 10)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+}
+
+pub async fn a_project_snapshot_carries_the_revision_it_was_read_at(store: Store) {
+    write(
+        &store,
+        batch("p1", "b", vec![put(row("p1", "b", "z.md"), None)]),
+    )
+    .await;
+    write(
+        &store,
+        batch(
+            "p1",
+            "a",
+            vec![
+                put(row("p1", "a", "y.md"), None),
+                put(row("p1", "a", "x.md"), None),
+            ],
+        ),
+    )
+    .await;
+    let snapshot = store.project_rows("p1").await.expect("read");
+    assert_eq!(snapshot.revision, 2);
+    let order: Vec<(&str, &str)> = snapshot
+        .rows
+        .iter()
+        .map(|r| (r.source.as_str(), r.path.as_str()))
+        .collect();
+    assert_eq!(order, [("a", "x.md"), ("a", "y.md"), ("b", "z.md")]);
+    assert_eq!(store.project_rows("empty").await.expect("read").revision, 0);
+}
+
+pub async fn deleting_a_source_deletes_its_rows_and_raises_the_revision(store: Store) {
+    store
+        .create_source(&source("p1", "repo"))
+        .await
+        .expect("created");
+    store
+        .create_source(&source("p1", "idle"))
+        .await
+        .expect("created");
+    write(
+        &store,
+        batch(
+            "p1",
+            "repo",
+            vec![put(
+                row("p1", "repo", "a.md"),
+                Some(vec![chunk(0, "gamma")]),
+            )],
+        ),
+    )
+    .await;
+    assert_eq!(
+        store.delete_source("p1", "repo").await.expect("deleted"),
+        Some(2)
+    );
+    assert_eq!(
+        store.delete_source("p1", "idle").await.expect("deleted"),
+        None
+    );
+    assert!(
+        store
+            .source_rows("p1", "repo")
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    assert!(
+        store
+            .search_text("p1", "gamma", 10)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+    assert_eq!(store.get_source("p1", "repo").await.expect("read"), None);
+}
+
+pub async fn text_search_finds_words_within_the_project_only(store: Store) {
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(
+                row("p1", "s", "deploy.md"),
+                Some(vec![
+                    chunk(0, "How to deploy the service"),
+                    chunk(1, "Rollback steps"),
+                ]),
+            )],
+        ),
+    )
+    .await;
+    write(
+        &store,
+        batch(
+            "p2",
+            "s",
+            vec![put(
+                row("p2", "s", "deploy.md"),
+                Some(vec![chunk(0, "deploy elsewhere")]),
+            )],
+        ),
+    )
+    .await;
+    let hits = store.search_text("p1", "Deploy", 10).await.expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].path.as_str(), hits[0].ordinal), ("deploy.md", 0));
+    assert!(
+        store
+            .search_text("p1", "deploy kubernetes", 10)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+    assert!(
+        store
+            .search_text("p1", "deploy", 0)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+}
+
+pub async fn text_search_never_fails_on_query_syntax(store: Store) {
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(
+                row("p1", "s", "a.md"),
+                Some(vec![chunk(0, "NOT a drill")]),
+            )],
+        ),
+    )
+    .await;
+    for query in [
+        "\"",
+        "NOT",
+        "a OR",
+        "*",
+        "(x",
+        "-",
+        "",
+        "'; DROP TABLE index_files; --",
+        "col:x",
+    ] {
+        store
+            .search_text("p1", query, 5)
+            .await
+            .unwrap_or_else(|err| panic!("{query:?}: {err}"));
+    }
+}
+
+pub async fn vector_search_ranks_by_cosine(store: Store) {
+    let with_vector = |ordinal, body: &str, vector: Vec<f32>| ChunkRow {
+        ordinal,
+        body: body.into(),
+        vector: Some(vector),
+    };
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(
+                row("p1", "s", "a.md"),
+                Some(vec![
+                    with_vector(0, "east", vec![1.0, 0.0]),
+                    with_vector(1, "north", vec![0.0, 1.0]),
+                    with_vector(2, "north-east", vec![1.0, 1.0]),
+                    chunk(3, "no vector"),
+                ]),
+            )],
+        ),
+    )
+    .await;
+    let hits = store
+        .search_vector("p1", &[0.9, 0.1], 2)
+        .await
+        .expect("search");
+    let bodies: Vec<&str> = hits.iter().map(|hit| hit.body.as_str()).collect();
+    assert_eq!(bodies, ["east", "north-east"]);
+}
+
+pub async fn concurrent_batches_each_raise_the_revision_once(store: Store) {
+    let writers = (0..8).map(|n| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let path = format!("f{n}.md");
+            store
+                .write_batch(&batch("p1", "s", vec![put(row("p1", "s", &path), None)]))
+                .await
+        })
+    });
+    let mut revisions = Vec::new();
+    for writer in writers {
+        revisions.push(writer.await.expect("joined").expect("committed"));
+    }
+    revisions.sort_unstable();
+    assert_eq!(revisions, (1..=8).collect::<Vec<u64>>());
+    assert_eq!(store.source_rows("p1", "s").await.expect("read").len(), 8);
+}

@@ -1,0 +1,62 @@
+//! The store conformance suite: every backend of `IndexStore` must pass every case.
+//! A backend's test file defines a fixture and calls `conformance_suite!`.
+
+pub mod cases;
+
+/// A fresh, empty store for one case, and how to clean it up afterwards.
+pub trait Fixture: Sized {
+    /// The store under test.
+    fn store(&self) -> std::sync::Arc<dyn neuralis_index::IndexStore>;
+    /// Removes whatever the fixture created (a schema, a file).
+    fn cleanup(self) -> impl std::future::Future<Output = ()> + Send;
+}
+
+/// Expands to one `#[tokio::test]` per case, each on a fresh fixture from `$fresh`
+/// (an async fn returning a `Fixture`), cleaning up even when the case panics.
+#[macro_export]
+macro_rules! conformance_suite {
+    ($fresh:path; $($case:ident),+ $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                use futures::FutureExt;
+                use $crate::conformance::Fixture;
+                let fixture = $fresh(stringify!($case)).await;
+                let outcome = std::panic::AssertUnwindSafe(
+                    $crate::conformance::cases::$case(fixture.store()),
+                )
+                .catch_unwind()
+                .await;
+                fixture.cleanup().await;
+                if let Err(panic) = outcome {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        )+
+    };
+}
+
+/// Every case of the suite, for `conformance_suite!`.
+#[macro_export]
+macro_rules! all_conformance_cases {
+    ($fresh:path) => {
+        $crate::conformance_suite!($fresh;
+            a_source_slug_is_unique_within_its_project,
+            sources_round_trip_and_list_in_order,
+            updating_or_deleting_a_missing_source_is_not_found,
+            a_new_source_has_never_synced_and_keeps_its_recorded_status,
+            the_revision_starts_at_zero_and_rises_with_every_committed_batch,
+            projects_have_separate_revisions,
+            rows_round_trip_every_column,
+            a_put_without_chunks_keeps_the_chunks,
+            deleting_a_row_deletes_its_chunks,
+            a_failed_batch_leaves_the_index_as_it_was,
+            a_project_snapshot_carries_the_revision_it_was_read_at,
+            deleting_a_source_deletes_its_rows_and_raises_the_revision,
+            text_search_finds_words_within_the_project_only,
+            text_search_never_fails_on_query_syntax,
+            vector_search_ranks_by_cosine,
+            concurrent_batches_each_raise_the_revision_once,
+        );
+    };
+}

@@ -1,0 +1,97 @@
+//! The conformance suite on PostgreSQL (NEURALIS_TEST_DATABASE_URL, default the local
+//! server); one schema per case, dropped afterwards, so cases run in parallel.
+
+mod conformance;
+
+use neuralis_index::{IndexStore, SqlIndexStore};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+fn database_url() -> String {
+    std::env::var("NEURALIS_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+struct PostgresFixture {
+    store: Arc<SqlIndexStore>,
+    schema: String,
+}
+
+impl conformance::Fixture for PostgresFixture {
+    fn store(&self) -> Arc<dyn IndexStore> {
+        self.store.clone()
+    }
+
+    async fn cleanup(self) {
+        self.store.close().await;
+        drop_schema(&self.schema).await;
+    }
+}
+
+async fn drop_schema(schema: &str) {
+    use sqlx::Connection;
+    let mut connection = sqlx::PgConnection::connect(&database_url())
+        .await
+        .expect("connects");
+    let statement = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+        .execute(&mut connection)
+        .await
+        .expect("dropped");
+}
+
+fn unique_schema(case: &str) -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let short: String = case
+        .chars()
+        .filter(char::is_ascii_lowercase)
+        .take(20)
+        .collect();
+    format!(
+        "t_{short}_{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+async fn fresh(case: &str) -> PostgresFixture {
+    let schema = unique_schema(case);
+    let store = SqlIndexStore::connect_postgres(&database_url(), &schema)
+        .await
+        .expect("connects");
+    PostgresFixture {
+        store: Arc::new(store),
+        schema,
+    }
+}
+
+all_conformance_cases!(fresh);
+
+#[tokio::test]
+async fn replicas_starting_together_migrate_once() {
+    let schema = unique_schema("replicas");
+    let url = database_url();
+    let (first, second) = tokio::join!(
+        SqlIndexStore::connect_postgres(&url, &schema),
+        SqlIndexStore::connect_postgres(&url, &schema),
+    );
+    let (first, second) = (first.expect("first"), second.expect("second"));
+    let batch = neuralis_index::WriteBatch {
+        project: "p".into(),
+        source: "s".into(),
+        writes: vec![],
+    };
+    first.write_batch(&batch).await.expect("commits");
+    assert_eq!(second.revision("p").await.expect("read"), 1);
+    first.close().await;
+    second.close().await;
+    drop_schema(&schema).await;
+}
+
+#[tokio::test]
+async fn a_schema_name_that_is_not_plain_names_the_field() {
+    let err = SqlIndexStore::connect_postgres(&database_url(), "bad-name")
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("index.postgres.schema"), "{err}");
+}

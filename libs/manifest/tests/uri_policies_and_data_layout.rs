@@ -1,0 +1,244 @@
+//! `uriPolicies` and `dataLayout` with `machineWritten` (seed 002).
+mod support;
+
+use neuralis_manifest::data_layout::{WrittenClass, zone_root, zone_slug};
+use serde_json::{Value, json};
+use support::*;
+
+fn policy(pattern: &str, rule: Value) -> Value {
+    json!({"uriPolicies": {pattern: {"default": {"read": true, "write": true, "exec": false}, "paths": [rule]}}})
+}
+
+#[test]
+fn uri_policies_stay_inside_the_package_namespace() {
+    let m = accepts(
+        policy(
+            "data://<self>/**",
+            json!({"pattern": "cache/**", "write": false, "roles": ["admin"]}),
+        ),
+        UNTRUSTED,
+    )
+    .manifest
+    .expect("manifest");
+    let baseline = &m.uri_policies[0];
+    assert!(baseline.policy.default.read && !baseline.policy.default.exec);
+    assert_eq!(
+        baseline.pattern_for("acme-reports"),
+        "data://acme-reports/**"
+    );
+    accepts(
+        policy(
+            "packages://<self>/docs/**",
+            json!({"pattern": "x", "read": true}),
+        ),
+        UNTRUSTED,
+    );
+    for foreign in [
+        "data://other/**",
+        "data://<self>",
+        "packages://<self>/../other/**",
+        "file:///etc/**",
+        "data://**",
+    ] {
+        rejects_at(
+            policy(foreign, json!({"pattern": "x"})),
+            FIRST,
+            &format!("/neuralis/uriPolicies/{}", foreign.replace('/', "~1")),
+        );
+    }
+}
+
+#[test]
+fn uri_policy_rules_have_the_policy_language_shape() {
+    let at = "/neuralis/uriPolicies/data:~1~1<self>~1**/paths/0";
+    rejects_at(
+        policy("data://<self>/**", json!({"read": true})),
+        UNTRUSTED,
+        &format!("{at}/pattern"),
+    );
+    rejects_at(
+        policy("data://<self>/**", json!({"pattern": "/abs"})),
+        UNTRUSTED,
+        &format!("{at}/pattern"),
+    );
+    rejects_at(
+        policy("data://<self>/**", json!({"pattern": "x", "read": "yes"})),
+        UNTRUSTED,
+        &format!("{at}/read"),
+    );
+    rejects_at(
+        policy("data://<self>/**", json!({"pattern": "x", "delete": true})),
+        UNTRUSTED,
+        &format!("{at}/delete"),
+    );
+}
+
+#[test]
+fn a_floor_carries_only_false_capabilities() {
+    // "a floor rule may carry only false capabilities and is rejected if it is combined
+    // with override, roles, agents, or any granting/true capability"
+    let at = "/neuralis/uriPolicies/data:~1~1<self>~1**/paths/0";
+    let m = accepts(
+        policy(
+            "data://<self>/**",
+            json!({"pattern": "audit/**", "write": false, "exec": false, "floor": true}),
+        ),
+        TRUSTED,
+    )
+    .manifest
+    .expect("manifest");
+    assert_eq!(m.uri_policies[0].floors().count(), 1);
+    let cases = [
+        (
+            json!({"pattern": "a", "read": true, "floor": true}),
+            "floor",
+        ),
+        (json!({"pattern": "a", "floor": true}), "floor"),
+        (
+            json!({"pattern": "a", "write": false, "override": true, "floor": true}),
+            "override",
+        ),
+        (
+            json!({"pattern": "a", "write": false, "roles": ["admin"], "floor": true}),
+            "roles",
+        ),
+        (
+            json!({"pattern": "a", "write": false, "agents": ["a1"], "floor": true}),
+            "agents",
+        ),
+    ];
+    for (rule, key) in cases {
+        rejects_at(
+            policy("data://<self>/**", rule),
+            FIRST,
+            &format!("{at}/{key}"),
+        );
+    }
+}
+
+#[test]
+fn floors_come_from_trusted_manifests_only() {
+    let floor = policy(
+        "data://<self>/**",
+        json!({"pattern": "audit/**", "write": false, "floor": true}),
+    );
+    accepts(floor.clone(), FIRST);
+    rejects_at(
+        floor,
+        UNTRUSTED,
+        "/neuralis/uriPolicies/data:~1~1<self>~1**/paths/0/floor",
+    );
+}
+
+#[test]
+fn data_layout_declares_plain_directory_names() {
+    let m = accepts(
+        json!({"dataLayout": {"directories": ["cache", "state"], "agentDirectories": ["memory"]}}),
+        UNTRUSTED,
+    )
+    .manifest
+    .expect("manifest");
+    assert_eq!(m.data_layout.directories, vec!["cache", "state"]);
+    assert_eq!(m.data_layout.agent_directories, vec!["memory"]);
+    accepts(json!({"dataLayout": {}}), UNTRUSTED);
+}
+
+#[test]
+fn data_layout_is_fail_closed() {
+    // "a traversal (..), a separator, a placeholder such as <self>, a brace, a comma,
+    // whitespace, an unknown key or a duplicate rejects the whole manifest"
+    for bad in [
+        "..", ".", "a/b", "a\\b", "<self>", "{a}", "a,b", "a b", "tab\t", "", "naïve",
+    ] {
+        for key in ["directories", "agentDirectories"] {
+            rejects_at(
+                json!({"dataLayout": {key: [bad]}}),
+                FIRST,
+                &format!("/neuralis/dataLayout/{key}/0"),
+            );
+        }
+    }
+    rejects_at(
+        json!({"dataLayout": {"directories": ["a", "a"]}}),
+        FIRST,
+        "/neuralis/dataLayout/directories/1",
+    );
+    rejects_at(
+        json!({"dataLayout": {"folders": ["a"]}}),
+        FIRST,
+        "/neuralis/dataLayout/folders",
+    );
+    rejects_at(
+        json!({"dataLayout": {"directories": "cache"}}),
+        FIRST,
+        "/neuralis/dataLayout/directories",
+    );
+}
+
+#[test]
+fn the_zone_root_is_the_provisioning_mapping_not_the_package_id() {
+    assert_eq!(zone_root("reports", FIRST), "data://reports/");
+    assert_eq!(zone_root("reports", TRUSTED), "data://_installed/reports/");
+    assert_eq!(
+        zone_root("reports", UNTRUSTED),
+        "data://_installed/reports/"
+    );
+    assert_eq!(zone_slug("@acme/reports"), "acme-reports");
+}
+
+#[test]
+fn machine_written_globs_use_the_three_classes() {
+    let mw = json!([
+        {"path": "*/usage/events.jsonl", "class": "metrics"},
+        {"path": "audit/**", "class": "log"},
+        {"path": "*/runs/**", "class": "runtime-text"}
+    ]);
+    let m = accepts(json!({"dataLayout": {"machineWritten": mw}}), TRUSTED)
+        .manifest
+        .expect("manifest");
+    assert_eq!(
+        m.data_layout.machine_written[2].class,
+        WrittenClass::RuntimeText
+    );
+    rejects_at(
+        json!({"dataLayout": {"machineWritten": [{"path": "a", "class": "cache"}]}}),
+        TRUSTED,
+        "/neuralis/dataLayout/machineWritten/0/class",
+    );
+    rejects_at(
+        json!({"dataLayout": {"machineWritten": [{"path": "a", "class": "log", "x": 1}]}}),
+        TRUSTED,
+        "/neuralis/dataLayout/machineWritten/0/x",
+    );
+}
+
+#[test]
+fn machine_written_globs_stay_in_the_zone() {
+    // "the validator refuses a leading /, an empty or .. segment and any character
+    // other than letters, digits, ., _, - and *"
+    for bad in [
+        "/abs/**", "a//b", "../x", "a/../b", "a/", "a b", "a?b", "[ab]", "{a,b}",
+    ] {
+        rejects_at(
+            json!({"dataLayout": {"machineWritten": [{"path": bad, "class": "log"}]}}),
+            FIRST,
+            "/neuralis/dataLayout/machineWritten/0/path",
+        );
+    }
+}
+
+#[test]
+fn machine_written_is_used_only_from_trusted_and_first_party() {
+    let v = warns_at(
+        json!({"dataLayout": {"machineWritten": [{"path": "a/**", "class": "log"}]}}),
+        UNTRUSTED,
+        "/neuralis/dataLayout/machineWritten",
+    );
+    assert!(
+        v.manifest
+            .expect("manifest")
+            .data_layout
+            .machine_written
+            .is_empty()
+    );
+}

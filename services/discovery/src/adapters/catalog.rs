@@ -1,0 +1,170 @@
+//! The installed-package catalog as discovery sees it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use neuralis_catalog::{Candidate, Catalog, Claimant, InstallClass, Outcome, Roots, package};
+use neuralis_connector::{ConnectorLimits, LocalConnector};
+use neuralis_layout::Trust;
+
+use crate::api::DiscoveryError;
+use crate::ports::{
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, ToolEntry,
+};
+
+/// A catalog loaded from the configured roots at start.
+pub struct LoadedCatalog {
+    catalog: Catalog,
+    packages: Vec<InstalledPackage>,
+}
+
+impl LoadedCatalog {
+    /// Wraps a built catalog; `roots` locate each package's directory for reads.
+    pub fn new(catalog: Catalog, roots: &Roots) -> Self {
+        let packages = catalog
+            .packages()
+            .iter()
+            .map(|p| {
+                let dir = package_dir(roots, p.class, &p.root);
+                InstalledPackage {
+                    package_id: p.id.clone(),
+                    trust: p.trust,
+                    sizes: sizes(&dir),
+                    dir,
+                    access_feature: p.manifest.requires.access_feature.clone(),
+                    package: p.contributions.clone(),
+                }
+            })
+            .collect();
+        for line in catalog.collision_report() {
+            tracing::info!(report = %line, "contested tool name");
+        }
+        Self { catalog, packages }
+    }
+
+    /// An empty catalog.
+    pub fn empty() -> Self {
+        Self::new(
+            Catalog::build(Vec::new(), &Default::default()),
+            &Roots::default(),
+        )
+    }
+}
+
+/// Where the catalog's `root` label points on disk, by install class.
+fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
+    match class {
+        InstallClass::Builtin => roots
+            .dependency_tree
+            .as_deref()
+            .unwrap_or(Path::new("."))
+            .join(root),
+        InstallClass::Project => {
+            let zone = roots.drop_zone.as_deref().unwrap_or(Path::new("."));
+            let name = root.rsplit('/').next().unwrap_or(root);
+            zone.join(name)
+        }
+        InstallClass::Trusted => PathBuf::from(root),
+    }
+}
+
+fn sizes(dir: &Path) -> HashMap<String, u64> {
+    match LocalConnector::new(dir, ConnectorLimits::default()) {
+        Ok(connector) => connector
+            .list()
+            .files
+            .into_iter()
+            .map(|f| (f.path, f.size))
+            .collect(),
+        Err(_) => HashMap::new(),
+    }
+}
+
+impl InstalledCatalog for LoadedCatalog {
+    fn packages(&self) -> &[InstalledPackage] {
+        &self.packages
+    }
+
+    fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        let package = self
+            .packages
+            .iter()
+            .find(|p| p.package_id == package_id)
+            .ok_or(DiscoveryError::NotFound)?;
+        LocalConnector::new(&package.dir, ConnectorLimits::default())
+            .and_then(|connector| connector.read(path))
+            .map_err(|_| DiscoveryError::NotFound)
+    }
+
+    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        let mut tools = Vec::new();
+        for package in self.catalog.packages() {
+            for tool in &package.tools {
+                let owner = self.catalog.resolve_tool(&tool.name, |id| usable(id));
+                if owner.is_some_and(|o| o.id() == package.id) {
+                    tools.push(ToolEntry {
+                        name: tool.name.clone(),
+                        package_id: package.id.clone(),
+                        description: tool.description.clone(),
+                        input_schema_json: tool.input_schema.to_string(),
+                    });
+                }
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let contested = self
+            .catalog
+            .contested()
+            .into_iter()
+            .filter_map(|contest| {
+                let claimants: Vec<String> = contest
+                    .claimants
+                    .iter()
+                    .map(Claimant::id)
+                    .filter(|id| usable(id))
+                    .map(str::to_owned)
+                    .collect();
+                (claimants.len() > 1).then(|| ContestedTool {
+                    name: contest.name.clone(),
+                    owner: claimants[0].clone(),
+                    claimants,
+                })
+            })
+            .collect();
+        (tools, contested)
+    }
+
+    fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
+        let class = match trust {
+            Trust::FirstParty => InstallClass::Builtin,
+            Trust::Trusted => InstallClass::Trusted,
+            Trust::Untrusted => InstallClass::Project,
+        };
+        let files: BTreeMap<String, Vec<u8>> = files.iter().cloned().collect();
+        let candidate = Candidate {
+            root: "package".into(),
+            class,
+            files,
+        };
+        let issue = |i: &neuralis_catalog::FileIssue| {
+            (format!("{}#{}", i.file, i.pointer), i.message.clone())
+        };
+        match package::load(&candidate) {
+            Outcome::Loaded(loaded) => PackageValidation {
+                accepted: true,
+                errors: Vec::new(),
+                warnings: loaded.warnings.iter().map(issue).collect(),
+            },
+            Outcome::Rejected(rejection) => PackageValidation {
+                accepted: false,
+                errors: rejection.errors.iter().map(issue).collect(),
+                warnings: Vec::new(),
+            },
+            Outcome::Skipped { reason, .. } => PackageValidation {
+                accepted: false,
+                errors: vec![("package.json".into(), reason)],
+                warnings: Vec::new(),
+            },
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! `neuralis token`: mint a caller token from the all-in-one server's local signing
+//! key, to act as a given role, agent and conversation.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use neuralis::node::keys;
+use neuralis_identity::{Claims, IdentityConfig, mint};
+
+/// Mint a caller token signed with the local key of an all-in-one server.
+#[derive(Debug, clap::Args)]
+pub struct TokenArgs {
+    /// The caller's subject (the user).
+    #[arg(long, default_value = "local-user")]
+    subject: String,
+    /// The caller's role (matched by policy rules and role grants).
+    #[arg(long, default_value = "member")]
+    role: String,
+    /// Extra features the token carries (repeatable).
+    #[arg(long = "feature")]
+    features: Vec<String>,
+    /// The agent the caller acts as.
+    #[arg(long)]
+    agent: Option<String>,
+    /// The project the token is bound to.
+    #[arg(long)]
+    project: Option<String>,
+    /// The conversation the token is bound to.
+    #[arg(long)]
+    conversation: Option<String>,
+    /// Lifetime in seconds.
+    #[arg(long, default_value_t = 3600)]
+    ttl_seconds: u64,
+    /// The server's data directory (where `signing.key` lives).
+    #[arg(long, env = "NEURALIS__DATA_DIR", default_value = ".neuralis")]
+    data_dir: PathBuf,
+}
+
+pub fn run(args: TokenArgs) -> ExitCode {
+    match token(args) {
+        Ok(token) => {
+            println!("{token}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("neuralis token: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn token(args: TokenArgs) -> anyhow::Result<String> {
+    let secret = keys::existing_key(&args.data_dir)?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let claims = Claims {
+        sub: args.subject,
+        role: args.role,
+        features: args.features,
+        agent: args.agent,
+        project: args.project,
+        conversation: args.conversation,
+        exp: now + args.ttl_seconds,
+        nbf: None,
+        aud: IdentityConfig::default().audience.into_iter().next(),
+        iss: None,
+    };
+    Ok(mint(&secret, &claims)?.expose().to_owned())
+}

@@ -1,0 +1,59 @@
+//! The whole configuration of one process (defaults < file < `NEURALIS__*`).
+
+use std::path::PathBuf;
+
+use neuralis_discovery::DiscoverySettings;
+use neuralis_host::telemetry::TelemetrySettings;
+use neuralis_identity::IdentityConfig;
+use neuralis_policy::PolicyConfig;
+use neuralis_sync::SyncConfig;
+use serde::{Deserialize, Serialize};
+
+/// Every setting of a `neuralis serve` process.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NodeSettings {
+    /// Where gRPC listens (every mounted service, health and reflection).
+    pub listen: String,
+    /// Where the embedded stores and the local signing key live.
+    pub data_dir: PathBuf,
+    /// Services to run when no `--target` is given; empty means all three.
+    pub targets: Vec<String>,
+    /// How long a draining server may take after SIGTERM before it exits anyway.
+    pub drain_deadline_ms: u64,
+    pub telemetry: TelemetrySettings,
+    /// How callers' tokens are verified (shared by every service).
+    pub identity: IdentityConfig,
+    /// Where the services this process does not run are reached (split mode).
+    pub peers: Peers,
+    pub sync: SyncConfig,
+    pub policy: PolicyConfig,
+    pub discovery: DiscoverySettings,
+}
+
+impl Default for NodeSettings {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:7400".into(),
+            data_dir: PathBuf::from(".neuralis"),
+            targets: Vec::new(),
+            drain_deadline_ms: 10_000,
+            telemetry: TelemetrySettings::default(),
+            identity: IdentityConfig::default(),
+            peers: Peers::default(),
+            sync: SyncConfig::default(),
+            policy: PolicyConfig::default(),
+            discovery: DiscoverySettings::default(),
+        }
+    }
+}
+
+/// `peers.*`: gRPC endpoints of services running elsewhere.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Peers {
+    /// e.g. `http://neuralis-sync:7400`
+    pub sync_url: Option<String>,
+    /// e.g. `http://neuralis-policy:7400`
+    pub policy_url: Option<String>,
+}

@@ -1,0 +1,191 @@
+//! `neuralis inspect` end to end: the real binary on the fixtures under
+//! `tests/fixtures/`, snapshotted in both renderings.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name)
+}
+
+/// Runs `neuralis inspect` and returns stdout; the command must succeed.
+fn inspect(dir: &Path, extra: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_neuralis"))
+        .arg("inspect")
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn inspect_json(dir: &Path) -> Value {
+    serde_json::from_str(&inspect(dir, &["--json"])).unwrap()
+}
+
+fn contribution_paths(report: &Value) -> Vec<String> {
+    report["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["files"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn diagnosed_paths(report: &Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_worked_example_source_renders_as_json() {
+    insta::assert_snapshot!(
+        "example_source_json",
+        inspect(&fixture("example-source"), &["--json"])
+    );
+}
+
+#[test]
+fn the_worked_example_source_renders_as_a_tree() {
+    insta::assert_snapshot!(
+        "example_source_tree",
+        inspect(&fixture("example-source"), &[])
+    );
+}
+
+#[test]
+fn the_seed_repo_example_renders_as_json() {
+    insta::assert_snapshot!(
+        "repo_example_json",
+        inspect(&fixture("repo-example"), &["--json"])
+    );
+}
+
+#[test]
+fn a_cursor_rules_collection_renders_as_a_tree() {
+    insta::assert_snapshot!("cursor_rules_tree", inspect(&fixture("cursor-rules"), &[]));
+}
+
+#[test]
+fn a_plugin_collection_renders_as_a_tree() {
+    insta::assert_snapshot!(
+        "plugin_collection_tree",
+        inspect(&fixture("plugin-collection"), &[])
+    );
+}
+
+/// Real Cursor rules carry unquoted `globs: **/*`: every rule is still found, and each
+/// recovery is reported.
+#[test]
+fn every_cursor_rule_is_found_despite_unquoted_globs() {
+    let report = inspect_json(&fixture("cursor-rules"));
+    let found = contribution_paths(&report);
+    for path in [
+        ".cursorrules",
+        ".cursor/rules/everything.mdc",
+        ".cursor/rules/nextjs.mdc",
+        ".cursor/rules/plain.mdc",
+        ".cursor/rules/quoted.mdc",
+        ".cursor/rules/tests.mdc",
+        ".cursor/rules/typescript.mdc",
+        "frameworks/react/.cursor/rules/react.mdc",
+    ] {
+        assert!(
+            found.contains(&path.to_owned()),
+            "{path} missing from {found:?}"
+        );
+    }
+    let diagnosed = diagnosed_paths(&report);
+    for recovered in [
+        ".cursor/rules/everything.mdc",
+        ".cursor/rules/nextjs.mdc",
+        ".cursor/rules/tests.mdc",
+        ".cursor/rules/typescript.mdc",
+        "frameworks/react/.cursor/rules/react.mdc",
+        ".cursor/rules/broken.mdc",
+    ] {
+        assert!(
+            diagnosed.contains(&recovered.to_owned()),
+            "{recovered} has no diagnostic"
+        );
+    }
+    assert!(
+        !diagnosed.contains(&".cursor/rules/quoted.mdc".to_owned()),
+        "strict YAML needs no recovery"
+    );
+}
+
+/// `plugins/*/.claude-plugin/plugin.json` with `skills/`, `agents/`, `commands/`:
+/// every contribution is found, recovered frontmatter is reported.
+#[test]
+fn every_plugin_contribution_is_found() {
+    let report = inspect_json(&fixture("plugin-collection"));
+    let roots: Vec<&str> = report["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(roots, ["plugins/deploy-kit", "plugins/review-kit"]);
+    let found = contribution_paths(&report);
+    assert_eq!(
+        found,
+        [
+            "plugins/deploy-kit/agents/operator.md",
+            "plugins/deploy-kit/commands/deploy.md",
+            "plugins/deploy-kit/skills/rollback/SKILL.md",
+            "plugins/deploy-kit/skills/ship/SKILL.md",
+            "plugins/review-kit/agents/reviewer.md",
+            "plugins/review-kit/commands/review.md",
+            "plugins/review-kit/skills/lint/SKILL.md",
+        ]
+    );
+    let diagnosed = diagnosed_paths(&report);
+    for recovered in [
+        "plugins/deploy-kit/skills/ship/SKILL.md",
+        "plugins/review-kit/agents/reviewer.md",
+        "plugins/review-kit/skills/lint/SKILL.md",
+    ] {
+        assert!(
+            diagnosed.contains(&recovered.to_owned()),
+            "{recovered} has no diagnostic"
+        );
+    }
+}
+
+#[test]
+fn json_lists_the_bundle_on_skills_only() {
+    let report = inspect_json(&fixture("example-source"));
+    for file in report["packages"][0]["files"].as_array().unwrap() {
+        assert_eq!(
+            file["category"] == "skill",
+            file.get("files").is_some(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn a_directory_that_does_not_exist_is_an_error_not_a_panic() {
+    let output = Command::new(env!("CARGO_BIN_EXE_neuralis"))
+        .args(["inspect", "/definitely/not/here"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(66));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot inspect"));
+}

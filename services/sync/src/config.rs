@@ -1,0 +1,197 @@
+//! The sync service's settings (loaded by `neuralis-host`'s layered configuration:
+//! defaults < file < `NEURALIS__SYNC__*` environment).
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything the sync service reads at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SyncConfig {
+    /// Where the index lives.
+    pub index: IndexStoreConfig,
+    /// How invalidation events travel.
+    pub bus: BusConfig,
+    /// Files larger than this (bytes) are skipped and reported.
+    pub max_file_size: u64,
+    /// File rows per write batch (one transaction, one revision).
+    pub batch_size: usize,
+    /// A batch (events and transaction together) that takes longer fails (`failed`).
+    pub write_timeout_secs: u64,
+    /// How long an `auto` source waits after the last change before it syncs.
+    pub auto_debounce_ms: u64,
+    /// The largest search chunk, in bytes.
+    pub chunk_max_bytes: usize,
+    /// Vectors for search; none by default (full-text search).
+    pub embedder: EmbedderConfig,
+    /// Who may change state.
+    pub auth: AuthConfig,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        Self {
+            index: IndexStoreConfig::default(),
+            bus: BusConfig::default(),
+            max_file_size: 1024 * 1024,
+            batch_size: 500,
+            write_timeout_secs: 30,
+            auto_debounce_ms: 500,
+            chunk_max_bytes: 2_000,
+            embedder: EmbedderConfig::default(),
+            auth: AuthConfig::default(),
+        }
+    }
+}
+
+impl SyncConfig {
+    /// The write timeout as a duration.
+    pub fn write_timeout(&self) -> Duration {
+        Duration::from_secs(self.write_timeout_secs.max(1))
+    }
+
+    /// The `auto` debounce as a duration.
+    pub fn auto_debounce(&self) -> Duration {
+        Duration::from_millis(self.auto_debounce_ms)
+    }
+}
+
+/// The index store backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum IndexStoreConfig {
+    /// One SQLite file, no server (all-in-one).
+    Embedded {
+        /// The file; created with its folder when missing.
+        path: PathBuf,
+    },
+    /// PostgreSQL, shared by several sync replicas.
+    Postgres {
+        /// The connection URL (may carry a password: never logged).
+        url: String,
+        /// The schema holding the index tables.
+        #[serde(default = "default_schema")]
+        schema: String,
+    },
+}
+
+fn default_schema() -> String {
+    "neuralis_index".into()
+}
+
+impl Default for IndexStoreConfig {
+    fn default() -> Self {
+        IndexStoreConfig::Embedded {
+            path: PathBuf::from(".neuralis/index.db"),
+        }
+    }
+}
+
+/// The invalidation bus.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum BusConfig {
+    /// A broadcast inside this process (all-in-one).
+    #[default]
+    InProcess,
+    /// Redis pub/sub (distributed).
+    Redis {
+        /// The Redis URL (may carry a password: never logged).
+        url: String,
+        /// One channel per deployment.
+        #[serde(default = "default_channel")]
+        channel: String,
+    },
+}
+
+fn default_channel() -> String {
+    "neuralis:invalidation".into()
+}
+
+/// The embedder behind vector search.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EmbedderConfig {
+    /// No vectors: search is full text.
+    #[default]
+    None,
+    /// An OpenAI-compatible `/embeddings` endpoint.
+    OpenaiCompatible {
+        /// The API base URL, e.g. `https://api.example.com/v1`.
+        url: String,
+        /// The model name sent with every request.
+        model: String,
+        /// The environment variable holding the API key (the key itself is never
+        /// stored in configuration).
+        #[serde(default = "default_key_env")]
+        api_key_env: String,
+    },
+}
+
+fn default_key_env() -> String {
+    "NEURALIS_EMBEDDER_API_KEY".into()
+}
+
+/// Who may change state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthConfig {
+    /// Accept state-changing calls without a verified caller. Off by default; only for
+    /// a single-user machine.
+    pub allow_unauthenticated: bool,
+    /// The environment variable holding a shared bearer token accepted for
+    /// state-changing calls, until JWT verification is wired in.
+    pub shared_token_env: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_all_in_one() {
+        let config = SyncConfig::default();
+        assert!(matches!(config.index, IndexStoreConfig::Embedded { .. }));
+        assert_eq!(config.bus, BusConfig::InProcess);
+        assert_eq!(config.embedder, EmbedderConfig::None);
+        assert!(!config.auth.allow_unauthenticated);
+    }
+
+    #[test]
+    fn backends_are_chosen_by_kind() {
+        let config: SyncConfig = serde_json::from_value(serde_json::json!({
+            "index": {"kind": "postgres", "url": "postgres://db/x"},
+            "bus": {"kind": "redis", "url": "redis://cache"},
+            "embedder": {"kind": "openai-compatible", "url": "http://e/v1", "model": "m"},
+            "batch_size": 50
+        }))
+        .expect("parses");
+        assert_eq!(
+            config.index,
+            IndexStoreConfig::Postgres {
+                url: "postgres://db/x".into(),
+                schema: "neuralis_index".into()
+            }
+        );
+        assert_eq!(
+            config.bus,
+            BusConfig::Redis {
+                url: "redis://cache".into(),
+                channel: "neuralis:invalidation".into()
+            }
+        );
+        assert!(
+            matches!(config.embedder, EmbedderConfig::OpenaiCompatible { ref api_key_env, .. } if api_key_env == "NEURALIS_EMBEDDER_API_KEY")
+        );
+        assert_eq!(config.batch_size, 50);
+        assert_eq!(config.max_file_size, 1024 * 1024);
+    }
+
+    #[test]
+    fn an_unknown_backend_is_refused() {
+        let parsed =
+            serde_json::from_value::<SyncConfig>(serde_json::json!({"bus": {"kind": "kafka"}}));
+        assert!(parsed.is_err());
+    }
+}

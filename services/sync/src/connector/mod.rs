@@ -1,0 +1,87 @@
+//! Connectors list, stat and read a source without ever leaving its root. A sync and
+//! `ReadFile` see a source only through one.
+//!
+//! What cannot be indexed safely is skipped and reported, never fatal: symbolic links
+//! that resolve outside the root or loop, files over the size limit, names that are
+//! not UTF-8, and anything unreadable (DESIGN.md section 6).
+//!
+//! Calls are blocking file-system I/O: async callers go through
+//! `tokio::task::spawn_blocking`.
+
+mod local;
+
+pub use local::LocalConnector;
+
+/// A file as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStat {
+    /// The path relative to the source root, `/`-separated.
+    pub path: String,
+    /// The size in bytes.
+    pub size: u64,
+    /// The modification time, in ms since the Unix epoch (0 when unknown).
+    pub modified: i64,
+}
+
+/// Why a file was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkipReason {
+    /// A symbolic link resolving outside the source root.
+    SymlinkEscape,
+    /// A symbolic link loop.
+    SymlinkLoop,
+    /// Larger than the configured maximum.
+    TooLarge,
+    /// A name that is not valid UTF-8.
+    NonUtf8Name,
+    /// Could not be read (permissions, a dangling link, not a regular file).
+    Unreadable,
+    /// A directory never entered by configuration (`.git`).
+    Excluded,
+    /// A directory nested deeper than the connector's depth limit.
+    TooDeep,
+    /// The connector's file limit was reached; later entries were not listed.
+    FileLimitReached,
+}
+
+/// One skipped entry, reported in the sync run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path relative to the source root (lossy for a non-UTF-8 name).
+    pub path: String,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// Details for people.
+    pub detail: String,
+}
+
+/// What a listing found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The files that can be indexed, ordered by path.
+    pub files: Vec<FileStat>,
+    /// What was skipped, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Why a connector call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectorError {
+    /// No such file in the source, or a path that would leave the root: the same
+    /// answer for both.
+    #[error("not found")]
+    NotFound,
+    /// The source root itself cannot be reached.
+    #[error("source root unavailable: {0}")]
+    RootUnavailable(String),
+}
+
+/// Lists, stats and reads one source.
+pub trait Connector: Send + Sync + 'static {
+    /// Every file under the root that can be indexed, and what was skipped.
+    fn list(&self) -> Result<Listing, ConnectorError>;
+    /// One file's size and modification time.
+    fn stat(&self, path: &str) -> Result<FileStat, ConnectorError>;
+    /// One file's bytes (at most the size limit).
+    fn read(&self, path: &str) -> Result<Vec<u8>, ConnectorError>;
+}

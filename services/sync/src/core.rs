@@ -1,0 +1,120 @@
+//! The part of the service that runs syncs: shared by the API (`SyncSource`) and the
+//! triggers (`auto`, `interval`). One run per source at a time; a second request waits
+//! for the first and then syncs again (it may have been asked for a newer change).
+
+use crate::SyncError;
+use crate::connector::{Connector, LocalConnector};
+use crate::run::{self, RunDeps, RunUpdate, Updates};
+use neuralis_index::{SourceRecord, SyncStatus};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A source by (project, slug).
+type SourceKey = (String, String);
+/// Held for the whole of one run of a source.
+type RunGate = Arc<tokio::sync::Mutex<()>>;
+
+/// Runs syncs and records their outcome.
+pub struct SyncCore {
+    /// What a run needs.
+    pub deps: RunDeps,
+    /// Files over this size are skipped.
+    pub max_file_size: u64,
+    running: Mutex<HashMap<SourceKey, RunGate>>,
+}
+
+impl SyncCore {
+    /// A core over `deps`.
+    pub fn new(deps: RunDeps, max_file_size: u64) -> Self {
+        Self {
+            deps,
+            max_file_size,
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The connector of a source (every kind is a directory on this host today; a
+    /// machine source is its sandbox directory mounted here).
+    pub fn connector_for(&self, source: &SourceRecord) -> Result<Arc<dyn Connector>, SyncError> {
+        let connector =
+            LocalConnector::new(std::path::Path::new(&source.root), self.max_file_size)?;
+        Ok(Arc::new(connector))
+    }
+
+    /// Syncs a source now (re-reading its settings), reporting progress to `updates`.
+    pub async fn sync(
+        &self,
+        project: &str,
+        slug: &str,
+        updates: &Updates,
+    ) -> Result<RunUpdate, SyncError> {
+        let gate = self.gate(project, slug);
+        let _running = gate.lock().await;
+        let source = self
+            .deps
+            .store
+            .get_source(project, slug)
+            .await?
+            .ok_or_else(|| {
+                SyncError::NotFound(format!("source {slug:?} of project {project:?}"))
+            })?;
+        let outcome = match self.connector_for(&source) {
+            Ok(connector) => run::run_sync(&self.deps, &source, connector, updates).await,
+            Err(err) => Err(err),
+        };
+        self.record(&source, &outcome).await;
+        outcome
+    }
+
+    fn gate(&self, project: &str, slug: &str) -> RunGate {
+        let mut running = self
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(
+            running
+                .entry((project.to_owned(), slug.to_owned()))
+                .or_default(),
+        )
+    }
+
+    /// Records the run in the source's status; a failure keeps the last success time.
+    async fn record(&self, source: &SourceRecord, outcome: &Result<RunUpdate, SyncError>) {
+        let status = match outcome {
+            Ok(done) => SyncStatus {
+                last_synced_at: Some(neuralis_bus::now_millis() as i64),
+                last_revision: done.revision,
+                files_seen: done.counters.files_seen,
+                files_indexed: done.counters.files_indexed,
+                files_skipped: done.counters.files_skipped,
+                bytes_read: done.counters.bytes_read,
+                last_error: None,
+            },
+            Err(err) => SyncStatus {
+                last_error: Some(err.to_string()),
+                ..source.status.clone()
+            },
+        };
+        if let Err(err) = self
+            .deps
+            .store
+            .record_status(&source.project, &source.slug, &status)
+            .await
+        {
+            tracing::warn!(project = %source.project, source = %source.slug, error = %err, "sync status not recorded");
+        }
+        match outcome {
+            Ok(done) => tracing::info!(
+                project = %source.project,
+                source = %source.slug,
+                indexed = done.counters.files_indexed,
+                skipped = done.counters.files_skipped,
+                revision = done.revision,
+                "sync finished"
+            ),
+            Err(err) => {
+                tracing::warn!(project = %source.project, source = %source.slug, error = %err, "sync failed")
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The sync service's error, shared by the in-process implementation and the gRPC
+//! client (one map to `tonic::Status` in `grpc::status`).
+
+use neuralis_index::IndexError;
+
+/// Why a sync call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// A request field is missing or wrong.
+    #[error("{field}: {message}")]
+    InvalidArgument {
+        /// The request field at fault (`source.trigger`, `project`, ...).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The named thing does not exist (or may not be revealed).
+    #[error("{0} not found")]
+    NotFound(String),
+    /// The named thing exists already.
+    #[error("{0} already exists")]
+    AlreadyExists(String),
+    /// The call changes state and the caller is not verified.
+    #[error("unauthenticated")]
+    Unauthenticated,
+    /// A store, bus, connector or embedder did not answer (or timed out).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else; a bug or a damaged store.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl SyncError {
+    /// An invalid-argument error naming `field`.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        SyncError::InvalidArgument {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<IndexError> for SyncError {
+    fn from(err: IndexError) -> Self {
+        match err {
+            IndexError::NotFound(what) => SyncError::NotFound(what),
+            IndexError::AlreadyExists(what) => SyncError::AlreadyExists(what),
+            IndexError::Unavailable(message) => SyncError::Unavailable(message),
+            IndexError::InvalidValue { field, message } => SyncError::invalid(field, message),
+            other @ (IndexError::Corrupt { .. } | IndexError::Backend(_)) => {
+                SyncError::Internal(other.to_string())
+            }
+        }
+    }
+}

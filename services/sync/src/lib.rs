@@ -1,0 +1,32 @@
+//! The sync service: sources, the connectors that list, stat and read them, the index
+//! (file rows with their payload, chunk rows for search), sync triggers, and the
+//! invalidation events around every write that could move a package.
+//!
+//! Pure rules live in `libs/` (`neuralis-layout` for recognition and capture,
+//! `neuralis-sync-core` for triggers, chunking and the sync plan); this crate is the
+//! shell that carries them out.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod connector;
+mod core;
+pub mod embedder;
+mod error;
+pub mod grpc;
+pub mod invalidation;
+pub mod layout_rules;
+mod local;
+mod progress;
+pub mod run;
+mod schedule;
+pub mod service;
+pub mod source;
+
+pub use api::{SyncApi, SyncStream};
+pub use auth::{Authorizer, CallerToken};
+pub use config::SyncConfig;
+pub use error::SyncError;
+pub use local::LocalSync;
+pub use service::{SyncParts, SyncService};

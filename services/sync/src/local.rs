@@ -1,0 +1,281 @@
+//! The in-process implementation of [`SyncApi`]: the all-in-one binary calls it
+//! directly; the gRPC server adapts it.
+
+use crate::api::{SyncApi, SyncStream};
+use crate::auth::{Authorizer, CallerToken};
+use crate::core::SyncCore;
+use crate::invalidation::{self, WriteTarget};
+use crate::run::{RunUpdate, blocking};
+use crate::schedule::Scheduler;
+use crate::source::{self, validate_project, validate_slug};
+use crate::{SyncError, progress};
+use futures::StreamExt;
+use neuralis_index::SourceRecord;
+use neuralis_proto::sync::v1 as pb;
+use std::sync::Arc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+/// Rows per `ListEntries` message.
+const ENTRIES_PER_PAGE: usize = 500;
+/// Search answers at most this many hits.
+const MAX_SEARCH_HITS: u32 = 100;
+
+/// The sync service, in process.
+pub struct LocalSync {
+    core: Arc<SyncCore>,
+    authorizer: Arc<dyn Authorizer>,
+    scheduler: Scheduler,
+}
+
+impl LocalSync {
+    /// A service over `core`, authorizing state changes with `authorizer`.
+    pub fn new(
+        core: Arc<SyncCore>,
+        authorizer: Arc<dyn Authorizer>,
+        debounce: std::time::Duration,
+    ) -> Self {
+        let scheduler = Scheduler::new(Arc::clone(&core), debounce);
+        Self {
+            core,
+            authorizer,
+            scheduler,
+        }
+    }
+
+    /// Arms the trigger of every stored source (at start).
+    pub async fn arm_triggers(&self) -> Result<(), SyncError> {
+        for source in self.core.deps.store.list_sources(None).await? {
+            self.scheduler.arm(&source);
+        }
+        Ok(())
+    }
+
+    /// Syncs one source to completion (no caller check: for the service's own use).
+    pub async fn sync_now(&self, project: &str, slug: &str) -> Result<RunUpdate, SyncError> {
+        let (updates, _ignored) = tokio::sync::mpsc::unbounded_channel();
+        self.core.sync(project, slug, &updates).await
+    }
+
+    fn authorize(&self, caller: &CallerToken) -> Result<(), SyncError> {
+        if self.authorizer.may_change_state(caller) {
+            Ok(())
+        } else {
+            Err(SyncError::Unauthenticated)
+        }
+    }
+
+    async fn stored(&self, project: &str, slug: &str) -> Result<SourceRecord, SyncError> {
+        validate_project(project, "project")?;
+        self.core
+            .deps
+            .store
+            .get_source(project, slug)
+            .await?
+            .ok_or_else(|| SyncError::NotFound(format!("source {slug:?} of project {project:?}")))
+    }
+}
+
+fn spec_of(spec: &Option<pb::SourceSpec>) -> Result<&pb::SourceSpec, SyncError> {
+    spec.as_ref()
+        .ok_or_else(|| SyncError::invalid("source", "is required"))
+}
+
+fn now() -> i64 {
+    i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX)
+}
+
+#[async_trait::async_trait]
+impl SyncApi for LocalSync {
+    async fn create_source(
+        &self,
+        caller: &CallerToken,
+        request: pb::CreateSourceRequest,
+    ) -> Result<pb::CreateSourceResponse, SyncError> {
+        self.authorize(caller)?;
+        let record = source::record_from_spec(spec_of(&request.source)?, now())?;
+        self.core.deps.store.create_source(&record).await?;
+        self.scheduler.arm(&record);
+        Ok(pb::CreateSourceResponse {
+            source: Some(source::to_proto(&record)),
+        })
+    }
+
+    async fn get_source(
+        &self,
+        request: pb::GetSourceRequest,
+    ) -> Result<pb::GetSourceResponse, SyncError> {
+        let record = self.stored(&request.project, &request.slug).await?;
+        Ok(pb::GetSourceResponse {
+            source: Some(source::to_proto(&record)),
+        })
+    }
+
+    async fn list_sources(
+        &self,
+        request: pb::ListSourcesRequest,
+    ) -> Result<pb::ListSourcesResponse, SyncError> {
+        let project = (!request.project.is_empty()).then_some(request.project.as_str());
+        if let Some(project) = project {
+            validate_project(project, "project")?;
+        }
+        let sources = self.core.deps.store.list_sources(project).await?;
+        Ok(pb::ListSourcesResponse {
+            sources: sources.iter().map(source::to_proto).collect(),
+        })
+    }
+
+    async fn update_source(
+        &self,
+        caller: &CallerToken,
+        request: pb::UpdateSourceRequest,
+    ) -> Result<pb::UpdateSourceResponse, SyncError> {
+        self.authorize(caller)?;
+        let spec = spec_of(&request.source)?;
+        let current = self.stored(&spec.project, &spec.slug).await?;
+        let mut record = source::record_from_spec(spec, now())?;
+        record.created_at = current.created_at;
+        record.status = current.status;
+        self.core.deps.store.update_source(&record).await?;
+        self.scheduler.arm(&record);
+        Ok(pb::UpdateSourceResponse {
+            source: Some(source::to_proto(&record)),
+        })
+    }
+
+    async fn delete_source(
+        &self,
+        caller: &CallerToken,
+        request: pb::DeleteSourceRequest,
+    ) -> Result<pb::DeleteSourceResponse, SyncError> {
+        self.authorize(caller)?;
+        self.stored(&request.project, &request.slug).await?;
+        self.scheduler.disarm(&request.project, &request.slug);
+        let store = self.core.deps.store.as_ref();
+        let target = WriteTarget {
+            project: &request.project,
+            source: &request.slug,
+        };
+        let delete = async {
+            match store.delete_source(&request.project, &request.slug).await? {
+                Some(revision) => Ok(revision),
+                None => Ok(store.revision(&request.project).await?),
+            }
+        };
+        let revision =
+            invalidation::announced(store, self.core.deps.bus.as_ref(), target, delete).await?;
+        Ok(pb::DeleteSourceResponse { revision })
+    }
+
+    async fn sync_source(
+        &self,
+        caller: &CallerToken,
+        request: pb::SyncSourceRequest,
+    ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError> {
+        self.authorize(caller)?;
+        self.stored(&request.project, &request.slug).await?;
+        let (updates, received) = tokio::sync::mpsc::unbounded_channel();
+        let (outcome_sender, outcome) = tokio::sync::oneshot::channel();
+        let core = Arc::clone(&self.core);
+        // The run goes on when the caller hangs up: a sync is never left half done.
+        tokio::spawn(async move {
+            let result = core.sync(&request.project, &request.slug, &updates).await;
+            let _ = outcome_sender.send(result);
+        });
+        let steps = UnboundedReceiverStream::new(received)
+            .map(|update| Ok(progress::to_proto(&update, false)));
+        let last = futures::stream::once(async move {
+            match outcome.await {
+                Ok(Ok(done)) => Ok(progress::to_proto(&done, true)),
+                Ok(Err(err)) => Err(err),
+                Err(_) => Err(SyncError::Internal(
+                    "the sync task ended without an outcome".into(),
+                )),
+            }
+        });
+        Ok(steps.chain(last).boxed())
+    }
+
+    async fn list_entries(
+        &self,
+        request: pb::ListEntriesRequest,
+    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
+        validate_project(&request.project, "project")?;
+        let snapshot = self.core.deps.store.project_rows(&request.project).await?;
+        let revision = snapshot.revision;
+        let entries: Vec<pb::Entry> = snapshot.rows.iter().map(progress::entry).collect();
+        let mut pages: Vec<Vec<pb::Entry>> = entries
+            .chunks(ENTRIES_PER_PAGE)
+            .map(<[_]>::to_vec)
+            .collect();
+        if pages.is_empty() {
+            pages.push(Vec::new());
+        }
+        let stream = futures::stream::iter(
+            pages
+                .into_iter()
+                .map(move |entries| Ok(pb::ListEntriesResponse { revision, entries })),
+        );
+        Ok(stream.boxed())
+    }
+
+    async fn get_revision(
+        &self,
+        request: pb::GetRevisionRequest,
+    ) -> Result<pb::GetRevisionResponse, SyncError> {
+        validate_project(&request.project, "project")?;
+        let revision = self.core.deps.store.revision(&request.project).await?;
+        Ok(pb::GetRevisionResponse { revision })
+    }
+
+    async fn read_file(
+        &self,
+        request: pb::ReadFileRequest,
+    ) -> Result<pb::ReadFileResponse, SyncError> {
+        validate_slug(&request.source)
+            .map_err(|_| SyncError::invalid("source", "is not a source slug"))?;
+        if request.path.is_empty() {
+            return Err(SyncError::invalid("path", "is required"));
+        }
+        let record = self.stored(&request.project, &request.source).await?;
+        let connector = self.core.connector_for(&record)?;
+        let path = request.path.clone();
+        let content = blocking(connector, move |c| c.read(&path))
+            .await?
+            .map_err(|_| SyncError::NotFound(format!("file {:?}", request.path)))?;
+        Ok(pb::ReadFileResponse { content })
+    }
+
+    async fn search(&self, request: pb::SearchRequest) -> Result<pb::SearchResponse, SyncError> {
+        validate_project(&request.project, "project")?;
+        if request.query.trim().is_empty() {
+            return Err(SyncError::invalid("query", "is required"));
+        }
+        let limit = match request.limit {
+            0 => 10,
+            limit => limit.min(MAX_SEARCH_HITS),
+        };
+        let store = &self.core.deps.store;
+        let (mode, hits) = match &self.core.deps.embedder {
+            Some(embedder) => {
+                let vectors = embedder.embed(std::slice::from_ref(&request.query)).await?;
+                let vector = vectors.into_iter().next().unwrap_or_default();
+                (
+                    pb::SearchMode::Vector,
+                    store
+                        .search_vector(&request.project, &vector, limit)
+                        .await?,
+                )
+            }
+            None => (
+                pb::SearchMode::FullText,
+                store
+                    .search_text(&request.project, &request.query, limit)
+                    .await?,
+            ),
+        };
+        Ok(pb::SearchResponse {
+            mode: mode as i32,
+            hits: hits.iter().map(progress::hit).collect(),
+        })
+    }
+}

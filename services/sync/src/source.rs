@@ -1,0 +1,234 @@
+//! Sources: validating what a caller asks for, and showing what is stored.
+
+use crate::SyncError;
+use neuralis_index::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
+use neuralis_proto::sync::v1 as pb;
+use neuralis_sync_core::Trigger;
+
+/// What a source that never synced says, exactly (seed 000, "Sync is the prerequisite").
+pub const NEVER_SYNCED: &str =
+    "Never synced — run a sync to index this source and load its packages";
+
+/// The URI scheme of a machine sandbox.
+const MACHINE_SCHEME: &str = "machine://";
+
+/// Validates a requested source; `now` stamps it. Every error names its field.
+pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord, SyncError> {
+    validate_project(&spec.project, "source.project")?;
+    validate_slug(&spec.slug)?;
+    let kind = kind_from(spec.kind())?;
+    validate_root(&spec.root)?;
+    let machine_uri = machine_uri_for(kind, &spec.machine_uri)?;
+    let (scope, owner) = scope_from(spec.scope(), &spec.owner)?;
+    let trigger = canonical_trigger(&spec.trigger)?;
+    let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
+    Ok(SourceRecord {
+        project: spec.project.clone(),
+        slug: spec.slug.clone(),
+        kind,
+        root: spec.root.clone(),
+        machine_uri,
+        scope,
+        owner,
+        trigger,
+        privacy_patterns,
+        status: SyncStatus::default(),
+        created_at: now,
+        updated_at: now,
+    })
+}
+
+/// A project id: required, printable, without `/` (it keys rows and bus events).
+pub fn validate_project(project: &str, field: &str) -> Result<(), SyncError> {
+    if project.is_empty() {
+        return Err(SyncError::invalid(field, "is required"));
+    }
+    if project.len() > 128 || project.contains('/') || project.chars().any(char::is_control) {
+        return Err(SyncError::invalid(
+            field,
+            "must be at most 128 printable characters without '/'",
+        ));
+    }
+    Ok(())
+}
+
+/// A slug: lowercase letters, digits, `-` and `_`, starting with a letter or digit.
+pub fn validate_slug(slug: &str) -> Result<(), SyncError> {
+    let mut bytes = slug.bytes();
+    let first_ok = bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let rest_ok =
+        bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if first_ok && rest_ok && slug.len() <= 63 {
+        Ok(())
+    } else {
+        Err(SyncError::invalid(
+            "source.slug",
+            "must be 1 to 63 of a-z, 0-9, '-' and '_', starting with a letter or digit",
+        ))
+    }
+}
+
+fn kind_from(kind: pb::SourceKind) -> Result<SourceKind, SyncError> {
+    match kind {
+        pb::SourceKind::Local => Ok(SourceKind::Local),
+        pb::SourceKind::Data => Ok(SourceKind::Data),
+        pb::SourceKind::Machine => Ok(SourceKind::Machine),
+        pb::SourceKind::Unspecified => Err(SyncError::invalid("source.kind", "is required")),
+    }
+}
+
+fn validate_root(root: &str) -> Result<(), SyncError> {
+    if root.is_empty() {
+        return Err(SyncError::invalid("source.root", "is required"));
+    }
+    if !std::path::Path::new(root).is_absolute() {
+        return Err(SyncError::invalid(
+            "source.root",
+            "must be an absolute path",
+        ));
+    }
+    Ok(())
+}
+
+fn machine_uri_for(kind: SourceKind, uri: &str) -> Result<Option<String>, SyncError> {
+    match (kind, uri) {
+        (SourceKind::Machine, "") => Err(SyncError::invalid(
+            "source.machine_uri",
+            "is required for a machine source",
+        )),
+        (SourceKind::Machine, uri) => {
+            let machine = uri
+                .strip_prefix(MACHINE_SCHEME)
+                .and_then(|rest| rest.split('/').next());
+            match machine {
+                Some(id) if !id.is_empty() => Ok(Some(uri.trim_end_matches('/').to_owned())),
+                _ => Err(SyncError::invalid(
+                    "source.machine_uri",
+                    "must be machine://<machine-id>/<path>",
+                )),
+            }
+        }
+        (_, "") => Ok(None),
+        (_, _) => Err(SyncError::invalid(
+            "source.machine_uri",
+            "is only for machine sources",
+        )),
+    }
+}
+
+fn scope_from(
+    scope: pb::SourceScope,
+    owner: &str,
+) -> Result<(ScopeKind, Option<String>), SyncError> {
+    let kind = match scope {
+        pb::SourceScope::Unspecified | pb::SourceScope::Project => ScopeKind::Project,
+        pb::SourceScope::User => ScopeKind::User,
+        pb::SourceScope::Agent => ScopeKind::Agent,
+    };
+    match (kind, owner) {
+        (ScopeKind::Project, "") => Ok((kind, None)),
+        (ScopeKind::Project, _) => Err(SyncError::invalid(
+            "source.owner",
+            "a project-scoped source has no owner",
+        )),
+        (_, "") => Err(SyncError::invalid(
+            "source.owner",
+            "is required for a user- or agent-scoped source",
+        )),
+        (_, owner) => Ok((kind, Some(owner.to_owned()))),
+    }
+}
+
+/// The trigger in its canonical spelling; empty means manual.
+pub fn canonical_trigger(text: &str) -> Result<String, SyncError> {
+    if text.is_empty() {
+        return Ok(Trigger::Manual.to_string());
+    }
+    text.parse::<Trigger>()
+        .map(|trigger| trigger.to_string())
+        .map_err(|err| SyncError::invalid("source.trigger", err.to_string()))
+}
+
+fn privacy_patterns_for(kind: SourceKind, patterns: &[String]) -> Result<Vec<String>, SyncError> {
+    if patterns.is_empty() && kind == SourceKind::Data {
+        return Ok(vec![
+            neuralis_layout::DEFAULT_AGENT_PRIVATE_PATTERN.to_owned(),
+        ]);
+    }
+    for (at, pattern) in patterns.iter().enumerate() {
+        let relative =
+            !pattern.starts_with('/') && !pattern.split('/').any(|s| s == ".." || s.is_empty());
+        if !relative || pattern.matches("{agent}").count() != 1 {
+            return Err(SyncError::invalid(
+                format!("source.privacy_patterns[{at}]"),
+                "must be a relative pattern holding {agent} exactly once",
+            ));
+        }
+    }
+    Ok(patterns.to_vec())
+}
+
+/// The stored source as the API shows it.
+pub fn to_proto(record: &SourceRecord) -> pb::Source {
+    pb::Source {
+        spec: Some(pb::SourceSpec {
+            project: record.project.clone(),
+            slug: record.slug.clone(),
+            kind: kind_to_proto(record.kind) as i32,
+            root: record.root.clone(),
+            machine_uri: record.machine_uri.clone().unwrap_or_default(),
+            scope: scope_to_proto(record.scope) as i32,
+            owner: record.owner.clone().unwrap_or_default(),
+            trigger: record.trigger.clone(),
+            privacy_patterns: record.privacy_patterns.clone(),
+        }),
+        status: Some(status_to_proto(&record.status)),
+        created_at_ms: record.created_at,
+        updated_at_ms: record.updated_at,
+    }
+}
+
+fn kind_to_proto(kind: SourceKind) -> pb::SourceKind {
+    match kind {
+        SourceKind::Local => pb::SourceKind::Local,
+        SourceKind::Data => pb::SourceKind::Data,
+        SourceKind::Machine => pb::SourceKind::Machine,
+    }
+}
+
+fn scope_to_proto(scope: ScopeKind) -> pb::SourceScope {
+    match scope {
+        ScopeKind::Project => pb::SourceScope::Project,
+        ScopeKind::User => pb::SourceScope::User,
+        ScopeKind::Agent => pb::SourceScope::Agent,
+    }
+}
+
+/// A never-synced source says exactly [`NEVER_SYNCED`], even after a failed first run.
+fn status_to_proto(status: &SyncStatus) -> pb::SourceStatus {
+    let (state, message) = match (&status.last_error, status.last_synced_at) {
+        (Some(_), None) => (pb::SourceState::Failed, NEVER_SYNCED.to_owned()),
+        (None, None) => (pb::SourceState::NeverSynced, NEVER_SYNCED.to_owned()),
+        (Some(error), Some(_)) => (
+            pb::SourceState::Failed,
+            format!("Last sync failed: {error}"),
+        ),
+        (None, Some(_)) => (pb::SourceState::Synced, "Synced".to_owned()),
+    };
+    pb::SourceStatus {
+        state: state as i32,
+        message,
+        last_synced_at_ms: status.last_synced_at.unwrap_or(0),
+        last_revision: status.last_revision,
+        files_seen: status.files_seen,
+        files_indexed: status.files_indexed,
+        files_skipped: status.files_skipped,
+        bytes_read: status.bytes_read,
+        last_error: status.last_error.clone().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

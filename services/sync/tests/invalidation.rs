@@ -1,0 +1,213 @@
+//! Invalidation events with a running server and real Redis: what a subscriber sees
+//! around the writes of a sync.
+
+mod support;
+
+use neuralis_bus::{InvalidationBus, InvalidationEvent, Phase, RedisBus};
+use neuralis_sync::SyncApi;
+use std::sync::atomic::Ordering;
+use support::{Setup, tree};
+
+const PROJECT: &str = "project-inval";
+
+async fn subscriber(channel: &str) -> (RedisBus, neuralis_bus::Subscription) {
+    let bus = RedisBus::connect(&support::redis_url(), channel)
+        .await
+        .expect("redis");
+    let subscription = bus.subscribe().await.expect("subscribed");
+    (bus, subscription)
+}
+
+fn phases(events: &[InvalidationEvent]) -> Vec<Phase> {
+    events.iter().map(|event| event.phase).collect()
+}
+
+#[tokio::test]
+async fn a_sync_that_adds_a_skill_publishes_start_then_finish_in_order() {
+    let channel = support::unique_channel("adds-skill");
+    let (bus, mut subscription) = subscriber(&channel).await;
+    let harness = support::start(Setup::redis(&channel).await).await;
+    let repo = tempfile::tempdir().expect("tempdir");
+    tree::write(
+        repo.path(),
+        "skills/deploy/SKILL.md",
+        "---\nname: deploy\n---\nShip it.\n",
+    );
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+
+    let done = support::synced(&harness.client, PROJECT, "repo").await;
+    let events = support::events_until_sentinel(&bus, &mut subscription).await;
+
+    assert_eq!(phases(&events), [Phase::Start, Phase::Finish]);
+    let (start, finish) = (&events[0], &events[1]);
+    assert_eq!(start.write_id, finish.write_id);
+    assert_eq!(
+        (start.project.as_str(), start.source.as_str()),
+        (PROJECT, "repo")
+    );
+    assert_eq!(
+        start.revision, 0,
+        "start carries the revision before the write"
+    );
+    assert_eq!(finish.revision, 1, "finish carries the revision after it");
+    assert_eq!(done.revision, finish.revision);
+    assert_eq!(
+        support::revision(&harness.client, PROJECT).await,
+        finish.revision
+    );
+}
+
+#[tokio::test]
+async fn a_failing_write_publishes_failed_and_changes_nothing() {
+    let channel = support::unique_channel("failing");
+    let (bus, mut subscription) = subscriber(&channel).await;
+    let harness = support::start(Setup::redis(&channel).await).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    harness.store.fail_writes.store(true, Ordering::SeqCst);
+
+    let outcome = support::sync(&harness.client, PROJECT, "repo").await;
+    let events = support::events_until_sentinel(&bus, &mut subscription).await;
+
+    assert!(
+        matches!(outcome, Err(neuralis_sync::SyncError::Unavailable(_))),
+        "{outcome:?}"
+    );
+    assert_eq!(phases(&events), [Phase::Start, Phase::Failed]);
+    assert_eq!(events[0].write_id, events[1].write_id);
+    assert_eq!(events[1].revision, 0);
+    assert_eq!(support::revision(&harness.client, PROJECT).await, 0);
+    let source = harness
+        .client
+        .get_source(neuralis_proto::sync::v1::GetSourceRequest {
+            project: PROJECT.into(),
+            slug: "repo".into(),
+        })
+        .await
+        .expect("source");
+    let status = source.source.and_then(|s| s.status).expect("status");
+    assert!(
+        status.last_error.contains("write failed on purpose"),
+        "{status:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_sync_that_only_changes_chunk_rows_or_an_unrelated_file_publishes_nothing() {
+    let channel = support::unique_channel("quiet");
+    let (bus, mut subscription) = subscriber(&channel).await;
+    let harness = support::start(Setup::redis(&channel).await).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    support::synced(&harness.client, PROJECT, "repo").await;
+    let first = support::events_until_sentinel(&bus, &mut subscription).await;
+    assert!(
+        !first.is_empty(),
+        "the first sync adds a package and is announced"
+    );
+    let revision_before = support::revision(&harness.client, PROJECT).await;
+    let chunks_before = harness.store.chunk_rows();
+
+    // A doc outside every package root gets new text (new chunk rows), code changes.
+    tree::write(
+        repo.path(),
+        "notes/design.md",
+        "# Design\nThe deploy pipeline runs hourly now, with a canary.\n\n## Rollback\nRevert.\n",
+    );
+    tree::write(
+        repo.path(),
+        "src/main.rs",
+        "fn main() { println!(\"hi\"); }\n",
+    );
+    tree::write(repo.path(), "src/lib.rs", "pub fn f() {}\n");
+    let done = support::synced(&harness.client, PROJECT, "repo").await;
+    let events = support::events_until_sentinel(&bus, &mut subscription).await;
+
+    assert_eq!(
+        events,
+        [],
+        "writes that cannot move a package publish nothing"
+    );
+    assert!(
+        harness.store.chunk_rows() > chunks_before,
+        "chunk rows were written"
+    );
+    assert!(done.revision > revision_before, "the writes were committed");
+}
+
+#[tokio::test]
+async fn the_revision_rises_with_every_committed_write() {
+    let channel = support::unique_channel("revision");
+    let mut setup = Setup::redis(&channel).await;
+    setup.config.batch_size = 1;
+    let harness = support::start(setup).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+
+    let mut last = 0;
+    for round in 0..3 {
+        tree::write(repo.path(), &format!("notes/round-{round}.md"), "text\n");
+        let done = support::synced(&harness.client, PROJECT, "repo").await;
+        let progress = done.progress.expect("progress");
+        assert_eq!(
+            done.revision,
+            last + progress.batches_committed,
+            "one revision per committed batch"
+        );
+        assert!(done.revision > last);
+        last = done.revision;
+    }
+    assert_eq!(harness.store.batches.load(Ordering::SeqCst), last);
+}
+
+#[tokio::test]
+async fn deleting_a_source_is_announced_and_raises_the_revision() {
+    let channel = support::unique_channel("delete");
+    let (bus, mut subscription) = subscriber(&channel).await;
+    let harness = support::start(Setup::redis(&channel).await).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    support::synced(&harness.client, PROJECT, "repo").await;
+    support::events_until_sentinel(&bus, &mut subscription).await;
+    let before = support::revision(&harness.client, PROJECT).await;
+
+    let request = neuralis_proto::sync::v1::DeleteSourceRequest {
+        project: PROJECT.into(),
+        slug: "repo".into(),
+    };
+    let deleted = harness
+        .client
+        .delete_source(&support::caller(), request)
+        .await
+        .expect("deleted");
+    let events = support::events_until_sentinel(&bus, &mut subscription).await;
+
+    assert_eq!(phases(&events), [Phase::Start, Phase::Finish]);
+    assert_eq!(deleted.revision, before + 1);
+    assert!(
+        support::entries(&harness.client, PROJECT)
+            .await
+            .1
+            .is_empty()
+    );
+}

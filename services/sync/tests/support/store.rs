@@ -1,0 +1,108 @@
+//! A store wrapper that counts writes and fails them on demand.
+
+use neuralis_index::{
+    ChunkHit, FileRow, IndexError, IndexStore, ProjectSnapshot, SourceRecord, SyncStatus,
+    WriteBatch,
+};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub struct CountingStore {
+    inner: Arc<dyn IndexStore>,
+    pub fail_writes: AtomicBool,
+    pub batches: AtomicU64,
+    pub rows_written: AtomicU64,
+    pub chunk_rows_written: AtomicU64,
+}
+
+impl CountingStore {
+    pub fn new(inner: Arc<dyn IndexStore>) -> Self {
+        Self {
+            inner,
+            fail_writes: AtomicBool::new(false),
+            batches: AtomicU64::new(0),
+            rows_written: AtomicU64::new(0),
+            chunk_rows_written: AtomicU64::new(0),
+        }
+    }
+
+    pub fn chunk_rows(&self) -> u64 {
+        self.chunk_rows_written.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait::async_trait]
+impl IndexStore for CountingStore {
+    async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
+        self.inner.create_source(source).await
+    }
+    async fn get_source(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceRecord>, IndexError> {
+        self.inner.get_source(project, slug).await
+    }
+    async fn list_sources(&self, project: Option<&str>) -> Result<Vec<SourceRecord>, IndexError> {
+        self.inner.list_sources(project).await
+    }
+    async fn update_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
+        self.inner.update_source(source).await
+    }
+    async fn record_status(
+        &self,
+        project: &str,
+        slug: &str,
+        status: &SyncStatus,
+    ) -> Result<(), IndexError> {
+        self.inner.record_status(project, slug, status).await
+    }
+    async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {
+        self.inner.delete_source(project, slug).await
+    }
+    async fn revision(&self, project: &str) -> Result<u64, IndexError> {
+        self.inner.revision(project).await
+    }
+    async fn source_rows(&self, project: &str, source: &str) -> Result<Vec<FileRow>, IndexError> {
+        self.inner.source_rows(project, source).await
+    }
+    async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {
+        self.inner.project_rows(project).await
+    }
+    async fn file_row(
+        &self,
+        project: &str,
+        source: &str,
+        path: &str,
+    ) -> Result<Option<FileRow>, IndexError> {
+        self.inner.file_row(project, source, path).await
+    }
+    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
+        if self.fail_writes.load(Ordering::SeqCst) {
+            return Err(IndexError::Unavailable("write failed on purpose".into()));
+        }
+        let revision = self.inner.write_batch(batch).await?;
+        self.batches.fetch_add(1, Ordering::SeqCst);
+        self.rows_written
+            .fetch_add(batch.writes.len() as u64, Ordering::SeqCst);
+        self.chunk_rows_written
+            .fetch_add(batch.chunk_rows() as u64, Ordering::SeqCst);
+        Ok(revision)
+    }
+    async fn search_text(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        self.inner.search_text(project, query, limit).await
+    }
+    async fn search_vector(
+        &self,
+        project: &str,
+        vector: &[f32],
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        self.inner.search_vector(project, vector, limit).await
+    }
+}

@@ -1,0 +1,98 @@
+//! Sync triggers with a running server: an `auto` source follows its tree.
+
+mod support;
+
+use neuralis_bus::InProcessBus;
+use std::sync::Arc;
+use std::time::Duration;
+use support::{Setup, tree};
+
+const PROJECT: &str = "project-triggers";
+
+/// Polls until `path` is indexed; gives up after `patience` (a bound, not a measure).
+async fn indexed_within(
+    client: &neuralis_sync::grpc::SyncGrpcClient,
+    path: &str,
+    patience: Duration,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + patience;
+    while tokio::time::Instant::now() < deadline {
+        let (_, entries) = support::entries(client, PROJECT).await;
+        if entries.iter().any(|entry| entry.path == path) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn an_auto_source_picks_up_a_new_file_after_a_burst_of_edits() {
+    let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "auto"),
+    )
+    .await;
+    assert!(
+        indexed_within(&harness.client, "notes/design.md", Duration::from_secs(20)).await,
+        "initial sync"
+    );
+
+    for edit in 0..20 {
+        tree::write(
+            repo.path(),
+            "skills/new/SKILL.md",
+            &format!("---\nname: new\n---\nedit {edit}\n"),
+        );
+    }
+    assert!(
+        indexed_within(
+            &harness.client,
+            "skills/new/SKILL.md",
+            Duration::from_secs(20)
+        )
+        .await
+    );
+    let (_, entries) = support::entries(&harness.client, PROJECT).await;
+    let skill = entries
+        .iter()
+        .find(|e| e.path == "skills/new/SKILL.md")
+        .expect("indexed");
+    let content = std::fs::read(repo.path().join("skills/new/SKILL.md")).expect("read");
+    assert_eq!(
+        skill.size,
+        content.len() as u64,
+        "the last edit of the burst is indexed"
+    );
+}
+
+#[tokio::test]
+async fn changing_a_trigger_to_manual_stops_following_the_tree() {
+    use neuralis_proto::sync::v1 as pb;
+    use neuralis_sync::SyncApi;
+    let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "interval:1d"),
+    )
+    .await;
+    let update = pb::UpdateSourceRequest {
+        source: Some(support::local_spec(PROJECT, "repo", repo.path(), "manual")),
+    };
+    let updated = harness
+        .client
+        .update_source(&support::caller(), update)
+        .await
+        .expect("updated");
+    assert_eq!(
+        updated
+            .source
+            .and_then(|s| s.spec)
+            .map(|s| s.trigger)
+            .as_deref(),
+        Some("manual")
+    );
+}
