@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use neuralis_layout::{Category, default_state};
 
+use crate::candidate::CheckedBatch;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
@@ -27,7 +28,17 @@ pub fn evaluate(
     snapshot: &AccessSnapshot,
     request: &EvaluationRequest,
 ) -> Result<Evaluation, AccessError> {
-    let checked = request.check()?;
+    Ok(decide(caller, snapshot, &request.check()?))
+}
+
+/// Decides a batch already checked (see [`EvaluationRequest::check`]): the policy service
+/// checks a batch before it reads the store and decides it after, checking once.
+pub fn decide(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    checked: &CheckedBatch<'_>,
+) -> Evaluation {
+    let request = checked.request;
     let gates = Gates::new(caller, snapshot, request);
     let roots: Vec<DecisionCode> = request
         .packages
@@ -48,10 +59,10 @@ pub fn evaluate(
             )
         })
         .collect();
-    Ok(Evaluation {
+    Evaluation {
         packages: hide_emptied_packages(roots, &request.files, &files),
         files: numbered(files),
-    })
+    }
 }
 
 fn numbered(codes: Vec<DecisionCode>) -> Vec<Decision> {
