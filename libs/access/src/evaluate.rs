@@ -99,7 +99,7 @@ struct Gates<'a> {
     caller: &'a Caller,
     snapshot: &'a AccessSnapshot,
     features: FeatureSet,
-    policies: HashMap<&'a str, CallerPolicy>,
+    policies: HashMap<&'a str, CallerPolicy<'a>>,
 }
 
 impl<'a> Gates<'a> {
@@ -132,7 +132,7 @@ impl<'a> Gates<'a> {
 
     /// The policy deciding a package's paths: `None` hides it; installed packages have
     /// no URI policy, hence `Some(None)`.
-    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy>> {
+    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy<'a>>> {
         match &package.origin {
             Origin::Installed => Some(None),
             Origin::Source(id) => self.policies.get(id.as_str()).map(Some),

@@ -53,9 +53,9 @@ fn token(role: &str) -> BearerToken {
     ))
 }
 
-/// `files` files in 100 packages of one project source.
+/// `files` files in up to 100 packages of one project source.
 fn batch(files: usize) -> EvaluationRequest {
-    let packages: Vec<PackageCandidate> = (0..100)
+    let packages: Vec<PackageCandidate> = (0..files.clamp(1, 100))
         .map(|p| PackageCandidate {
             key: format!("repo:team{p}"),
             origin: Origin::Source("repo".into()),

@@ -2,20 +2,27 @@
 //! backend, a gRPC client, and tokens minted with the test secret.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod paused;
+
 use std::future::Future;
 use std::sync::Arc;
 
 use neuralis_access::{
-    EvaluationRequest, FileCandidate, Origin, PackageCandidate, Scope, SourceHeader, SourceScope,
+    Capabilities, DecisionCode, EvaluationRequest, FileCandidate, Origin, PackageCandidate, Scope,
+    SourceHeader, SourceScope, UriPolicy,
 };
-use neuralis_access_store::testing::{Backend, with_store};
+pub use neuralis_access_store::testing::Backend;
+use neuralis_access_store::testing::with_store;
 use neuralis_access_store::{AccessStore, StoreConfig};
 use neuralis_host::Shutdown;
 use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, Verifier, mint};
 use neuralis_layout::Category;
+use neuralis_policy::convert::policy_to_proto;
 use neuralis_policy::{
-    BearerToken, LocalPolicy, PolicyConfig, PolicyGrpcClient, PolicyGrpcServer, PolicyService,
+    BearerToken, LocalPolicy, PolicyApi, PolicyConfig, PolicyGrpcClient, PolicyGrpcServer,
+    PolicyService,
 };
+use neuralis_proto::policy::v1 as pb;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
@@ -24,6 +31,20 @@ pub const PROJECT: &str = "p1";
 pub const SOURCE: &str = "repo";
 pub const PACKAGE: &str = "repo/.claude";
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Runs each named scenario `async fn case(h: Harness)` once on the embedded store and
+/// once on PostgreSQL.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $( #[tokio::test] async fn $case() { $crate::support::with_server($crate::support::Backend::Embedded, super::$case).await } )*
+        }
+        mod postgres {
+            $( #[tokio::test] async fn $case() { $crate::support::with_server($crate::support::Backend::Postgres, super::$case).await } )*
+        }
+    };
+}
 
 /// A running server and a client talking to it.
 pub struct Harness {
@@ -166,4 +187,38 @@ pub fn batch() -> EvaluationRequest {
             file(".claude/docs/guide.md", Category::Docs),
         ],
     }
+}
+
+pub fn read_all() -> UriPolicy {
+    UriPolicy {
+        default: Capabilities {
+            read: true,
+            ..Capabilities::default()
+        },
+        paths: Vec::new(),
+    }
+}
+
+pub async fn put_policy(client: &PolicyGrpcClient, policy: &UriPolicy) {
+    let request = pb::PutSourcePolicyRequest {
+        source_id: SOURCE.into(),
+        policy: Some(policy_to_proto(policy)),
+    };
+    client.put_source_policy(admin(), request).await.unwrap();
+}
+
+/// (package code, file codes) for `token` in `conversation`.
+pub async fn decide(
+    client: &PolicyGrpcClient,
+    token: BearerToken,
+    conversation: Option<&str>,
+) -> (DecisionCode, Vec<DecisionCode>) {
+    let evaluation = client
+        .evaluate_batch(token, conversation, &batch())
+        .await
+        .unwrap();
+    (
+        evaluation.packages[0].code,
+        evaluation.files.iter().map(|d| d.code).collect(),
+    )
 }
