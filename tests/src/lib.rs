@@ -1,1 +1,9 @@
-//! Shared helpers for the end-to-end scenarios under `tests/tests/`.
+//! Shared helpers for the end-to-end scenarios under `tests/tests/`: a [`Cluster`] in
+//! either shape (all three services in one process, or three processes over Redis and
+//! PostgreSQL) and the gRPC clients a platform backend would use against it.
+#![forbid(unsafe_code)]
+
+pub mod cluster;
+pub mod fixture;
+
+pub use cluster::{Cluster, Mode};

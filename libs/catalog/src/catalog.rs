@@ -6,8 +6,10 @@ use crate::config_keys::{ConfigCatalog, KeyCollision};
 use crate::contract::FileIssue;
 use crate::credentials::CredentialCatalog;
 use crate::package::{Candidate, InstalledPackage, Outcome, Rejection, load};
+use crate::services::ServiceRegistry;
 use crate::tool_names::{Claimant, Contest, ToolNames};
 use neuralis_layout::{Category, Trust};
+use neuralis_manifest::definitions::ToolDef;
 use serde::Serialize;
 
 /// What the catalog is built from besides package directories.
@@ -37,6 +39,7 @@ pub struct Catalog {
     tools: ToolNames,
     config: ConfigCatalog,
     credentials: CredentialCatalog,
+    services: ServiceRegistry,
 }
 
 impl Catalog {
@@ -74,6 +77,13 @@ impl Catalog {
                 }],
             );
         }
+        let service_conflicts = self
+            .services
+            .conflicts(&package.id, &package.manifest.provides);
+        if !service_conflicts.is_empty() {
+            let issues = service_conflicts.into_iter().map(provides_issue).collect();
+            return self.reject(&package, issues);
+        }
         if let Err(collisions) = self
             .config
             .register(&package.id, &package.manifest.config_settings)
@@ -81,6 +91,8 @@ impl Catalog {
             let issues = collisions.iter().map(collision_issue).collect();
             return self.reject(&package, issues);
         }
+        self.services
+            .register(&package.id, &package.manifest.provides);
         self.packages.push(package);
     }
 
@@ -162,16 +174,28 @@ impl Catalog {
     pub fn collision_report(&self) -> Vec<String> {
         self.contested()
             .iter()
-            .map(|c| {
+            .filter_map(|c| {
+                let owner = c.owner()?.id();
                 let shadowed: Vec<&str> = c.shadowed().iter().map(Claimant::id).collect();
-                format!(
-                    "tool {} owned by {} shadows {}",
+                Some(format!(
+                    "tool {} owned by {owner} shadows {}",
                     c.name,
-                    c.owner().id(),
                     shadowed.join(", ")
-                )
+                ))
             })
             .collect()
+    }
+
+    /// A package's definition of a tool, for a caller's `usable` check that looks at
+    /// the tool's required features.
+    pub fn tool(&self, package: &str, name: &str) -> Option<&ToolDef> {
+        self.package(package)?.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The host service contracts and their providers (a missing required singleton
+    /// is in `missing_required`).
+    pub fn services(&self) -> &ServiceRegistry {
+        &self.services
     }
 
     /// The platform config schema with one owner per key.
@@ -182,6 +206,14 @@ impl Catalog {
     /// The credentials catalog (package ∪ skill ∪ stored).
     pub fn credentials(&self) -> &CredentialCatalog {
         &self.credentials
+    }
+}
+
+fn provides_issue(message: String) -> FileIssue {
+    FileIssue {
+        file: "package.json".into(),
+        pointer: "/neuralis/provides".into(),
+        message,
     }
 }
 

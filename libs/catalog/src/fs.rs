@@ -1,10 +1,12 @@
-//! The thin shell: reads package directories from disk into [`Candidate`]s. Symlinks
-//! are never followed, `node_modules/` and `.git/` inside a package are not read, and
-//! files over the size limit are left out. Everything else is the pure catalog's.
+//! The thin shell: reads package directories from disk into [`Candidate`]s through
+//! the shared local connector (`neuralis-connector`: it never leaves a package's root,
+//! symlinks included), with `node_modules/` and `.git/` inside a package left out and
+//! files over the size limit skipped. Everything else is the pure catalog's.
 
 use crate::catalog::{Catalog, Extras};
 use crate::dependency_tree::dependency_dirs;
 use crate::package::{Candidate, InstallClass};
+use neuralis_connector::{ConnectorError, ConnectorLimits, LocalConnector};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,11 +41,26 @@ impl Default for ReadLimits {
 
 /// A directory that could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {path}: {source}")]
-pub struct ReadError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
+pub enum ReadError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Connector(#[from] ConnectorError),
+}
+
+impl ReadLimits {
+    fn connector(self) -> ConnectorLimits {
+        ConnectorLimits {
+            max_file_size: self.max_file_bytes,
+            max_files: self.max_files,
+            max_depth: 32,
+            excluded_dirs: vec![".git".to_owned(), "node_modules".to_owned()],
+        }
+    }
 }
 
 impl Catalog {
@@ -124,49 +141,20 @@ fn read_package(
     class: InstallClass,
     limits: ReadLimits,
 ) -> Result<Candidate, ReadError> {
+    let connector = LocalConnector::new(dir, limits.connector())?;
     let mut files = BTreeMap::new();
-    walk(dir, "", limits, &mut files)?;
+    for listed in connector.list().files {
+        // A file that vanished or grew past the limit since the listing is left out,
+        // like every other entry the connector skips.
+        if let Ok(bytes) = connector.read(&listed.path) {
+            files.insert(listed.path, bytes);
+        }
+    }
     Ok(Candidate { root, class, files })
 }
 
-/// Never follows a symlink; skips nested `node_modules` and `.git`.
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    limits: ReadLimits,
-    files: &mut BTreeMap<String, Vec<u8>>,
-) -> Result<(), ReadError> {
-    for path in sorted_entries(dir)? {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let rel = if prefix.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let meta = std::fs::symlink_metadata(&path).map_err(|source| ReadError {
-            path: path.clone(),
-            source,
-        })?;
-        if meta.file_type().is_symlink() || files.len() >= limits.max_files {
-            continue;
-        }
-        if meta.is_dir() && name != "node_modules" && name != ".git" {
-            walk(&path, &rel, limits, files)?;
-        } else if meta.is_file() && meta.len() <= limits.max_file_bytes {
-            let bytes = std::fs::read(&path).map_err(|source| ReadError {
-                path: path.clone(),
-                source,
-            })?;
-            files.insert(rel, bytes);
-        }
-    }
-    Ok(())
-}
-
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
-    let read = std::fs::read_dir(dir).map_err(|source| ReadError {
+    let read = std::fs::read_dir(dir).map_err(|source| ReadError::Io {
         path: dir.to_owned(),
         source,
     })?;
@@ -179,7 +167,7 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, ReadError> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ReadError {
+        Err(source) => Err(ReadError::Io {
             path: path.to_owned(),
             source,
         }),

@@ -26,7 +26,8 @@
 //!   sanitized by the layout core, file entries over inline ones ([`overrides`]);
 //! - [`Catalog::build`]: every package in a fixed load order, one package per id, one
 //!   owner per config key ([`config_keys`]), the tool names with their claimants
-//!   ([`tool_names`]), the credentials catalog ([`credentials`]);
+//!   ([`tool_names`]), the credentials catalog ([`credentials`]), one provider per
+//!   host service singleton and no overlapping OAuth prefixes ([`services`]);
 //! - [`fs`]: the thin shell that reads directories (never following symlinks).
 #![forbid(unsafe_code)]
 
@@ -38,6 +39,7 @@ pub mod dependency_tree;
 pub mod fs;
 pub mod overrides;
 pub mod package;
+pub mod services;
 pub mod tool_names;
 
 pub use catalog::{Catalog, Extras, Skipped};

@@ -92,6 +92,7 @@ pub enum Outcome {
 
 const PACKAGE_JSON: &str = "package.json";
 const NEURALIS_PACKAGE_JSON: &str = "neuralis.package.json";
+const BARE_SKILL: &str = "SKILL.md";
 
 /// Loads one candidate.
 pub fn load(candidate: &Candidate) -> Outcome {
@@ -155,7 +156,18 @@ fn manifest_document(candidate: &Candidate) -> Result<Option<(&'static str, Valu
             return Ok(Some((name, document)));
         }
     }
-    Ok(None)
+    Ok(bare_skill(candidate).map(|document| (BARE_SKILL, document)))
+}
+
+/// "<root>/SKILL.md — a bare single-skill folder with no package.json at all: the
+/// package root is the skill" (seed 001). Not for builtins, which load only through a
+/// neuralis block. The folder name is the package id, checked like any other id.
+fn bare_skill(candidate: &Candidate) -> Option<Value> {
+    let bare = candidate.class != InstallClass::Builtin
+        && !candidate.files.contains_key(PACKAGE_JSON)
+        && candidate.files.contains_key(BARE_SKILL);
+    let folder = candidate.root.rsplit('/').next().unwrap_or(&candidate.root);
+    bare.then(|| serde_json::json!({ "name": folder, "neuralis": {} }))
 }
 
 fn assemble(

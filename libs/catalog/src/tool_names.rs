@@ -83,13 +83,13 @@ pub struct Contest {
 
 impl Contest {
     /// The claimant that owns the name when every claimant is usable.
-    pub fn owner(&self) -> &Claimant {
-        &self.claimants[0]
+    pub fn owner(&self) -> Option<&Claimant> {
+        self.claimants.first()
     }
 
     /// The claimants shadowed by the owner.
     pub fn shadowed(&self) -> &[Claimant] {
-        &self.claimants[1..]
+        self.claimants.get(1..).unwrap_or_default()
     }
 }
 
@@ -231,7 +231,7 @@ mod tests {
         let contested = names.contested();
         assert_eq!(contested.len(), 1);
         assert_eq!(contested[0].name, "status");
-        assert_eq!(contested[0].owner().id(), "a");
+        assert_eq!(contested[0].owner().map(Claimant::id), Some("a"));
         assert_eq!(
             contested[0]
                 .shadowed()

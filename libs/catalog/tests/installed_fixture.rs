@@ -299,3 +299,18 @@ fn the_credentials_catalog_is_the_union_of_packages_skills_and_stored_ids() {
         .collect();
     assert_eq!(member, ["helper.key", "helper.skillKey"]);
 }
+
+#[test]
+fn host_service_contracts_come_from_first_party_packages_only() {
+    let catalog = catalog();
+    // the builtin's OAuth prefix registers; helper's runtime claim was dropped (untrusted)
+    assert_eq!(
+        catalog
+            .services()
+            .provider("oauth-callback:acme_")
+            .map(|p| p.package.as_str()),
+        Some("@acme/reports")
+    );
+    assert!(catalog.services().provider("runtime").is_none());
+    assert_eq!(catalog.services().missing_required().len(), 2);
+}

@@ -106,3 +106,51 @@ pub async fn serve(
     tracing::info!(%addr, "grpc server stopped");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_check_response::ServingStatus as Wire;
+    use tonic_health::pb::health_client::HealthClient;
+
+    #[tokio::test]
+    async fn health_starts_not_serving_and_turns_serving_when_told() {
+        let (health, service) = Health::new(&["neuralis.test.v1.Test"]).await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shutdown = Shutdown::new();
+        let server = tokio::spawn(serve(listener, Routes::new(service), shutdown.clone()));
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = HealthClient::new(channel);
+        let check = |service: &str| HealthCheckRequest {
+            service: service.into(),
+        };
+        let status = client
+            .check(check("neuralis.test.v1.Test"))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(status.status(), Wire::NotServing);
+        health.serving("neuralis.test.v1.Test").await;
+        let status = client
+            .check(check("neuralis.test.v1.Test"))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(status.status(), Wire::Serving);
+        health.not_serving("neuralis.test.v1.Test").await;
+        let status = client
+            .check(check("neuralis.test.v1.Test"))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(status.status(), Wire::NotServing);
+        shutdown.trigger();
+        server.await.unwrap().unwrap();
+    }
+}

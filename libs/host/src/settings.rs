@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use config::{Config, Environment, File, FileFormat};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// The prefix of every configuration variable.
@@ -24,18 +23,21 @@ pub enum SettingsError {
     Invalid(String),
 }
 
-/// Loads `T` from its `Default`, then `file` (TOML, YAML or JSON by extension), then
-/// the `NEURALIS__*` entries of `env`.
+/// Loads `T` from `file` (TOML, YAML or JSON by extension), then the `NEURALIS__*`
+/// entries of `env`; every key neither names keeps `T`'s serde default.
+///
+/// Defaults are applied by serde (`#[serde(default)]` on every settings struct), not
+/// as a configuration layer: a layer of defaults would leave the default variant's
+/// keys behind when a file or variable picks another variant of a tagged enum (an
+/// embedded store's `path` beside a PostgreSQL `url`).
 pub fn load_settings<T>(
     file: Option<&Path>,
     env: &HashMap<String, String>,
 ) -> Result<T, SettingsError>
 where
-    T: Default + Serialize + DeserializeOwned,
+    T: DeserializeOwned,
 {
-    let defaults =
-        Config::try_from(&T::default()).map_err(|e| SettingsError::Invalid(e.to_string()))?;
-    let mut builder = Config::builder().add_source(defaults);
+    let mut builder = Config::builder();
     if let Some(path) = file {
         builder = builder.add_source(file_source(path)?);
     }
@@ -77,7 +79,7 @@ fn file_source(path: &Path) -> Result<File<config::FileSourceFile, FileFormat>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde::Deserialize;
+    use serde::{Deserialize, Serialize};
 
     #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
     #[serde(default)]
@@ -163,6 +165,47 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(err.contains("max_projects"), "{err}");
+    }
+
+    #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
+    #[serde(default)]
+    struct WithStore {
+        store: Store,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, PartialEq)]
+    #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+    enum Store {
+        Embedded { path: String },
+        Postgres { url: String },
+    }
+
+    impl Default for Store {
+        fn default() -> Self {
+            Store::Embedded {
+                path: "data.db".into(),
+            }
+        }
+    }
+
+    #[test]
+    fn choosing_another_variant_leaves_no_default_keys_behind() {
+        let loaded: WithStore = load_settings(
+            None,
+            &env(&[
+                ("NEURALIS__STORE__KIND", "postgres"),
+                ("NEURALIS__STORE__URL", "postgres://db"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            loaded.store,
+            Store::Postgres {
+                url: "postgres://db".into()
+            }
+        );
+        let defaulted: WithStore = load_settings(None, &HashMap::new()).unwrap();
+        assert_eq!(defaulted.store, Store::default());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::issue::Pointer;
 use crate::secret_names::looks_secret;
-use crate::shape::{Cx, kind};
+use crate::shape::{Cx, json_type};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -215,7 +215,7 @@ fn default(
     if !fits {
         cx.error(
             &p,
-            format!("must match type {}, got {}", type_name(kind), kind_of(v)),
+            format!("must match type {}, got {}", type_name(kind), json_type(v)),
         );
         return None;
     }
@@ -238,8 +238,4 @@ fn type_name(kind: ConfigType) -> &'static str {
         ConfigType::Boolean => "boolean",
         ConfigType::Json => "json",
     }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    kind(v)
 }

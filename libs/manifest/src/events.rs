@@ -76,10 +76,8 @@ fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Option<EventDecl> {
     let id = cx.required_text(map, at, "id");
     let title = cx.required_text(map, at, "title");
     let subject = subject(cx, map, at);
-    if let Some((schema, schema_at)) = cx.required(map, at, "dataSchema")
-        && let Some(problem) = schema_problem(schema)
-    {
-        cx.error(&schema_at, problem);
+    if let Some((schema, schema_at)) = cx.required(map, at, "dataSchema") {
+        check_data_schema(cx, schema, &schema_at);
     }
     let features = map
         .get("requires")
@@ -95,6 +93,24 @@ fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Option<EventDecl> {
         subject: subject?,
         features,
     })
+}
+
+/// A valid schema; when it declares the two row-shaping keys, `title` is a string and
+/// `nav` an object (`{widgetType, initialState?}`).
+fn check_data_schema(cx: &mut Cx<'_>, schema: &Value, at: &Pointer) {
+    if let Some(problem) = schema_problem(schema) {
+        cx.error(at, problem);
+        return;
+    }
+    for (key, expected) in [("title", "string"), ("nav", "object")] {
+        let Some(declared) = schema.pointer(&format!("/properties/{key}")) else {
+            continue;
+        };
+        if declared.get("type").and_then(Value::as_str) != Some(expected) {
+            let key_at = at.key("properties").key(key);
+            cx.error(&key_at, format!("the notification row reads data.{key} as {expected}; declare \"type\": \"{expected}\""));
+        }
+    }
 }
 
 fn subject(cx: &mut Cx<'_>, map: &Map<String, Value>, at: &Pointer) -> Option<String> {

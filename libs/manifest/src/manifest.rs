@@ -90,9 +90,11 @@ pub(crate) fn check(
     for key in block.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         cx.warn(&at.key(key), "unknown key; ignored");
     }
+    // Every section is checked even when the identity is bad, so all errors show.
     let identity = identity::check(cx, doc, block, at);
+    let has_identity = identity.is_some();
     let manifest = Manifest {
-        identity: identity.clone().unwrap_or_else(placeholder_identity),
+        identity: identity.unwrap_or_default(),
         trust: cx.trust,
         provides: section(cx, block, at, "provides", provides::check).unwrap_or_default(),
         runtime: section(cx, block, at, "runtime", runtime::check).flatten(),
@@ -109,21 +111,11 @@ pub(crate) fn check(
         data_layout: section(cx, block, at, "dataLayout", data_layout::check).unwrap_or_default(),
         inline: definitions::check_inline(cx, block, at),
     };
-    check_runtime_provider(cx, block, at);
+    check_runtime_provider(cx, block, at, &manifest.provides);
     if let Some(files) = block.get("files") {
-        cx.array(files, &at.key("files"));
+        check_inline_files(cx, files, &at.key("files"));
     }
-    identity.map(|_| manifest)
-}
-
-fn placeholder_identity() -> Identity {
-    Identity {
-        id: String::new(),
-        name: None,
-        description: None,
-        description_for_model: None,
-        version: None,
-    }
+    has_identity.then_some(manifest)
 }
 
 /// Runs the check of an optional section when it is present.
@@ -155,9 +147,37 @@ fn first_party<T>(
     check(cx, v, &key_at)
 }
 
+/// Inline `files` (legacy): each entry names the contribution it stands for by `id`;
+/// file-based contributions override them by id, and the host loads markdown from
+/// files only, so nothing more is read from them.
+fn check_inline_files(cx: &mut Cx<'_>, value: &Value, at: &Pointer) {
+    let Some(items) = cx.array(value, at) else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let item_at = at.index(i);
+        if let Some(entry) = cx.object(item, &item_at) {
+            cx.required_text(entry, &item_at, "id");
+        }
+    }
+}
+
 /// `runtimeProvider` names the native runtime module: a path inside the package.
-fn check_runtime_provider(cx: &mut Cx<'_>, block: &Map<String, Value>, at: &Pointer) {
+/// A package that provides `runtime` must name it: "runtime instead names the native
+/// runtimeProvider module" (the other contracts come from the lifecycle state).
+fn check_runtime_provider(
+    cx: &mut Cx<'_>,
+    block: &Map<String, Value>,
+    at: &Pointer,
+    provides: &[Service],
+) {
     let Some(path) = cx.optional_text(block, at, "runtimeProvider") else {
+        if provides.contains(&Service::Runtime) && !block.contains_key("runtimeProvider") {
+            cx.error(
+                &at.key("runtimeProvider"),
+                "is required when the package provides runtime",
+            );
+        }
         return;
     };
     if let Err(problem) = inside_package(path) {

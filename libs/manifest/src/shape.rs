@@ -19,7 +19,7 @@ pub(crate) struct Cx<'a> {
 }
 
 /// The JSON type of a value, for messages ("got a number").
-pub(crate) fn kind(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -47,7 +47,7 @@ impl Cx<'_> {
         match v {
             Value::Object(map) => Some(map),
             other => {
-                self.error(at, format!("must be an object, got {}", kind(other)));
+                self.error(at, format!("must be an object, got {}", json_type(other)));
                 None
             }
         }
@@ -57,7 +57,7 @@ impl Cx<'_> {
         match v {
             Value::Array(items) => Some(items),
             other => {
-                self.error(at, format!("must be an array, got {}", kind(other)));
+                self.error(at, format!("must be an array, got {}", json_type(other)));
                 None
             }
         }
@@ -67,7 +67,7 @@ impl Cx<'_> {
         match v {
             Value::String(s) => Some(s),
             other => {
-                self.error(at, format!("must be a string, got {}", kind(other)));
+                self.error(at, format!("must be a string, got {}", json_type(other)));
                 None
             }
         }
@@ -87,7 +87,7 @@ impl Cx<'_> {
         match v {
             Value::Bool(b) => Some(*b),
             other => {
-                self.error(at, format!("must be a boolean, got {}", kind(other)));
+                self.error(at, format!("must be a boolean, got {}", json_type(other)));
                 None
             }
         }
@@ -97,7 +97,7 @@ impl Cx<'_> {
         match v.as_f64() {
             Some(n) => Some(n),
             None => {
-                self.error(at, format!("must be a number, got {}", kind(v)));
+                self.error(at, format!("must be a number, got {}", json_type(v)));
                 None
             }
         }

@@ -53,6 +53,27 @@ fn an_event_data_schema_must_be_a_valid_json_schema() {
 }
 
 #[test]
+fn the_title_and_nav_data_keys_have_their_row_shapes() {
+    let mut ok = event("report.failed", "report");
+    ok["dataSchema"]["properties"]["title"] = json!({"type": "string"});
+    ok["dataSchema"]["properties"]["nav"] =
+        json!({"type": "object", "properties": {"widgetType": {"type": "string"}}});
+    accepts(json!({"events": [ok]}), FIRST);
+    for (key, schema) in [
+        ("title", json!({"type": "number"})),
+        ("nav", json!({"type": "string"})),
+    ] {
+        let mut bad = event("report.failed", "report");
+        bad["dataSchema"]["properties"][key] = schema;
+        rejects_at(
+            json!({"events": [bad]}),
+            FIRST,
+            &format!("/neuralis/events/0/dataSchema/properties/{key}"),
+        );
+    }
+}
+
+#[test]
 fn event_fields_have_their_shape() {
     let cases = [
         (

@@ -99,9 +99,12 @@ fn provides_uses_the_closed_service_vocabulary() {
         "mcp-server",
         "oauth-callback:codex_"
     ]);
-    let m = accepts(json!({"provides": all}), FIRST)
-        .manifest
-        .expect("manifest");
+    let m = accepts(
+        json!({"provides": all, "runtimeProvider": "dist/runtime.js"}),
+        FIRST,
+    )
+    .manifest
+    .expect("manifest");
     assert_eq!(m.provides.len(), 7);
     assert_eq!(m.provides[6], Service::OauthCallback("codex_".into()));
     assert!(m.provides[0].is_required_singleton() && m.provides[1].is_required_singleton());
@@ -211,6 +214,16 @@ fn a_self_declared_trust_never_raises_trust() {
 #[test]
 fn runtime_provider_stays_inside_the_package() {
     accepts(json!({"runtimeProvider": "dist/runtime.js"}), FIRST);
+    // "runtime instead names the native runtimeProvider module"
+    accepts(
+        json!({"provides": ["runtime"], "runtimeProvider": "dist/runtime.js"}),
+        FIRST,
+    );
+    rejects_at(
+        json!({"provides": ["runtime"]}),
+        FIRST,
+        "/neuralis/runtimeProvider",
+    );
     rejects_at(
         json!({"runtimeProvider": "../other/runtime.js"}),
         FIRST,

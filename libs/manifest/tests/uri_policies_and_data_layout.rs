@@ -242,3 +242,26 @@ fn machine_written_is_used_only_from_trusted_and_first_party() {
             .is_empty()
     );
 }
+
+mod properties {
+    use neuralis_manifest::data_layout::{directory_name_problem, glob_problem};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn an_accepted_directory_name_is_one_plain_segment(name in "[a-zA-Z0-9._ ,/{}<>\\\\-]{0,12}") {
+            if directory_name_problem(&name).is_none() {
+                prop_assert!(!name.is_empty() && name != "." && name != "..");
+                prop_assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
+            }
+        }
+
+        #[test]
+        fn an_accepted_glob_never_leaves_the_zone(glob in "[a-z.*/_ -]{0,16}") {
+            if glob_problem(&glob).is_none() {
+                prop_assert!(!glob.starts_with('/'));
+                prop_assert!(glob.split('/').all(|s| !s.is_empty() && s != ".."));
+            }
+        }
+    }
+}

@@ -87,3 +87,25 @@ fn exit_2_for_a_usage_error() {
         );
     }
 }
+
+#[test]
+fn a_reference_only_package_is_not_rejected_and_a_plain_package_json_is() {
+    // "a reference or documentation-only package opts out with referenceOnly: true"
+    let out = neuralis(&[
+        "validate",
+        "tests/fixtures/installed/host/node_modules/ref-docs",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(report["status"], "reference-only");
+    // "a plain application package.json is not usable and binds nothing"
+    let out = neuralis(&[
+        "validate",
+        "tests/fixtures/installed/host/node_modules/left-pad",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(report["errors"][0]["pointer"], "/neuralis");
+}

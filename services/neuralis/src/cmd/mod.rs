@@ -2,9 +2,13 @@
 
 use std::process::ExitCode;
 
+mod client;
 mod demo;
 mod inspect;
+mod packages;
+mod policy;
 mod serve;
+mod sources;
 mod sync;
 mod token;
 mod validate;
@@ -24,6 +28,14 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Mint a caller token from the all-in-one server's local signing key.
     Token(token::TokenArgs),
+    /// Register, show, change and delete sources (the sync service).
+    Sources(sources::SourcesArgs),
+    /// URI policies, source switches, role grants, package states, overrides and
+    /// conversations (the policy service).
+    Policy(policy::PolicyArgs),
+    /// Packages, the overview, skill activation, hydration and tools as one caller sees
+    /// them (the discovery service).
+    Packages(packages::PackagesArgs),
 }
 
 pub fn run(command: Command) -> ExitCode {
@@ -34,5 +46,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Token(args) => token::run(args),
+        Command::Sources(args) => sources::run(args),
+        Command::Policy(args) => policy::run(args),
+        Command::Packages(args) => packages::run(args),
     }
 }

@@ -1,14 +1,16 @@
 //! `neuralis sync PROJECT SOURCE`: asks the sync service to sync one source now and
-//! shows its progress: a progress bar on a terminal, plain lines otherwise (logs, CI).
+//! shows its progress: a progress bar on a terminal, plain lines otherwise (logs, CI),
+//! nothing with `--json`, which prints one document when the run is done.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use futures::StreamExt;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::grpc::SyncGrpcClient;
 use neuralis_sync::{CallerToken, SyncApi};
+
+use super::client::{self, ClientArgs};
 
 /// Arguments of `neuralis sync`.
 #[derive(Debug, clap::Args)]
@@ -17,50 +19,32 @@ pub struct SyncArgs {
     pub project: String,
     /// The source slug.
     pub source: String,
-    /// The sync (or all-in-one) server.
-    #[arg(long, default_value = "http://127.0.0.1:7400")]
-    pub server: String,
-    /// The bearer token of the caller (never printed).
-    #[arg(long, env = "NEURALIS_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub client: ClientArgs,
 }
 
 pub fn run(args: SyncArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("neuralis sync: cannot start: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(sync(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("neuralis sync: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    client::run("sync", sync(args))
 }
 
 async fn sync(args: SyncArgs) -> anyhow::Result<()> {
-    let channel = tonic::transport::Endpoint::from_shared(args.server.clone())
-        .with_context(|| format!("bad server address {:?}", args.server))?
-        .connect()
-        .await
-        .with_context(|| format!("cannot reach {}", args.server))?;
-    let client = SyncGrpcClient::new(channel);
+    let out = &args.client;
+    let client = SyncGrpcClient::new(out.connect().await?);
     let request = pb::SyncSourceRequest {
         project: args.project.clone(),
         slug: args.source.clone(),
     };
-    let caller = CallerToken(args.token);
-    let mut stream = client.sync_source(&caller, request).await?;
-    let mut view = View::new(std::io::stderr().is_terminal());
+    let caller = CallerToken(out.token.clone());
+    let started = client.sync_source(&caller, request).await;
+    let mut stream = started.map_err(|e| out.explain(e))?;
+    // With --json nothing is shown while it runs: one document at the end.
+    let mut view = if out.json {
+        View::Quiet(Vec::new())
+    } else {
+        View::new(std::io::stderr().is_terminal())
+    };
     while let Some(message) = stream.next().await {
-        let message = message?;
+        let message = message.map_err(|e| out.explain(e))?;
         view.show(&message);
         if message.done {
             view.finish(&message);
@@ -73,6 +57,8 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
 enum View {
     Bar(indicatif::ProgressBar),
     Lines,
+    /// `--json`: the skipped files, kept for the final document.
+    Quiet(Vec<pb::SkippedFile>),
 }
 
 impl View {
@@ -109,6 +95,7 @@ impl View {
                 }
                 eprintln!("{}", progress_line(&progress));
             }
+            View::Quiet(kept) => kept.extend(message.skipped.iter().cloned()),
         }
     }
 
@@ -117,6 +104,10 @@ impl View {
             bar.finish_and_clear();
         }
         let progress = message.progress.unwrap_or_default();
+        if let View::Quiet(skipped) = self {
+            println!("{}", done_json(message.revision, &progress, skipped));
+            return;
+        }
         println!(
             "synced at revision {}: {}",
             message.revision,
@@ -143,13 +134,37 @@ fn progress_line(progress: &pb::SyncProgress) -> String {
     )
 }
 
-fn skipped_line(skipped: &pb::SkippedFile) -> String {
-    let reason = skipped
+fn reason(skipped: &pb::SkippedFile) -> String {
+    skipped
         .reason()
         .as_str_name()
         .trim_start_matches("SKIP_REASON_")
-        .to_lowercase();
+        .to_lowercase()
+}
+
+fn skipped_line(skipped: &pb::SkippedFile) -> String {
+    let reason = reason(skipped);
     format!("skipped {} ({reason}): {}", skipped.path, skipped.detail)
+}
+
+/// The `--json` document: the revision, every counter and every skipped file.
+fn done_json(revision: u64, progress: &pb::SyncProgress, skipped: &[pb::SkippedFile]) -> String {
+    let skipped: Vec<serde_json::Value> = skipped
+        .iter()
+        .map(|s| serde_json::json!({"path": s.path, "reason": reason(s), "detail": s.detail}))
+        .collect();
+    let document = serde_json::json!({
+        "revision": revision,
+        "files_seen": progress.files_seen,
+        "files_indexed": progress.files_indexed,
+        "files_unchanged": progress.files_unchanged,
+        "files_deleted": progress.files_deleted,
+        "files_skipped": progress.files_skipped,
+        "bytes_read": progress.bytes_read,
+        "batches_committed": progress.batches_committed,
+        "skipped": skipped,
+    });
+    serde_json::to_string_pretty(&document).unwrap_or_default()
 }
 
 #[cfg(test)]

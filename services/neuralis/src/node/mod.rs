@@ -4,6 +4,7 @@
 
 mod authorize;
 pub mod keys;
+mod run;
 pub mod settings;
 pub mod target;
 mod wiring;
@@ -18,6 +19,7 @@ use neuralis_host::grpc::{Health, add_reflection, serve};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+pub use run::serve_main;
 pub use settings::NodeSettings;
 pub use target::{Target, Targets};
 pub use wiring::Clients;

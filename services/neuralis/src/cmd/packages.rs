@@ -1,0 +1,145 @@
+//! `neuralis packages list|overview|activate|hydrate|tools`: what the discovery
+//! service answers one caller in one project, agent and conversation.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use neuralis_discovery::grpc::DiscoveryGrpcClient;
+use neuralis_discovery::{CallerToken, DiscoveryApi};
+use neuralis_proto::discovery::v1 as pb;
+use serde_json::json;
+
+use super::client::{self, ClientArgs};
+
+mod render;
+
+use render::{hydrate_json, hydrate_text, package_json, tools_json, tools_text, tree};
+
+/// See packages as one caller does.
+#[derive(Debug, clap::Args)]
+pub struct PackagesArgs {
+    #[command(subcommand)]
+    action: Action,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// Where the answer is asked for.
+#[derive(Debug, clap::Args)]
+struct ScopeArgs {
+    /// The project whose packages are listed.
+    #[arg(long)]
+    project: String,
+    /// The agent the answer is for; agent-scope overrides follow the token's agent.
+    #[arg(long)]
+    agent: Option<String>,
+    /// The conversation, for conversation-scope overrides.
+    #[arg(long)]
+    conversation: Option<String>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Action {
+    /// The packages and files this caller may use, with each file's state.
+    List(ScopeArgs),
+    /// The agent's `<packages>` overview block.
+    Overview(ScopeArgs),
+    /// Activate one skill by id (bare or namespaced) and print it.
+    Activate {
+        /// The skill id.
+        skill_id: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// The rules, instructions and agents injected under a byte budget.
+    Hydrate {
+        /// The byte budget (0: the server's default).
+        #[arg(long, default_value_t = 0)]
+        budget: u64,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// The tool catalog, with contested names and their claimants.
+    Tools(ScopeArgs),
+}
+
+pub fn run(args: PackagesArgs) -> ExitCode {
+    let name = match &args.action {
+        Action::List(_) => "packages list",
+        Action::Overview(_) => "packages overview",
+        Action::Activate { .. } => "packages activate",
+        Action::Hydrate { .. } => "packages hydrate",
+        Action::Tools(_) => "packages tools",
+    };
+    client::run(name, packages(args))
+}
+
+async fn packages(args: PackagesArgs) -> Result<()> {
+    let out = &args.client;
+    let given = match &args.action {
+        Action::List(scope) | Action::Overview(scope) | Action::Tools(scope) => scope,
+        Action::Activate { scope, .. } | Action::Hydrate { scope, .. } => scope,
+    };
+    if out.token.is_none() {
+        eprintln!(
+            "neuralis: no token (--token or NEURALIS_TOKEN): discovery answers an unverified caller with nothing"
+        );
+    }
+    let scope = Some(pb::Scope {
+        project_id: given.project.clone(),
+        agent_id: given.agent.clone().unwrap_or_default(),
+        conversation_id: given.conversation.clone().unwrap_or_default(),
+    });
+    let api = DiscoveryGrpcClient::new(out.connect().await?);
+    let caller = CallerToken::new(out.token.clone());
+    match args.action {
+        Action::List(_) => {
+            let request = pb::ListPackagesRequest { scope };
+            let listed = api.list_packages(caller, request).await;
+            let packages = listed.map_err(|e| out.explain(e))?.packages;
+            let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
+            out.emit(&value, || tree(&packages))
+        }
+        Action::Overview(_) => {
+            let request = pb::RenderOverviewRequest { scope };
+            let rendered = api.render_overview(caller, request).await;
+            let text = rendered.map_err(|e| out.explain(e))?.text;
+            out.emit(&json!({"text": text}), || text.clone())
+        }
+        Action::Activate { skill_id, .. } => {
+            let request = pb::ActivateSkillRequest { scope, skill_id };
+            let skill = api.activate_skill(caller, request).await;
+            let skill = skill.map_err(|e| out.explain(e))?;
+            let value = json!({
+                "id": skill.id, "title": skill.title, "package_name": skill.package_name,
+                "directory_uri": skill.directory_uri, "files": skill.files, "body": skill.body,
+            });
+            out.emit(&value, || {
+                format!(
+                    "{} ({})\npackage:   {}\ndirectory: {}\nfiles:     {}\n\n{}",
+                    skill.title,
+                    skill.id,
+                    skill.package_name,
+                    skill.directory_uri,
+                    skill.files.join(", "),
+                    skill.body
+                )
+            })
+        }
+        Action::Hydrate { budget, .. } => {
+            let request = pb::HydrateRequest {
+                scope,
+                budget_bytes: budget,
+            };
+            let hydrated = api.hydrate(caller, request).await;
+            let hydrated = hydrated.map_err(|e| out.explain(e))?;
+            out.emit(&hydrate_json(&hydrated), || hydrate_text(&hydrated))
+        }
+        Action::Tools(_) => {
+            let request = pb::ListToolsRequest { scope };
+            let tools = api.list_tools(caller, request).await;
+            let tools = tools.map_err(|e| out.explain(e))?;
+            out.emit(&tools_json(&tools), || tools_text(&tools))
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! The command-line client against the real all-in-one node: one scenario from an
+//! empty server to a skill turned off for one agent, through the built binary.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use neuralis::node::{self, NodeSettings, Targets, keys};
+use neuralis_host::Shutdown;
+use neuralis_identity::{Claims, IdentityConfig, mint};
+use serde_json::Value;
+
+const PROJECT: &str = "demo";
+const AGENT: &str = "helper";
+
+fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> String {
+    let secret = keys::existing_key(data_dir).unwrap();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let claims = Claims {
+        sub: subject.into(),
+        role: role.into(),
+        features: Vec::new(),
+        agent: agent.map(str::to_owned),
+        project: Some(PROJECT.into()),
+        conversation: None,
+        exp: now + 3600,
+        nbf: None,
+        aud: IdentityConfig::default().audience.into_iter().next(),
+        iss: None,
+    };
+    mint(&secret, &claims).unwrap().expose().to_owned()
+}
+
+/// Runs the binary against `server` with `token` (or none), off the runtime; the
+/// token never shows in what it prints.
+async fn cli(server: &str, token: Option<&str>, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_neuralis"));
+    command
+        .args(args)
+        .args(["--server", server])
+        .env_remove("NEURALIS_TOKEN");
+    if let Some(token) = token {
+        command.env("NEURALIS_TOKEN", token);
+    }
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    if let Some(token) = token {
+        let printed = [text(&output.stdout), text(&output.stderr)].concat();
+        assert!(!printed.contains(token), "the token was printed");
+    }
+    output
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Succeeds, and says what went wrong otherwise.
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_str(&ok(output)).unwrap()
+}
+
+/// The file of `package_list` with activation id `id`, and its package's policy key.
+fn skill<'a>(listing: &'a Value, id: &str) -> Option<(&'a Value, String)> {
+    listing["packages"].as_array()?.iter().find_map(|package| {
+        let file = package["files"]
+            .as_array()?
+            .iter()
+            .find(|f| f["category"] == "skill" && f["activation_id"] == id)?;
+        Some((file, package["policy_key"].as_str()?.to_owned()))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_from_creation_to_an_agent_override() {
+    let data = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/example-source")
+        .canonicalize()
+        .unwrap();
+    let settings = NodeSettings {
+        listen: "127.0.0.1:0".into(),
+        data_dir: data.path().to_path_buf(),
+        ..NodeSettings::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let node = node::start(settings, Targets::new([]), listener, Shutdown::new())
+        .await
+        .unwrap();
+    let server = format!("http://{}", node.addr);
+    let admin = token(data.path(), "admin", "owner", None);
+    let member = token(data.path(), "user", "member", Some(AGENT));
+    let root = fixture.to_str().unwrap();
+    let create = [
+        "sources",
+        "create",
+        "--project",
+        PROJECT,
+        "--slug",
+        "example",
+        "--root",
+        root,
+    ];
+
+    // No token: the change is refused, and the message says why.
+    let refused = cli(&server, None, &create).await;
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.starts_with("neuralis sources create: unauthenticated"),
+        "{stderr}"
+    );
+
+    let created = json(&cli(&server, Some(&admin), &[&create[..], &["--json"]].concat()).await);
+    assert_eq!(created["source"]["status"]["state"], "never-synced");
+    let shown = ok(&cli(
+        &server,
+        Some(&admin),
+        &["sources", "get", "--project", PROJECT, "--slug", "example"],
+    )
+    .await);
+    assert!(shown.contains("Never synced — run a sync"), "{shown}");
+
+    // A bad policy file names the field and changes nothing; a good one is stored.
+    let bad = files.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "default: {read: true}\npaths:\n  - pattern: docs/**\n    read: maybe\n",
+    )
+    .unwrap();
+    let put = [
+        "policy",
+        "put",
+        "--project",
+        PROJECT,
+        "--source",
+        "example",
+        "--file",
+    ];
+    let rejected = cli(
+        &server,
+        Some(&admin),
+        &[&put[..], &[bad.to_str().unwrap()]].concat(),
+    )
+    .await;
+    assert_eq!(rejected.status.code(), Some(1));
+    assert!(text(&rejected.stderr).contains("paths[0].read: must be true or false"));
+    let good = files.path().join("policy.json");
+    std::fs::write(
+        &good,
+        r#"{"default": {"read": true, "write": false, "exec": false}}"#,
+    )
+    .unwrap();
+    let args = [&put[..], &[good.to_str().unwrap(), "--json"]].concat();
+    let stored = json(&cli(&server, Some(&admin), &args).await);
+    assert_eq!(stored["policy"]["default"]["read"], true);
+
+    let synced = json(
+        &cli(
+            &server,
+            Some(&admin),
+            &["sync", PROJECT, "example", "--json"],
+        )
+        .await,
+    );
+    assert!(synced["files_indexed"].as_u64() > Some(0), "{synced}");
+    let listed = json(
+        &cli(
+            &server,
+            Some(&admin),
+            &["sources", "list", "--project", PROJECT, "--json"],
+        )
+        .await,
+    );
+    assert_eq!(listed["sources"][0]["status"]["state"], "synced");
+
+    // The member acting as the agent sees both skills, and can activate one.
+    let list = [
+        "packages",
+        "list",
+        "--project",
+        PROJECT,
+        "--agent",
+        AGENT,
+        "--json",
+    ];
+    let packages = json(&cli(&server, Some(&member), &list).await);
+    let (review, key) = skill(&packages, "review").expect("review listed");
+    assert_eq!(review["state"], "active");
+    assert!(skill(&packages, "release").is_some(), "{packages}");
+    let activated = ok(&cli(
+        &server,
+        Some(&member),
+        &[
+            "packages",
+            "activate",
+            "review",
+            "--project",
+            PROJECT,
+            "--agent",
+            AGENT,
+        ],
+    )
+    .await);
+    assert!(activated.starts_with("Code review (review)"), "{activated}");
+    assert!(activated.contains("# Code review"), "{activated}");
+
+    // An agent-scope off shows in the agent's next listing.
+    let path = review["path"].as_str().unwrap().to_owned();
+    ok(&cli(
+        &server,
+        Some(&admin),
+        &[
+            "policy",
+            "override",
+            "--scope",
+            "agent",
+            "--owner",
+            AGENT,
+            "--package",
+            &key,
+            "--file",
+            &path,
+            "--state",
+            "off",
+        ],
+    )
+    .await);
+    let packages = json(&cli(&server, Some(&member), &list).await);
+    let (review, _) = skill(&packages, "review").expect("review still listed");
+    assert_eq!(review["state"], "disabled");
+    let (release, _) = skill(&packages, "release").expect("release listed");
+    assert_eq!(release["state"], "active");
+
+    node.stop().await.unwrap();
+}

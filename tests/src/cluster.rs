@@ -1,0 +1,302 @@
+//! A running deployment for one scenario, in either shape, reached over gRPC only.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use neuralis::node::{self, NodeSettings, Targets};
+use neuralis_discovery::DiscoveryApi;
+use neuralis_discovery::grpc::DiscoveryGrpcClient;
+use neuralis_host::Shutdown;
+use neuralis_identity::{Claims, IdentityConfig, Secret, mint};
+use neuralis_policy::{PolicyApi, PolicyGrpcClient};
+use neuralis_sync::SyncApi;
+use neuralis_sync::grpc::SyncGrpcClient;
+use tonic::transport::{Channel, Endpoint};
+
+/// The two shapes every scenario runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One process, embedded stores, in-process bus.
+    AllInOne,
+    /// Three processes, PostgreSQL stores, Redis bus.
+    Split,
+}
+
+/// A deployment plus clients of its three services.
+pub struct Cluster {
+    pub mode: Mode,
+    pub sync: Arc<dyn SyncApi>,
+    pub policy: Arc<dyn PolicyApi>,
+    pub discovery: Arc<dyn DiscoveryApi>,
+    pub addrs: HashMap<&'static str, SocketAddr>,
+    secret: Secret,
+    processes: HashMap<&'static str, Child>,
+    node: Option<node::Node>,
+    _data: tempfile::TempDir,
+    cleanup: Option<String>,
+}
+
+impl Cluster {
+    /// Starts a cluster of `mode`; split mode runs `node_bin` (an integration test
+    /// passes `env!("CARGO_BIN_EXE_neuralis-node")`).
+    pub async fn start(mode: Mode, node_bin: &str) -> Result<Self> {
+        match mode {
+            Mode::AllInOne => Self::all_in_one(HashMap::new()).await,
+            Mode::Split => Self::split(node_bin).await,
+        }
+    }
+
+    /// All three services in this process, on `127.0.0.1:0`, with `overrides` applied
+    /// as `NEURALIS__*` variables (e.g. a Redis bus).
+    pub async fn all_in_one(overrides: HashMap<String, String>) -> Result<Self> {
+        let data = tempfile::tempdir()?;
+        let secret = random_secret()?;
+        let mut env = identity_env(&secret);
+        env.extend(overrides);
+        let args = node::ServeArgs {
+            data_dir: Some(data.path().to_owned()),
+            ..Default::default()
+        };
+        let (mut settings, targets): (NodeSettings, Targets) = args.settings(&env)?;
+        settings.listen = "127.0.0.1:0".into();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let node = node::start(settings, targets, listener, Shutdown::new()).await?;
+        let addr = node.addr;
+        let channel = channel(addr)?;
+        let addrs = ["sync", "policy", "discovery"]
+            .into_iter()
+            .map(|name| (name, addr))
+            .collect();
+        Ok(Self {
+            mode: Mode::AllInOne,
+            sync: Arc::new(SyncGrpcClient::new(channel.clone())),
+            policy: Arc::new(PolicyGrpcClient::new(channel.clone(), 32 << 20)),
+            discovery: Arc::new(DiscoveryGrpcClient::new(channel)),
+            addrs,
+            secret,
+            processes: HashMap::new(),
+            node: Some(node),
+            _data: data,
+            cleanup: None,
+        })
+    }
+
+    /// Three `neuralis-node` processes on PostgreSQL and Redis, each its own schema and
+    /// channel so scenarios run side by side.
+    pub async fn split(node_bin: &str) -> Result<Self> {
+        let data = tempfile::tempdir()?;
+        let secret = random_secret()?;
+        let tag = format!("e2e_{}", hex::encode(random_bytes::<6>()?));
+        let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let mut env = identity_env(&secret);
+        env.extend(split_env(&database, &redis, &tag));
+        let mut processes = HashMap::new();
+        let mut addrs = HashMap::new();
+        for target in ["policy", "sync"] {
+            let (child, addr) = spawn_node(node_bin, target, &env, data.path())?;
+            processes.insert(target, child);
+            addrs.insert(target, addr);
+        }
+        env.insert(
+            "NEURALIS__PEERS__SYNC_URL".into(),
+            format!("http://{}", addrs["sync"]),
+        );
+        env.insert(
+            "NEURALIS__PEERS__POLICY_URL".into(),
+            format!("http://{}", addrs["policy"]),
+        );
+        let (child, addr) = spawn_node(node_bin, "discovery", &env, data.path())?;
+        processes.insert("discovery", child);
+        addrs.insert("discovery", addr);
+        Ok(Self {
+            mode: Mode::Split,
+            sync: Arc::new(SyncGrpcClient::new(channel(addrs["sync"])?)),
+            policy: Arc::new(PolicyGrpcClient::new(channel(addrs["policy"])?, 32 << 20)),
+            discovery: Arc::new(DiscoveryGrpcClient::new(channel(addrs["discovery"])?)),
+            addrs,
+            secret,
+            processes,
+            node: None,
+            _data: data,
+            cleanup: Some(format!("{database}|{tag}")),
+        })
+    }
+
+    /// A signed caller token.
+    pub fn token(&self, subject: &str, role: &str, agent: Option<&str>, project: &str) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let claims = Claims {
+            sub: subject.into(),
+            role: role.into(),
+            features: Vec::new(),
+            agent: agent.map(str::to_owned),
+            project: Some(project.into()),
+            conversation: None,
+            exp: now + 600,
+            nbf: None,
+            aud: IdentityConfig::default().audience.into_iter().next(),
+            iss: None,
+        };
+        mint(&self.secret, &claims)
+            .map(|t| t.expose().to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Stops one process of a split cluster (fault tests).
+    pub fn kill(&mut self, target: &str) -> Result<()> {
+        let child = self
+            .processes
+            .get_mut(target)
+            .ok_or_else(|| anyhow!("no process {target}"))?;
+        child.kill()?;
+        child.wait()?;
+        Ok(())
+    }
+
+    /// Stops everything and drops the scenario's PostgreSQL schemas.
+    pub async fn stop(mut self) -> Result<()> {
+        if let Some(node) = self.node.take() {
+            node.stop().await?;
+        }
+        for child in self.processes.values_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(cleanup) = self.cleanup.take() {
+            drop_schemas(&cleanup);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for child in self.processes.values_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn channel(addr: SocketAddr) -> Result<Channel> {
+    Ok(Endpoint::from_shared(format!("http://{addr}"))?.connect_lazy())
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("randomness: {e}"))?;
+    Ok(bytes)
+}
+
+fn random_secret() -> Result<Secret> {
+    Ok(Secret::new(hex::encode(random_bytes::<32>()?)))
+}
+
+fn identity_env(secret: &Secret) -> HashMap<String, String> {
+    HashMap::from([
+        ("NEURALIS__IDENTITY__KEYS__KIND".into(), "hs256".into()),
+        (
+            "NEURALIS__IDENTITY__KEYS__SECRET".into(),
+            secret.expose().to_owned(),
+        ),
+    ])
+}
+
+fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> {
+    HashMap::from([
+        ("NEURALIS__SYNC__INDEX__KIND".into(), "postgres".into()),
+        ("NEURALIS__SYNC__INDEX__URL".into(), database.into()),
+        (
+            "NEURALIS__SYNC__INDEX__SCHEMA".into(),
+            format!("{tag}_index"),
+        ),
+        ("NEURALIS__SYNC__BUS__KIND".into(), "redis".into()),
+        ("NEURALIS__SYNC__BUS__URL".into(), redis.into()),
+        (
+            "NEURALIS__SYNC__BUS__CHANNEL".into(),
+            format!("neuralis:{tag}"),
+        ),
+        ("NEURALIS__POLICY__STORE__BACKEND".into(), "postgres".into()),
+        ("NEURALIS__POLICY__STORE__URL".into(), database.into()),
+        (
+            "NEURALIS__POLICY__STORE__SCHEMA".into(),
+            format!("{tag}_policy"),
+        ),
+        ("NEURALIS__TELEMETRY__LOG_FILTER".into(), "warn".into()),
+    ])
+}
+
+/// Starts `neuralis-node --target <target>` and waits for its `listening` line.
+fn spawn_node(
+    node_bin: &str,
+    target: &str,
+    env: &HashMap<String, String>,
+    data: &Path,
+) -> Result<(Child, SocketAddr)> {
+    let mut child = Command::new(node_bin)
+        .args(["--target", target, "--listen", "127.0.0.1:0", "--announce"])
+        .arg("--data-dir")
+        .arg(data.join(target))
+        .env_clear()
+        .envs(env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("starting {target}"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| anyhow!("{target}: no stdout"))?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let Some(addr) = line.trim().strip_prefix("listening ") else {
+        let _ = child.kill();
+        bail!("{target} did not start: {line:?}");
+    };
+    Ok((child, addr.parse()?))
+}
+
+fn drop_schemas(cleanup: &str) {
+    let Some((database, tag)) = cleanup.split_once('|') else {
+        return;
+    };
+    let sql = format!(
+        "DROP SCHEMA IF EXISTS {tag}_index CASCADE; DROP SCHEMA IF EXISTS {tag}_policy CASCADE;"
+    );
+    let _ = Command::new("psql")
+        .arg(database)
+        .args(["-q", "-c", &sql])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Waits until `check` passes or `limit` elapses (for eventually-consistent paths only).
+pub async fn eventually<F, Fut>(limit: Duration, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if check().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
