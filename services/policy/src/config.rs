@@ -68,9 +68,16 @@ mod tests {
         let config: PolicyConfig = neuralis_host::load_settings(None, &env).unwrap();
         assert_eq!(
             config.store,
-            StoreConfig::Postgres { url: "postgres://db/policy".into(), max_connections: 4, schema: None }
+            StoreConfig::Postgres {
+                url: "postgres://db/policy".into(),
+                max_connections: 4,
+                schema: None
+            }
         );
-        assert!(matches!(config.identity.keys, neuralis_identity::KeySource::JwksFile { .. }));
+        assert!(matches!(
+            config.identity.keys,
+            neuralis_identity::KeySource::JwksFile { .. }
+        ));
         assert_eq!(config.identity.leeway_seconds, 5);
         assert_eq!(config.admin_roles, PolicyConfig::default().admin_roles);
     }
