@@ -1,5 +1,7 @@
 //! Connector errors. A path that is missing, escapes the root, or is not a file is
 //! `NotFound`, the same for all three, so a caller cannot probe outside the root.
+//! Messages name the path: a service maps the variant to its status and never forwards
+//! the message to a caller who may not see that name.
 
 /// What went wrong with one connector call.
 #[derive(Debug, thiserror::Error)]

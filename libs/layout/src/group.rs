@@ -17,6 +17,7 @@ use crate::naming::assign_keys;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root, nearest_root};
 use crate::sanitize::{Posture, sanitize};
+use crate::vocabulary::split_parent;
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
@@ -27,8 +28,16 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let roots = roots::detect(&files, &skills, options);
     let by_dir: HashMap<&str, usize> = roots.iter().enumerate().map(|(i, r)| (r.dir, i)).collect();
     let mut members: Vec<Vec<&IndexedFile>> = vec![Vec::new(); roots.len()];
+    // Sorted rows come in runs sharing a parent folder: bind each folder once.
+    let mut last: Option<(&str, usize)> = None;
     for file in &files {
-        members[nearest_root(&file.path, &by_dir)].push(file);
+        let parent = split_parent(&file.path).0;
+        let index = match last {
+            Some((folder, index)) if folder == parent => index,
+            _ => nearest_root(&file.path, &by_dir),
+        };
+        last = Some((parent, index));
+        members[index].push(file);
         collect_diagnostics(file, &mut diagnostics);
     }
     let (installed, posture) = match options.form {
@@ -145,7 +154,10 @@ fn sorted_unique<'a>(
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<&'a IndexedFile> {
     let mut sorted: Vec<&IndexedFile> = files.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    // The inventory usually hands rows over sorted already.
+    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let mut repeated: HashSet<&str> = HashSet::new();
     for pair in sorted.windows(2) {
         if pair[0].path == pair[1].path {

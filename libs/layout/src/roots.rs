@@ -93,12 +93,18 @@ pub(crate) fn detect<'a>(
     roots
 }
 
+/// What the files say about each directory. `files` must be sorted by path.
 fn collect_signals<'a>(files: &[&'a IndexedFile]) -> BTreeMap<&'a str, Signals<'a>> {
     let mut signals: BTreeMap<&str, Signals<'_>> = BTreeMap::new();
+    let mut previous_dir: Option<&str> = None;
     for file in files {
         let path = file.path.as_str();
+        let (dir, base) = split_parent(path);
+        // Files are sorted: a folder's segments are read once, for its first file.
+        let new_dir = previous_dir != Some(dir);
+        previous_dir = Some(dir);
         let mut start = 0;
-        for (slash, _) in path.match_indices('/') {
+        for (slash, _) in path.match_indices('/').filter(|_| new_dir) {
             let segment = &path[start..slash];
             if is_marker(segment) {
                 signals.entry(&path[..slash]).or_default();
@@ -109,7 +115,6 @@ fn collect_signals<'a>(files: &[&'a IndexedFile]) -> BTreeMap<&'a str, Signals<'
             }
             start = slash + 1;
         }
-        let (dir, base) = split_parent(path);
         if base == SKILL_FILE {
             signals.entry(dir).or_default().holds_skill = true;
         }

@@ -119,7 +119,9 @@ pub const SKILL_FILE: &str = "SKILL.md";
 /// Splits a `/`-separated relative path into its parent directory ("" at the top) and
 /// its basename.
 pub fn split_parent(path: &str) -> (&str, &str) {
-    match path.rfind('/') {
+    // A plain backwards scan: paths are short, and `rfind`'s word-at-a-time search
+    // costs more to set up than it saves (measured with the `group` bench).
+    match path.as_bytes().iter().rposition(|b| *b == b'/') {
         Some(i) => (&path[..i], &path[i + 1..]),
         None => ("", path),
     }

@@ -189,3 +189,18 @@ fn a_directory_that_does_not_exist_is_an_error_not_a_panic() {
     assert_eq!(output.status.code(), Some(66));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot inspect"));
 }
+
+/// `--installed TRUST` groups DIR as one installed package directory: one manifest
+/// package at its root, sanitized per its trust tier.
+#[test]
+fn an_installed_package_directory_is_one_manifest_package() {
+    let dir = fixture("repo-example/packages/helper");
+    let report: Value =
+        serde_json::from_str(&inspect(&dir, &["--json", "--installed", "untrusted"])).unwrap();
+    let packages = report["packages"].as_array().unwrap();
+    assert_eq!(packages.len(), 1);
+    assert_eq!(packages[0]["rule"], "manifest");
+    assert_eq!(packages[0]["root"], "");
+    assert_eq!(packages[0]["name"], "helper");
+    assert_eq!(packages[0]["files"][0]["path"], "skills/deploy/SKILL.md");
+}
