@@ -51,6 +51,5 @@ pub use overrides::{FileOverrides, OverrideScope};
 pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
 pub use precedence::{Activation, Switches};
-pub use privacy::PrivateSubtree;
 pub use scope::{Scope, SourceScope};
 pub use snapshot::{AccessSnapshot, SourceRecord};
