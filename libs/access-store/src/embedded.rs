@@ -47,6 +47,11 @@ impl EmbeddedStore {
         Ok(EmbeddedStore { pool })
     }
 
+    /// Closes the pool (at shutdown): every later call answers unavailable.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
     /// A write transaction that takes the write lock at once, so a read-then-write
     /// cannot fail half-way on a lock upgrade.
     async fn write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {

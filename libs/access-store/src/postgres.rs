@@ -47,9 +47,9 @@ impl PostgresStore {
         Ok(PostgresStore { pool })
     }
 
-    /// The pool, for tests that drop their schema.
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
+    /// Closes the pool (at shutdown): every later call answers unavailable.
+    pub async fn close(&self) {
+        self.pool.close().await;
     }
 }
 

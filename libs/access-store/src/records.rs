@@ -9,7 +9,7 @@ pub(crate) fn source_record(
     enabled: bool,
     policy: Option<String>,
 ) -> SourceRecord {
-    let policy = policy.and_then(|text| match UriPolicy::from_json(&text) {
+    let policy = policy.and_then(|text| match UriPolicy::from_stored_json(&text) {
         Ok(policy) => Some(policy),
         Err(error) => {
             tracing::warn!(source_id, %error, "stored uri policy is unreadable; the source contributes nothing");
@@ -64,7 +64,7 @@ pub(crate) fn merge_floors(
     let previous =
         match previous {
             None => None,
-            Some(text) => Some(UriPolicy::from_json(&text).map_err(|_| {
+            Some(text) => Some(UriPolicy::from_stored_json(&text).map_err(|_| {
                 crate::StoreError::Internal("stored uri policy is unreadable".into())
             })?),
         };

@@ -77,10 +77,20 @@ pub struct EvaluationRequest {
     pub files: Vec<FileCandidate>,
 }
 
-/// A validated batch: every path split into segments once.
-pub(crate) struct Checked<'a> {
+/// A validated batch: every field checked and every path split into segments, once.
+/// Only [`EvaluationRequest::check`] makes one, so [`crate::decide`] needs no checks.
+#[derive(Debug)]
+pub struct CheckedBatch<'a> {
+    pub(crate) request: &'a EvaluationRequest,
     pub(crate) roots: Vec<Vec<&'a str>>,
     pub(crate) files: Vec<Vec<&'a str>>,
+}
+
+impl CheckedBatch<'_> {
+    /// The batch that was checked.
+    pub fn request(&self) -> &EvaluationRequest {
+        self.request
+    }
 }
 
 impl EvaluationRequest {
@@ -89,7 +99,8 @@ impl EvaluationRequest {
         self.check().map(|_| ())
     }
 
-    pub(crate) fn check(&self) -> Result<Checked<'_>, AccessError> {
+    /// Checks every field of the batch and keeps the work for [`crate::decide`].
+    pub fn check(&self) -> Result<CheckedBatch<'_>, AccessError> {
         if self.project.trim().is_empty() {
             return Err(AccessError::invalid("project", "is empty"));
         }
@@ -111,7 +122,11 @@ impl EvaluationRequest {
                     .map_err(|e| e.within(&format!("files[{at}]")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Checked { roots, files })
+        Ok(CheckedBatch {
+            request: self,
+            roots,
+            files,
+        })
     }
 
     fn check_sources(&self) -> Result<HashSet<&str>, AccessError> {

@@ -10,54 +10,47 @@ use std::collections::HashMap;
 
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
-/// A validated policy with its patterns parsed: still valid for every caller.
+/// A validated policy with its patterns parsed, borrowing its rules from the policy:
+/// still valid for every caller.
 #[derive(Debug, Clone)]
-pub struct CompiledPolicy {
+pub struct CompiledPolicy<'a> {
     default: Capabilities,
-    rules: Vec<(PathPattern, PathRule)>,
+    rules: Vec<(PathPattern, &'a PathRule)>,
 }
 
-impl CompiledPolicy {
+impl<'a> CompiledPolicy<'a> {
     /// Validates and parses `policy`.
-    pub fn new(policy: &UriPolicy) -> Result<Self, AccessError> {
+    pub fn new(policy: &'a UriPolicy) -> Result<Self, AccessError> {
         let patterns = policy.validate()?;
         Ok(CompiledPolicy {
             default: policy.default,
-            rules: patterns
-                .into_iter()
-                .zip(policy.paths.iter().cloned())
-                .collect(),
+            rules: patterns.into_iter().zip(&policy.paths).collect(),
         })
     }
 
     /// The policy as `caller` sees it: the rules that name the caller (or everyone), in
     /// the order they apply, and every floor.
-    pub fn for_caller(&self, caller: &Caller) -> CallerPolicy {
-        let mut rules: Vec<(usize, &(PathPattern, PathRule))> = self
-            .rules
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, rule))| !rule.floor && applies_to(rule, caller))
+    pub fn for_caller(self, caller: &Caller) -> CallerPolicy<'a> {
+        let mut applied: Vec<usize> = (0..self.rules.len())
+            .filter(|at| {
+                let rule = self.rules[*at].1;
+                !rule.floor && applies_to(rule, caller)
+            })
             .collect();
-        rules.sort_by_key(|(declared, (pattern, rule))| {
-            (rule.override_rule, pattern.specificity(), *declared)
+        applied.sort_by_key(|at| {
+            let (pattern, rule) = &self.rules[*at];
+            (rule.override_rule, pattern.specificity(), *at)
         });
-        let rules: Vec<Step> = rules
-            .into_iter()
-            .map(|(_, rule)| Step::from(rule))
-            .collect();
-        let floors: Vec<Step> = self
-            .rules
-            .iter()
-            .filter(|(_, rule)| rule.floor)
-            .map(Step::from)
+        let floors: Vec<usize> = (0..self.rules.len())
+            .filter(|at| self.rules[*at].1.floor)
             .collect();
         CallerPolicy {
             default: self.default,
-            rule_index: FirstSegmentIndex::new(&rules),
-            floor_index: FirstSegmentIndex::new(&floors),
-            rules,
+            applied_index: FirstSegmentIndex::new(applied.iter().map(|at| &self.rules[*at].0)),
+            floor_index: FirstSegmentIndex::new(floors.iter().map(|at| &self.rules[*at].0)),
+            applied,
             floors,
+            rules: self.rules,
         }
     }
 }
@@ -69,29 +62,17 @@ fn applies_to(rule: &PathRule, caller: &Caller) -> bool {
     role && agent
 }
 
-#[derive(Debug, Clone)]
-struct Step {
-    pattern: PathPattern,
-    rule: PathRule,
-}
-
-impl From<&(PathPattern, PathRule)> for Step {
-    fn from((pattern, rule): &(PathPattern, PathRule)) -> Self {
-        Step {
-            pattern: pattern.clone(),
-            rule: rule.clone(),
-        }
-    }
-}
-
 /// A policy compiled for one caller: decides the capabilities of any path.
 #[derive(Debug, Clone)]
-pub struct CallerPolicy {
+pub struct CallerPolicy<'a> {
     default: Capabilities,
-    /// Applicable rules, in the order they apply.
-    rules: Vec<Step>,
-    rule_index: FirstSegmentIndex,
-    floors: Vec<Step>,
+    /// Every rule, in declaration order.
+    rules: Vec<(PathPattern, &'a PathRule)>,
+    /// The positions of the rules that apply to the caller, in the order they apply.
+    applied: Vec<usize>,
+    applied_index: FirstSegmentIndex,
+    /// The positions of the floors.
+    floors: Vec<usize>,
     floor_index: FirstSegmentIndex,
 }
 
@@ -105,10 +86,10 @@ struct FirstSegmentIndex {
 }
 
 impl FirstSegmentIndex {
-    fn new(steps: &[Step]) -> Self {
+    fn new<'p>(patterns: impl Iterator<Item = &'p PathPattern>) -> Self {
         let mut index = FirstSegmentIndex::default();
-        for (at, step) in steps.iter().enumerate() {
-            match step.pattern.first_literal() {
+        for (at, pattern) in patterns.enumerate() {
+            match pattern.first_literal() {
                 Some(first) => index.by_first.entry(first.to_owned()).or_default().push(at),
                 None => index.anywhere.push(at),
             }
@@ -134,7 +115,7 @@ impl FirstSegmentIndex {
     }
 }
 
-impl CallerPolicy {
+impl CallerPolicy<'_> {
     /// The capabilities of a path given as its segments (the source root is `&[]`).
     pub fn capabilities(&self, path: &[&str]) -> Capabilities {
         Capabilities {
@@ -155,21 +136,16 @@ impl CallerPolicy {
     /// matching floor that denies it then has the final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
         let ruled = self
-            .rule_index
+            .applied_index
             .candidates_backwards(path)
-            .map(|at| &self.rules[at])
-            .filter_map(|step| {
-                capability
-                    .of(&step.rule)
-                    .filter(|_| step.pattern.matches(path))
-            })
-            .next();
+            .map(|at| &self.rules[self.applied[at]])
+            .find_map(|(pattern, rule)| capability.of(rule).filter(|_| pattern.matches(path)));
         let allowed = ruled.unwrap_or(capability.of_default(self.default));
         let floored = || {
             self.floor_index
                 .candidates_backwards(path)
-                .map(|at| &self.floors[at])
-                .any(|step| capability.of(&step.rule) == Some(false) && step.pattern.matches(path))
+                .map(|at| &self.rules[self.floors[at]])
+                .any(|(pattern, rule)| capability.of(rule) == Some(false) && pattern.matches(path))
         };
         allowed && !floored()
     }

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use neuralis_layout::{Category, default_state};
 
+use crate::candidate::CheckedBatch;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
@@ -27,7 +28,17 @@ pub fn evaluate(
     snapshot: &AccessSnapshot,
     request: &EvaluationRequest,
 ) -> Result<Evaluation, AccessError> {
-    let checked = request.check()?;
+    Ok(decide(caller, snapshot, &request.check()?))
+}
+
+/// Decides a batch already checked (see [`EvaluationRequest::check`]): the policy service
+/// checks a batch before it reads the store and decides it after, checking once.
+pub fn decide(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    checked: &CheckedBatch<'_>,
+) -> Evaluation {
+    let request = checked.request;
     let gates = Gates::new(caller, snapshot, request);
     let roots: Vec<DecisionCode> = request
         .packages
@@ -48,10 +59,10 @@ pub fn evaluate(
             )
         })
         .collect();
-    Ok(Evaluation {
+    Evaluation {
         packages: hide_emptied_packages(roots, &request.files, &files),
         files: numbered(files),
-    })
+    }
 }
 
 fn numbered(codes: Vec<DecisionCode>) -> Vec<Decision> {
@@ -88,7 +99,7 @@ struct Gates<'a> {
     caller: &'a Caller,
     snapshot: &'a AccessSnapshot,
     features: FeatureSet,
-    policies: HashMap<&'a str, CallerPolicy>,
+    policies: HashMap<&'a str, CallerPolicy<'a>>,
 }
 
 impl<'a> Gates<'a> {
@@ -121,7 +132,7 @@ impl<'a> Gates<'a> {
 
     /// The policy deciding a package's paths: `None` hides it; installed packages have
     /// no URI policy, hence `Some(None)`.
-    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy>> {
+    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy<'a>>> {
         match &package.origin {
             Origin::Installed => Some(None),
             Origin::Source(id) => self.policies.get(id.as_str()).map(Some),

@@ -38,17 +38,18 @@ pub mod scope;
 pub mod snapshot;
 
 pub use caller::Caller;
-pub use candidate::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
+pub use candidate::{
+    CheckedBatch, EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader,
+};
 pub use compiled::{CallerPolicy, CompiledPolicy};
 pub use decision::{Decision, DecisionCode, Evaluation};
 pub use error::AccessError;
-pub use evaluate::evaluate;
+pub use evaluate::{decide, evaluate};
 pub use feature::FeatureSet;
 pub use grant::{Grantor, RoleGrants};
 pub use overrides::{FileOverrides, OverrideScope};
 pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
 pub use precedence::{Activation, Switches};
-pub use privacy::PrivateSubtree;
 pub use scope::{Scope, SourceScope};
 pub use snapshot::{AccessSnapshot, SourceRecord};

@@ -76,26 +76,24 @@ impl PathPattern {
     /// Parses `text`: a relative, `/`-separated pattern with no empty, `.` or `..` segment.
     /// The error names `field`.
     pub fn parse(text: &str, field: &str) -> Result<Self, AccessError> {
+        PathPattern::new(text).map_err(|message| AccessError::invalid(field, message))
+    }
+
+    /// Parses `text`; the error says what is wrong, for the caller to name the field.
+    pub fn new(text: &str) -> Result<Self, &'static str> {
         if text.is_empty() {
-            return Err(AccessError::invalid(
-                field,
-                "is empty; use `**` for every path",
-            ));
+            return Err("is empty; use `**` for every path");
         }
         if text.len() > MAX_PATH_LEN {
-            return Err(AccessError::invalid(field, "is too long"));
+            return Err("is too long");
         }
         if text.starts_with('/') {
-            return Err(AccessError::invalid(
-                field,
-                "must be relative to the source root",
-            ));
+            return Err("must be relative to the source root");
         }
         let segments = text
             .split('/')
             .map(Segment::parse)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|message| AccessError::invalid(field, message))?;
+            .collect::<Result<Vec<_>, _>>()?;
         let literal_segments = segments
             .iter()
             .filter(|segment| matches!(segment, Segment::Literal(_)))

@@ -78,24 +78,26 @@ impl PathRule {
         [self.read, self.write, self.exec]
     }
 
-    /// Checks the rule, naming `field` (e.g. `paths[2]`) in any error.
-    fn validate(&self, field: &str) -> Result<PathPattern, AccessError> {
-        let pattern = PathPattern::parse(&self.pattern, &format!("{field}.pattern"))?;
-        check_names(&self.roles, &format!("{field}.roles"))?;
-        check_names(&self.agents, &format!("{field}.agents"))?;
+    /// Checks the rule at `paths[at]`. Field names are only formatted for an error:
+    /// every request compiles its policies, so the valid path allocates nothing extra.
+    fn validate(&self, at: usize) -> Result<PathPattern, AccessError> {
+        let field = |name: &str| format!("paths[{at}]{name}");
+        let pattern = PathPattern::new(&self.pattern)
+            .map_err(|message| AccessError::invalid(field(".pattern"), message))?;
+        for (list, names) in [(".roles", &self.roles), (".agents", &self.agents)] {
+            if let Some(blank) = names.iter().position(|name| name.trim().is_empty()) {
+                return Err(AccessError::invalid(
+                    field(&format!("{list}[{blank}]")),
+                    "is empty",
+                ));
+            }
+        }
         if self.floor {
-            crate::floor::check_shape(self).map_err(|e| e.within(field))?;
+            crate::floor::check_shape(self).map_err(|e| e.within(&field("")))?;
         } else if self.changes().iter().all(Option::is_none) {
-            return Err(AccessError::invalid(field, "sets no capability"));
+            return Err(AccessError::invalid(field(""), "sets no capability"));
         }
         Ok(pattern)
-    }
-}
-
-fn check_names(names: &[String], field: &str) -> Result<(), AccessError> {
-    match names.iter().position(|name| name.trim().is_empty()) {
-        Some(at) => Err(AccessError::invalid(format!("{field}[{at}]"), "is empty")),
-        None => Ok(()),
     }
 }
 
@@ -124,7 +126,7 @@ impl UriPolicy {
         self.paths
             .iter()
             .enumerate()
-            .map(|(at, rule)| rule.validate(&format!("paths[{at}]")))
+            .map(|(at, rule)| rule.validate(at))
             .collect()
     }
 
@@ -135,6 +137,14 @@ impl UriPolicy {
         })?;
         policy.validate()?;
         Ok(policy)
+    }
+
+    /// Reads a stored policy without validating it: it was validated when it was put,
+    /// and evaluation validates again when it compiles it (a policy that fails then
+    /// contributes nothing), so a read costs one parse.
+    pub fn from_stored_json(text: &str) -> Result<Self, AccessError> {
+        serde_json::from_str(text)
+            .map_err(|_| AccessError::invalid("policy", "is not a stored URI policy"))
     }
 
     /// The JSON form stored by the access store.

@@ -286,3 +286,37 @@ fn shuffle(request: &EvaluationRequest, seed: u64) -> (EvaluationRequest, Vec<us
     };
     (shuffled, package_from, file_from)
 }
+
+/// A naive recursive reading of the pattern language, to check the matcher against.
+fn naive_matches(pattern: &[&str], path: &[&str]) -> bool {
+    match (pattern.split_first(), path.split_first()) {
+        (None, None) => true,
+        (Some((&"**", rest)), _) => {
+            naive_matches(rest, path) || (!path.is_empty() && naive_matches(pattern, &path[1..]))
+        }
+        (Some((segment, rest)), Some((name, tail))) => {
+            naive_segment(segment.as_bytes(), name.as_bytes()) && naive_matches(rest, tail)
+        }
+        _ => false,
+    }
+}
+
+fn naive_segment(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|skip| naive_segment(rest, &name[skip..])),
+        Some((c, rest)) => name.first() == Some(c) && naive_segment(rest, &name[1..]),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn the_pattern_matcher_agrees_with_a_naive_reading(pattern in pattern(), path in relative(0..5)) {
+        let parsed = PathPattern::parse(&pattern, "pattern").unwrap();
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        let segments: Vec<&str> = pattern.split('/').collect();
+        prop_assert_eq!(parsed.matches(&path), naive_matches(&segments, &path), "{} against {:?}", pattern, path);
+    }
+}

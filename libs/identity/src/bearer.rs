@@ -68,8 +68,14 @@ mod tests {
         assert!(!format!("{token:?}").contains("abc"));
         let headers = headers(token.header_value().as_deref());
         assert_eq!(BearerToken::from_headers(&headers), token);
-        assert_eq!(BearerToken::from_headers(&http::HeaderMap::new()).expose(), None);
-        assert_eq!(BearerToken::new(Some(String::new())), BearerToken::default());
+        assert_eq!(
+            BearerToken::from_headers(&http::HeaderMap::new()).expose(),
+            None
+        );
+        assert_eq!(
+            BearerToken::new(Some(String::new())),
+            BearerToken::default()
+        );
     }
 
     #[test]

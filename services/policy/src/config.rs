@@ -51,4 +51,34 @@ mod tests {
         ));
         assert!(serde_json::from_str::<PolicyConfig>(r#"{"stor":{}}"#).is_err());
     }
+
+    #[test]
+    fn the_environment_chooses_the_backend_and_the_keys_with_double_underscores() {
+        let env: std::collections::HashMap<String, String> = [
+            ("NEURALIS__STORE__BACKEND", "postgres"),
+            ("NEURALIS__STORE__URL", "postgres://db/policy"),
+            ("NEURALIS__STORE__MAX_CONNECTIONS", "4"),
+            ("NEURALIS__IDENTITY__KEYS__KIND", "jwks_file"),
+            ("NEURALIS__IDENTITY__KEYS__PATH", "/etc/neuralis/jwks.json"),
+            ("NEURALIS__IDENTITY__LEEWAY_SECONDS", "5"),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect();
+        let config: PolicyConfig = neuralis_host::load_settings(None, &env).unwrap();
+        assert_eq!(
+            config.store,
+            StoreConfig::Postgres {
+                url: "postgres://db/policy".into(),
+                max_connections: 4,
+                schema: None
+            }
+        );
+        assert!(matches!(
+            config.identity.keys,
+            neuralis_identity::KeySource::JwksFile { .. }
+        ));
+        assert_eq!(config.identity.leeway_seconds, 5);
+        assert_eq!(config.admin_roles, PolicyConfig::default().admin_roles);
+    }
 }

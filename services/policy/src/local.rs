@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use neuralis_access::{Caller, Evaluation, EvaluationRequest, evaluate};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, decide};
 use neuralis_access_store::{AccessStore, OverrideTarget, SnapshotQuery};
 use neuralis_identity::Verifier;
 use neuralis_proto::policy::v1 as pb;
@@ -70,7 +70,7 @@ impl LocalPolicy {
     ) -> Result<Evaluation, PolicyError> {
         authorize::check_project(caller, &request.project)?;
         let conversation = authorize::conversation(caller, conversation)?;
-        request.validate()?;
+        let batch = request.check()?;
         let query = SnapshotQuery {
             project: request.project.clone(),
             role: caller.role.clone(),
@@ -83,7 +83,7 @@ impl LocalPolicy {
                 .collect(),
         };
         let snapshot = self.store.snapshot(&query).await?;
-        let evaluation = evaluate(caller, &snapshot, request)?;
+        let evaluation = decide(caller, &snapshot, &batch);
         tracing::debug!(
             packages = evaluation.packages.len(),
             files = evaluation.files.len(),

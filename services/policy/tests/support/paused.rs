@@ -1,0 +1,69 @@
+//! A store that holds every snapshot read until the test lets it through: a request is
+//! then provably in flight (verified, validated, waiting on the store) when a change lands.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
+use neuralis_access_store::{
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError,
+};
+use tokio::sync::{Semaphore, mpsc};
+
+/// A store that holds every snapshot read until the test lets it through.
+pub struct PausedReads {
+    pub inner: Arc<dyn AccessStore>,
+    pub arrived: mpsc::UnboundedSender<()>,
+    pub release: Semaphore,
+}
+
+#[async_trait]
+impl AccessStore for PausedReads {
+    async fn put_source_policy(
+        &self,
+        source_id: &str,
+        policy: &UriPolicy,
+    ) -> Result<UriPolicy, StoreError> {
+        self.inner.put_source_policy(source_id, policy).await
+    }
+    async fn source(&self, source_id: &str) -> Result<Option<SourceRecord>, StoreError> {
+        self.inner.source(source_id).await
+    }
+    async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
+        self.inner.set_source_enabled(source_id, enabled).await
+    }
+    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
+        self.inner.put_role_grants(grants).await
+    }
+    async fn set_package_enabled(
+        &self,
+        project: &str,
+        package_key: &str,
+        enabled: bool,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .set_package_enabled(project, package_key, enabled)
+            .await
+    }
+    async fn set_file_override(
+        &self,
+        target: &OverrideTarget,
+        file: &FileRef,
+        state: Option<bool>,
+    ) -> Result<(), StoreError> {
+        self.inner.set_file_override(target, file, state).await
+    }
+    async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError> {
+        self.inner.register_conversation(record).await
+    }
+    async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError> {
+        let _ = self.arrived.send(());
+        let permit = self
+            .release
+            .acquire()
+            .await
+            .map_err(|_| StoreError::Unavailable("closed".into()))?;
+        permit.forget();
+        self.inner.snapshot(query).await
+    }
+}
