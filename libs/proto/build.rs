@@ -11,7 +11,8 @@ use prost::Message;
 const SERVICES: &[&str] = &["sync", "policy", "discovery"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    // Read at run time: a build script compiled for one checkout may run for another.
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     // tonic-prost-build does not emit rerun-if-changed itself: watch the folder.
     println!("cargo:rerun-if-changed={}", root.display());
 

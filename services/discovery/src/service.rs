@@ -34,7 +34,30 @@ pub struct Discovery {
 /// The validated `Scope` of a request.
 struct Scope {
     project: String,
+    agent: Option<String>,
     conversation: Option<String>,
+}
+
+impl Scope {
+    /// Why a verified caller may still not ask for this scope: its token is bound to
+    /// another project, agent or conversation. Such a call is answered empty.
+    fn mismatch(&self, caller: &neuralis_access::Caller) -> Option<&'static str> {
+        let differs = |bound: &Option<String>, asked: &Option<String>| match (bound, asked) {
+            (Some(bound), Some(asked)) => bound != asked,
+            _ => false,
+        };
+        if caller.project.as_deref().is_some_and(|p| p != self.project) {
+            return Some("project_mismatch");
+        }
+        // The token decides which agent the caller acts as; asking as another is refused.
+        if self.agent.is_some() && caller.agent != self.agent {
+            return Some("agent_mismatch");
+        }
+        if differs(&caller.conversation, &self.conversation) {
+            return Some("conversation_mismatch");
+        }
+        None
+    }
 }
 
 impl Discovery {
@@ -61,12 +84,8 @@ impl Discovery {
             tracing::info!(outcome = "unverified", "discovery answered empty");
             return Ok(None);
         };
-        if caller
-            .project
-            .as_deref()
-            .is_some_and(|p| p != scope.project)
-        {
-            tracing::info!(outcome = "project_mismatch", "discovery answered empty");
+        if let Some(outcome) = scope.mismatch(&caller) {
+            tracing::info!(outcome, "discovery answered empty");
             return Ok(None);
         }
         let sources = self.parts.index.sources(&scope.project).await?;
@@ -114,7 +133,9 @@ fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
         return Err(DiscoveryError::invalid("scope.project_id", "is required"));
     }
     let conversation = Some(scope.conversation_id.clone()).filter(|c| !c.is_empty());
+    let agent = Some(scope.agent_id.clone()).filter(|a| !a.is_empty());
     Ok(Scope {
+        agent,
         project: scope.project_id.clone(),
         conversation,
     })
