@@ -35,14 +35,26 @@ fn write_tree(root: &Path) -> Result<usize> {
     };
     for i in 0..100 {
         for k in 0..2 {
-            put(format!("tools/t{i}/skills/s{k}/SKILL.md"), format!("---\nname: t{i}-s{k}\ndescription: skill {k} of tool {i}\n---\nDo it.\n"))?;
+            put(
+                format!("tools/t{i}/skills/s{k}/SKILL.md"),
+                format!("---\nname: t{i}-s{k}\ndescription: skill {k} of tool {i}\n---\nDo it.\n"),
+            )?;
         }
-        put(format!("tools/t{i}/rules/r.md"), format!("---\nname: t{i}-rule\n---\nA rule.\n"))?;
-        put(format!("tools/t{i}/docs/d.md"), format!("---\nname: t{i}-doc\n---\nA doc.\n"))?;
+        put(
+            format!("tools/t{i}/rules/r.md"),
+            format!("---\nname: t{i}-rule\n---\nA rule.\n"),
+        )?;
+        put(
+            format!("tools/t{i}/docs/d.md"),
+            format!("---\nname: t{i}-doc\n---\nA doc.\n"),
+        )?;
     }
     for i in 0..96 {
         for j in 0..100 {
-            put(format!("src/m{i}/f{j}.rs"), format!("pub fn f{j}() -> u32 {{ {j} }}\n"))?;
+            put(
+                format!("src/m{i}/f{j}.rs"),
+                format!("pub fn f{j}() -> u32 {{ {j} }}\n"),
+            )?;
         }
     }
     Ok(files)
@@ -56,18 +68,30 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn summary(name: &str, mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
     let (p50, p99) = (percentile(&samples, 0.50), percentile(&samples, 0.99));
-    println!("| {name} | {} | {:.3} ms | {:.3} ms |", samples.len(), p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3);
+    println!(
+        "| {name} | {} | {:.3} ms | {:.3} ms |",
+        samples.len(),
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3
+    );
     (p50, p99)
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let redis = std::env::var("NEURALIS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let bus = HashMap::from([
         ("NEURALIS__SYNC__BUS__KIND".to_owned(), "redis".to_owned()),
         ("NEURALIS__SYNC__BUS__URL".to_owned(), redis),
-        ("NEURALIS__SYNC__BUS__CHANNEL".to_owned(), "neuralis:bench".to_owned()),
-        ("NEURALIS__TELEMETRY__LOG_FILTER".to_owned(), "warn".to_owned()),
+        (
+            "NEURALIS__SYNC__BUS__CHANNEL".to_owned(),
+            "neuralis:bench".to_owned(),
+        ),
+        (
+            "NEURALIS__TELEMETRY__LOG_FILTER".to_owned(),
+            "warn".to_owned(),
+        ),
     ]);
     let cluster = Cluster::all_in_one(bus).await?;
     let admin = cluster.token("ops", "owner", None, PROJECT);
@@ -75,30 +99,63 @@ async fn main() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let files = write_tree(dir.path())?;
     let started = Instant::now();
-    register(&cluster, &admin, PROJECT, "repo", dir.path(), read_policy(vec![])).await?;
-    println!("synthetic project: {files} files, first sync {:.2} s\n", started.elapsed().as_secs_f64());
+    register(
+        &cluster,
+        &admin,
+        PROJECT,
+        "repo",
+        dir.path(),
+        read_policy(vec![]),
+    )
+    .await?;
+    println!(
+        "synthetic project: {files} files, first sync {:.2} s\n",
+        started.elapsed().as_secs_f64()
+    );
 
     let caller = CallerToken::new(Some(member.clone()));
-    let request = || pb::ListPackagesRequest { scope: scope(PROJECT, "a1", "") };
-    let packages = cluster.discovery.list_packages(caller.clone(), request()).await?.packages;
+    let request = || pb::ListPackagesRequest {
+        scope: scope(PROJECT, "a1", ""),
+    };
+    let packages = cluster
+        .discovery
+        .list_packages(caller.clone(), request())
+        .await?
+        .packages;
     let listed: usize = packages.iter().map(|p| p.files.len()).sum();
-    println!("a ListPackages answer: {} packages, {listed} files\n", packages.len());
+    println!(
+        "a ListPackages answer: {} packages, {listed} files\n",
+        packages.len()
+    );
     for _ in 0..50 {
-        cluster.discovery.list_packages(caller.clone(), request()).await?;
+        cluster
+            .discovery
+            .list_packages(caller.clone(), request())
+            .await?;
     }
 
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", cluster.addrs["discovery"]))?.connect().await?;
+    let channel =
+        tonic::transport::Endpoint::from_shared(format!("http://{}", cluster.addrs["discovery"]))?
+            .connect()
+            .await?;
     let mut health = HealthClient::new(channel);
     let mut noop = Vec::with_capacity(CALLS);
     for _ in 0..CALLS {
         let t = Instant::now();
-        health.check(HealthCheckRequest { service: String::new() }).await?;
+        health
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await?;
         noop.push(t.elapsed());
     }
     let mut list = Vec::with_capacity(CALLS);
     for _ in 0..CALLS {
         let t = Instant::now();
-        cluster.discovery.list_packages(caller.clone(), request()).await?;
+        cluster
+            .discovery
+            .list_packages(caller.clone(), request())
+            .await?;
         list.push(t.elapsed());
     }
     println!("| call | n | p50 | p99 |\n| --- | --- | --- | --- |");
@@ -126,7 +183,9 @@ async fn main() -> Result<()> {
         }
         reflected.push(finished.elapsed());
     }
-    println!("| write finish -> ListPackages reflecting it (Redis bus) | n | p50 | p99 |\n| --- | --- | --- | --- |");
+    println!(
+        "| write finish -> ListPackages reflecting it (Redis bus) | n | p50 | p99 |\n| --- | --- | --- | --- |"
+    );
     summary("finish to reflected", reflected);
     cluster.stop().await
 }
