@@ -6,14 +6,14 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use neuralis::node::{self, NodeSettings, Targets};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::grpc::DiscoveryGrpcClient;
 use neuralis_host::Shutdown;
-use neuralis_identity::{Claims, IdentityConfig, Secret, mint};
+use neuralis_identity::Secret;
 use neuralis_policy::{PolicyApi, PolicyGrpcClient};
 use neuralis_sync::SyncApi;
 use neuralis_sync::grpc::SyncGrpcClient;
@@ -133,25 +133,15 @@ impl Cluster {
 
     /// A signed caller token.
     pub fn token(&self, subject: &str, role: &str, agent: Option<&str>, project: &str) -> String {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
-        let claims = Claims {
-            sub: subject.into(),
+        let who = node::keys::TokenFor {
+            subject: subject.into(),
             role: role.into(),
-            features: Vec::new(),
             agent: agent.map(str::to_owned),
             project: Some(project.into()),
-            conversation: None,
-            exp: now + 600,
-            nbf: None,
-            aud: IdentityConfig::default().audience.into_iter().next(),
-            iss: None,
+            ttl_seconds: 600,
+            ..node::keys::TokenFor::default()
         };
-        mint(&self.secret, &claims)
-            .map(|t| t.expose().to_owned())
-            .unwrap_or_default()
+        node::keys::mint_token(&self.secret, who).unwrap_or_default()
     }
 
     /// Stops one process of a split cluster (fault tests).

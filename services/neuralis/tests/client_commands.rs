@@ -4,35 +4,24 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use neuralis::node::{self, NodeSettings, Targets, keys};
 use neuralis_host::Shutdown;
-use neuralis_identity::{Claims, IdentityConfig, mint};
 use serde_json::Value;
 
 const PROJECT: &str = "demo";
 const AGENT: &str = "helper";
 
 fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> String {
-    let secret = keys::existing_key(data_dir).unwrap();
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs();
-    let claims = Claims {
-        sub: subject.into(),
+    let who = keys::TokenFor {
+        subject: subject.into(),
         role: role.into(),
-        features: Vec::new(),
         agent: agent.map(str::to_owned),
         project: Some(PROJECT.into()),
-        conversation: None,
-        exp: now + 3600,
-        nbf: None,
-        aud: IdentityConfig::default().audience.into_iter().next(),
-        iss: None,
+        ttl_seconds: 3600,
+        ..keys::TokenFor::default()
     };
-    mint(&secret, &claims).unwrap().expose().to_owned()
+    keys::mint_token(&keys::existing_key(data_dir).unwrap(), who).unwrap()
 }
 
 /// Runs the binary against `server` with `token` (or none), off the runtime; the

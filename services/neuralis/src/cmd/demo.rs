@@ -4,14 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use futures::StreamExt;
 use neuralis::node::{self, Clients, NodeSettings, Targets, keys};
 use neuralis_discovery::CallerToken;
 use neuralis_host::Shutdown;
-use neuralis_identity::{Claims, IdentityConfig, mint};
 use neuralis_policy::BearerToken;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
@@ -105,24 +104,15 @@ async fn demo(args: DemoArgs) -> Result<()> {
 }
 
 fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> Result<String> {
-    let secret = keys::existing_key(data_dir)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs();
-    let claims = Claims {
-        sub: subject.into(),
+    let who = keys::TokenFor {
+        subject: subject.into(),
         role: role.into(),
-        features: Vec::new(),
         agent: agent.map(str::to_owned),
         project: Some(PROJECT.into()),
-        conversation: None,
-        exp: now + 3600,
-        nbf: None,
-        aud: IdentityConfig::default().audience.into_iter().next(),
-        iss: None,
+        ttl_seconds: 3600,
+        ..keys::TokenFor::default()
     };
-    Ok(mint(&secret, &claims)?.expose().to_owned())
+    keys::mint_token(&keys::existing_key(data_dir)?, who)
 }
 
 /// Registers the source, lets every caller read it, and syncs it.

@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use neuralis::node::keys;
-use neuralis_identity::{Claims, IdentityConfig, mint};
 
 /// Mint a caller token signed with the local key of an all-in-one server.
 #[derive(Debug, clap::Args)]
@@ -52,21 +50,14 @@ pub fn run(args: TokenArgs) -> ExitCode {
 
 fn token(args: TokenArgs) -> anyhow::Result<String> {
     let secret = keys::existing_key(&args.data_dir)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs();
-    let claims = Claims {
-        sub: args.subject,
+    let who = keys::TokenFor {
+        subject: args.subject,
         role: args.role,
         features: args.features,
         agent: args.agent,
         project: args.project,
         conversation: args.conversation,
-        exp: now + args.ttl_seconds,
-        nbf: None,
-        aud: IdentityConfig::default().audience.into_iter().next(),
-        iss: None,
+        ttl_seconds: args.ttl_seconds,
     };
-    Ok(mint(&secret, &claims)?.expose().to_owned())
+    keys::mint_token(&secret, who)
 }

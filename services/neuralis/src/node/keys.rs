@@ -10,7 +10,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use neuralis_identity::{IdentityConfig, KeySource, Secret};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, mint};
 
 /// The file holding the local key.
 pub fn key_path(data_dir: &Path) -> PathBuf {
@@ -47,6 +49,40 @@ pub fn existing_key(data_dir: &Path) -> Result<Secret> {
         )
     })?;
     Ok(Secret::new(key.trim()))
+}
+
+/// Who a minted token speaks for.
+#[derive(Debug, Clone, Default)]
+pub struct TokenFor {
+    pub subject: String,
+    pub role: String,
+    pub features: Vec<String>,
+    pub agent: Option<String>,
+    pub project: Option<String>,
+    pub conversation: Option<String>,
+    pub ttl_seconds: u64,
+}
+
+/// Mints an HS256 caller token for the default audience (the `token` command, the
+/// demo and the tests all mint through here).
+pub fn mint_token(secret: &Secret, who: TokenFor) -> Result<String> {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let claims = Claims {
+        sub: who.subject,
+        role: who.role,
+        features: who.features,
+        agent: who.agent,
+        project: who.project,
+        conversation: who.conversation,
+        exp: now + who.ttl_seconds.max(1),
+        nbf: None,
+        aud: IdentityConfig::default().audience.into_iter().next(),
+        iss: None,
+    };
+    Ok(mint(secret, &claims)?.expose().to_owned())
 }
 
 /// The identity settings of an all-in-one server whose configuration names no key.
