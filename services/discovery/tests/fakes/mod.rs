@@ -28,6 +28,8 @@ pub struct FakeIndex {
     pub row_reads: AtomicUsize,
     pub content_reads: Mutex<Vec<String>>,
     pub down: std::sync::atomic::AtomicBool,
+    /// Sources that are local directories on this host.
+    pub local_roots: Mutex<BTreeMap<String, std::path::PathBuf>>,
 }
 
 impl FakeIndex {
@@ -79,7 +81,14 @@ impl IndexPort for FakeIndex {
             .keys()
             .map(|(s, _)| s.clone())
             .collect();
-        let mut sources: Vec<_> = ids.iter().map(|id| source(id)).collect();
+        let roots = self.local_roots.lock().unwrap();
+        let mut sources: Vec<_> = ids
+            .iter()
+            .map(|id| SourceInfo {
+                local_root: roots.get(id).cloned(),
+                ..source(id)
+            })
+            .collect();
         sources.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(sources)
     }
@@ -195,6 +204,12 @@ pub struct Harness {
 }
 
 pub async fn harness() -> Harness {
+    harness_with(Arc::new(EmptyCatalog)).await
+}
+
+pub async fn harness_with(
+    catalog: Arc<dyn neuralis_discovery::ports::InstalledCatalog>,
+) -> Harness {
     let index = Arc::new(FakeIndex::default());
     let access = Arc::new(FakeAccess::default());
     let bus = InProcessBus::default();
@@ -205,7 +220,7 @@ pub async fn harness() -> Harness {
         index: index.clone(),
         access: access.clone(),
         verifier: Arc::new(FakeVerifier),
-        catalog: Arc::new(EmptyCatalog),
+        catalog,
         inventory,
         settings,
     });

@@ -1,0 +1,129 @@
+//! Installed packages in the caller's answer: first in order, never loaded twice from a
+//! source that mounts their directory, and the tool catalog with contested names.
+
+#![allow(clippy::unwrap_used)] // a panic in a test is a failing test
+
+mod fakes;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fakes::{good, harness_with};
+use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
+use neuralis_discovery::DiscoveryApi;
+use neuralis_discovery::adapters::LoadedCatalog;
+use neuralis_proto::discovery::v1 as pb;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/installed")
+}
+
+fn catalog() -> Arc<LoadedCatalog> {
+    let root = fixtures();
+    let roots = Roots {
+        dependency_tree: Some(root.join("host")),
+        drop_zone: Some(root.join("_packages")),
+        trusted_dirs: vec![root.join("trusted/ops")],
+    };
+    let catalog = Catalog::load(&roots, ReadLimits::default(), &Extras::default()).unwrap();
+    Arc::new(LoadedCatalog::new(catalog, &roots))
+}
+
+fn scope() -> Option<pb::Scope> {
+    Some(pb::Scope {
+        project_id: "p1".into(),
+        agent_id: String::new(),
+        conversation_id: String::new(),
+    })
+}
+
+#[tokio::test]
+async fn installed_packages_come_first_and_a_mounted_package_directory_is_not_loaded_twice() {
+    let h = harness_with(catalog()).await;
+    // A source mounted on the drop-zone: its `helper` folder IS the installed package.
+    let zone = fixtures().join("_packages");
+    h.index
+        .local_roots
+        .lock()
+        .unwrap()
+        .insert("zone".into(), zone.clone());
+    for file in ["package.json", "skills/notes/SKILL.md", "rules/strict.md"] {
+        let content = std::fs::read_to_string(zone.join("helper").join(file)).unwrap();
+        h.index.put("zone", &format!("helper/{file}"), &content);
+    }
+    h.index.put(
+        "zone",
+        ".claude/skills/local/SKILL.md",
+        "---\nname: local\n---\n",
+    );
+    let answer = h
+        .discovery
+        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .await
+        .unwrap();
+    let origins: Vec<(i32, String)> = answer
+        .packages
+        .iter()
+        .map(|p| (p.origin, p.name.clone()))
+        .collect();
+    let first_source = origins
+        .iter()
+        .position(|(o, _)| *o == pb::PackageOrigin::Source as i32)
+        .unwrap();
+    assert!(first_source > 0, "installed packages exist: {origins:?}");
+    assert!(
+        origins[..first_source]
+            .iter()
+            .all(|(o, _)| *o == pb::PackageOrigin::Installed as i32),
+        "{origins:?}"
+    );
+    let source_names: Vec<&str> = origins[first_source..]
+        .iter()
+        .map(|(_, n)| n.as_str())
+        .collect();
+    assert_eq!(
+        source_names,
+        [".claude"],
+        "the helper directory contributes nothing from the source"
+    );
+}
+
+#[tokio::test]
+async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
+    let h = harness_with(catalog()).await;
+    let tools = h
+        .discovery
+        .list_tools(good(), pb::ListToolsRequest { scope: scope() })
+        .await
+        .unwrap();
+    let search = tools
+        .contested
+        .iter()
+        .find(|c| c.name == "search")
+        .expect("search is contested");
+    assert!(search.claimants.len() >= 2, "{search:?}");
+    assert_eq!(
+        search.claimants[0], search.owner,
+        "the owner is listed first"
+    );
+    let answering: Vec<&str> = tools
+        .tools
+        .iter()
+        .filter(|t| t.name == "search")
+        .map(|t| t.package_id.as_str())
+        .collect();
+    assert_eq!(
+        answering,
+        [search.owner.as_str()],
+        "one claimant answers the name"
+    );
+    let unverified = h
+        .discovery
+        .list_tools(
+            neuralis_discovery::CallerToken::new(None),
+            pb::ListToolsRequest { scope: scope() },
+        )
+        .await
+        .unwrap();
+    assert!(unverified.tools.is_empty() && unverified.contested.is_empty());
+}
