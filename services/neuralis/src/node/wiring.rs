@@ -206,3 +206,42 @@ fn under_data_dir(path: &Path, data_dir: &Path, file: &str) -> std::path::PathBu
         path.to_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_mode_never_falls_back_to_a_generated_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = NodeSettings {
+            data_dir: dir.path().to_owned(),
+            ..NodeSettings::default()
+        };
+        let error = identity(&settings, &Targets::new([Target::Policy]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("identity.keys"), "{error}");
+        assert!(!keys::key_path(dir.path()).exists(), "no key was written");
+        let all_in_one = identity(&settings, &Targets::new([])).unwrap();
+        assert!(
+            keys::has_configured_keys(&all_in_one),
+            "all-in-one creates its local key"
+        );
+    }
+
+    #[test]
+    fn sync_and_discovery_apart_need_the_redis_bus() {
+        let settings = NodeSettings::default();
+        for alone in [Target::Sync, Target::Discovery] {
+            let error = check_split_mode(&settings, &Targets::new([alone]))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("sync.bus"), "{error}");
+        }
+        assert!(check_split_mode(&settings, &Targets::new([Target::Policy])).is_ok());
+        assert!(
+            check_split_mode(&settings, &Targets::new([Target::Sync, Target::Discovery])).is_ok()
+        );
+    }
+}
