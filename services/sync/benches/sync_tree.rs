@@ -21,10 +21,13 @@ use std::time::{Duration, Instant};
 const PROJECT: &str = "bench";
 
 fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this target too,
+    // as a smoke test on a small tree rather than a minute-long benchmark.
+    let benching = std::env::args().any(|arg| arg == "--bench");
     let files: usize = std::env::var("NEURALIS_BENCH_FILES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+        .unwrap_or(if benching { 100_000 } else { 2_000 });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
