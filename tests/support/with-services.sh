@@ -40,6 +40,10 @@ if [ -z "${NEURALIS_TEST_REDIS_URL:-}" ]; then
   fi
 fi
 
+# The fault tests start and stop a throwaway redis-server of their own, even when a
+# shared Redis already answers.
+ensure_pkg redis-server redis-server || log "redis-server is not installed and cannot be: the Redis fault test will fail"
+
 pg_try() { psql "$1" -Atqc 'select 1' >/dev/null 2>&1; }
 if [ -z "${NEURALIS_TEST_DATABASE_URL:-}" ]; then
   found=""
