@@ -1,11 +1,12 @@
-//! The token's claims and how they become a [`Caller`].
+//! The token's claims and how they become a [`Caller`] (and whether it is platform-wide).
 
 use serde::{Deserialize, Serialize};
 
 use crate::{Caller, IdentityError};
 
-/// The claims Neuralis reads: `sub`, `role`, `features`, optional `agent`, `project` and
-/// `conversation`, with `exp`, `nbf`, `aud` and `iss` checked by the verifier.
+/// The claims Neuralis reads: `sub`, `role`, `features`, optional `agent`, `project`,
+/// `conversation` and `platform`, with `exp`, `nbf`, `aud` and `iss` checked by the
+/// verifier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claims {
     /// The subject: the user.
@@ -24,6 +25,10 @@ pub struct Claims {
     /// The conversation the token is bound to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
+    /// A platform-wide credential (`"platform": true`): acts in every project. Never the
+    /// default; a token without it acts only in its `project`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub platform: bool,
     /// Expiry, seconds since the epoch.
     pub exp: u64,
     /// Not before, seconds since the epoch.
@@ -38,6 +43,16 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// The verified caller with its reach. Subject and role must be non-empty; optional
+    /// claims, when present, must be too.
+    pub fn into_identity(self) -> Result<CallerIdentity, IdentityError> {
+        let platform = self.platform;
+        Ok(CallerIdentity {
+            caller: self.into_caller()?,
+            platform,
+        })
+    }
+
     /// The verified caller. Subject and role must be non-empty; optional claims, when
     /// present, must be too.
     pub fn into_caller(self) -> Result<Caller, IdentityError> {
@@ -69,4 +84,13 @@ impl Claims {
             conversation: present(self.conversation, "conversation")?,
         })
     }
+}
+
+/// A verified caller and whether its token is platform-wide (acts in every project).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallerIdentity {
+    /// Who the token speaks for.
+    pub caller: Caller,
+    /// `"platform": true`: the credential crosses projects.
+    pub platform: bool,
 }

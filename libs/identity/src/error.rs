@@ -35,6 +35,18 @@ impl IdentityError {
         }
     }
 
+    /// The same error with a configuration field named under `section`
+    /// (`keys.secret` becomes `service_identity.keys.secret`).
+    pub fn within(self, section: &str) -> Self {
+        match self {
+            IdentityError::Config { field, message } => IdentityError::Config {
+                field: format!("{section}.{field}"),
+                message,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn config(field: impl Into<String>, message: impl Into<String>) -> Self {
         IdentityError::Config {
             field: field.into(),

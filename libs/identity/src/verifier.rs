@@ -1,47 +1,44 @@
 //! Verifying a bearer token into a caller.
 
 use jsonwebtoken::{Validation, decode, decode_header};
+use serde::de::DeserializeOwned;
 
 use crate::keys::KeyRing;
-use crate::{Caller, Claims, IdentityConfig, IdentityError};
+use crate::{Caller, CallerIdentity, Claims, IdentityConfig, IdentityError, KeySource};
 
-/// Verifies tokens: signature with the configured keys, `exp` and `nbf` with the leeway,
-/// `aud` against the accepted audiences, `iss` when configured.
-pub struct Verifier {
+/// What every verifier checks: the signature with one of its keys (the algorithm fixed
+/// by the key), `exp` and `nbf` with the leeway, `aud` against the accepted audiences,
+/// `iss` when configured.
+pub(crate) struct Checks {
     keys: KeyRing,
     audience: Vec<String>,
     issuer: Option<String>,
     leeway_seconds: u64,
 }
 
-impl std::fmt::Debug for Verifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Verifier")
-            .field("audience", &self.audience)
-            .field("issuer", &self.issuer)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Verifier {
-    /// Builds a verifier; reads key files named by the configuration.
-    pub fn from_config(config: &IdentityConfig) -> Result<Self, IdentityError> {
-        if config.audience.is_empty() || config.audience.iter().any(|aud| aud.trim().is_empty()) {
+impl Checks {
+    pub(crate) fn new(
+        keys: &KeySource,
+        audience: Vec<String>,
+        issuer: Option<String>,
+        leeway_seconds: u64,
+    ) -> Result<Self, IdentityError> {
+        if audience.is_empty() || audience.iter().any(|aud| aud.trim().is_empty()) {
             return Err(IdentityError::config(
                 "audience",
                 "needs at least one non-empty audience",
             ));
         }
-        Ok(Verifier {
-            keys: KeyRing::load(&config.keys)?,
-            audience: config.audience.clone(),
-            issuer: config.issuer.clone(),
-            leeway_seconds: config.leeway_seconds,
+        Ok(Checks {
+            keys: KeyRing::load(keys)?,
+            audience,
+            issuer,
+            leeway_seconds,
         })
     }
 
-    /// The caller a token proves, or why it proves nothing.
-    pub fn verify(&self, token: &str) -> Result<Caller, IdentityError> {
+    /// The claims of a token that passes every check.
+    pub(crate) fn decode<T: DeserializeOwned>(&self, token: &str) -> Result<T, IdentityError> {
         let header = decode_header(token).map_err(|_| IdentityError::invalid("malformed token"))?;
         let (key, algorithm) = self.keys.select(&header)?;
         let mut validation = Validation::new(algorithm);
@@ -54,9 +51,47 @@ impl Verifier {
             required.push("iss");
         }
         validation.set_required_spec_claims(&required);
-        let data = decode::<Claims>(token, key, &validation)
-            .map_err(|error| IdentityError::invalid(reason(error.kind())))?;
-        data.claims.into_caller()
+        decode::<T>(token, key, &validation)
+            .map(|data| data.claims)
+            .map_err(|error| IdentityError::invalid(reason(error.kind())))
+    }
+}
+
+/// Verifies callers' tokens (see [`Checks`]).
+pub struct Verifier {
+    checks: Checks,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("audience", &self.checks.audience)
+            .field("issuer", &self.checks.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    /// Builds a verifier; reads key files named by the configuration.
+    pub fn from_config(config: &IdentityConfig) -> Result<Self, IdentityError> {
+        Ok(Verifier {
+            checks: Checks::new(
+                &config.keys,
+                config.audience.clone(),
+                config.issuer.clone(),
+                config.leeway_seconds,
+            )?,
+        })
+    }
+
+    /// The caller a token proves, with its reach (`platform`), or why it proves nothing.
+    pub fn verify_identity(&self, token: &str) -> Result<CallerIdentity, IdentityError> {
+        self.checks.decode::<Claims>(token)?.into_identity()
+    }
+
+    /// The caller a token proves, or why it proves nothing.
+    pub fn verify(&self, token: &str) -> Result<Caller, IdentityError> {
+        self.verify_identity(token).map(|identity| identity.caller)
     }
 
     /// The caller a forwarded bearer token proves; none proves nothing.

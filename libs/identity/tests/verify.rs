@@ -28,6 +28,7 @@ fn claims() -> Claims {
         agent: Some("helper".into()),
         project: Some("p1".into()),
         conversation: None,
+        platform: false,
         exp: get_current_timestamp() + 3600,
         nbf: None,
         aud: Some("neuralis".into()),
