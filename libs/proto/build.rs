@@ -38,6 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         descriptors.encode_to_vec(),
     )?;
     tonic_prost_build::configure()
+        // Bad wire data is the caller's INVALID_ARGUMENT, not our INTERNAL (src/codec.rs).
+        .codec_path("crate::codec::NeuralisCodec")
         .build_server(true)
         .build_client(true)
         .compile_fds(descriptors)?;

@@ -2,8 +2,12 @@
 //! time. One module per service package (`neuralis.<service>.v1`).
 #![forbid(unsafe_code)]
 #![allow(clippy::doc_lazy_continuation, clippy::large_enum_variant)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
-/// `neuralis.sync.v1`: sources, sync runs, the index.
+pub mod codec;
+
+/// `neuralis.sync.v1`: the administration of sources (`SourceService`) and the index
+/// feed (`IndexFeedService`, services only).
 #[cfg(has_sync)]
 pub mod sync {
     pub mod v1 {

@@ -1,0 +1,237 @@
+//! The gate: one decision per call, before the handler exists. Find the method's row
+//! (none: refused), verify the credential with the verifier the row names (callers and
+//! services have different keys and audiences), check the role, issue the permit.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use neuralis_identity::{BearerToken, ServiceVerifier, Verifier};
+
+use crate::permit::{Permit, Principal};
+use crate::rule::{Row, Table, Who};
+
+/// Why the gate refused a call. The status names no token, project or path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denial {
+    /// No credential, or one that does not verify as the kind the row needs.
+    Unauthenticated,
+    /// A verified principal without the right: the wrong kind (a caller token where a
+    /// service credential is needed, or the reverse), a role that is not an
+    /// administrator, or a method without a row.
+    PermissionDenied(&'static str),
+}
+
+impl Denial {
+    /// The status a refused call gets.
+    pub fn status(self) -> tonic::Status {
+        match self {
+            Denial::Unauthenticated => tonic::Status::unauthenticated("unauthenticated"),
+            Denial::PermissionDenied(reason) => tonic::Status::permission_denied(reason),
+        }
+    }
+
+    fn outcome(self) -> &'static str {
+        match self {
+            Denial::Unauthenticated => "unauthenticated",
+            Denial::PermissionDenied(_) => "permission_denied",
+        }
+    }
+}
+
+/// The verifiers and the administrator roles, shared by every service of a process.
+pub struct Verifiers {
+    callers: Arc<Verifier>,
+    services: Arc<ServiceVerifier>,
+    administrator_roles: BTreeSet<String>,
+}
+
+impl Verifiers {
+    /// Caller tokens are checked by `callers`, service credentials by `services`; a
+    /// caller whose role is one of `administrator_roles` is an administrator.
+    pub fn new(
+        callers: Arc<Verifier>,
+        services: Arc<ServiceVerifier>,
+        administrator_roles: &[String],
+    ) -> Self {
+        Verifiers {
+            callers,
+            services,
+            administrator_roles: administrator_roles.iter().cloned().collect(),
+        }
+    }
+
+    fn caller(&self, token: &str) -> Result<Principal, neuralis_identity::IdentityError> {
+        let identity = self.callers.verify_identity(token)?;
+        let administrator = self.administrator_roles.contains(&identity.caller.role);
+        Ok(Principal::Caller {
+            caller: identity.caller,
+            platform: identity.platform,
+            administrator,
+        })
+    }
+}
+
+/// Calls counted by outcome (the gate's and the permits' own).
+#[derive(Debug, Default)]
+pub struct Counters {
+    allowed: AtomicU64,
+    unauthenticated: AtomicU64,
+    permission_denied: AtomicU64,
+    refused: AtomicU64,
+}
+
+/// A reading of [`Counters`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Calls that passed their rule.
+    pub allowed: u64,
+    /// Calls refused as UNAUTHENTICATED.
+    pub unauthenticated: u64,
+    /// Calls refused as PERMISSION_DENIED at the gate.
+    pub permission_denied: u64,
+    /// Binding steps a permit refused (another project, conversation, ...).
+    pub refused: u64,
+}
+
+impl Counters {
+    pub(crate) fn refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count(&self, result: &Result<Permit, Denial>) {
+        let counter = match result {
+            Ok(_) => &self.allowed,
+            Err(Denial::Unauthenticated) => &self.unauthenticated,
+            Err(Denial::PermissionDenied(_)) => &self.permission_denied,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn read(&self) -> Counts {
+        Counts {
+            allowed: self.allowed.load(Ordering::Relaxed),
+            unauthenticated: self.unauthenticated.load(Ordering::Relaxed),
+            permission_denied: self.permission_denied.load(Ordering::Relaxed),
+            refused: self.refused.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Decides every call of one service against its table.
+#[derive(Clone)]
+pub struct Gate {
+    table: &'static Table,
+    verifiers: Arc<Verifiers>,
+    counters: Arc<Counters>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("service", &self.table.service)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    /// A gate for the service `table` describes.
+    pub fn new(table: &'static Table, verifiers: Arc<Verifiers>) -> Self {
+        Gate {
+            table,
+            verifiers,
+            counters: Arc::default(),
+        }
+    }
+
+    /// The table it decides with.
+    pub fn table(&self) -> &'static Table {
+        self.table
+    }
+
+    /// The calls decided so far, by outcome.
+    pub fn counts(&self) -> Counts {
+        self.counters.read()
+    }
+
+    /// Decides a call to `path` carrying `bearer` (the in-process clients' entry; the
+    /// layer's is [`Gate::admit`]).
+    pub fn admit_bearer(&self, path: &str, bearer: &BearerToken) -> Result<Permit, Denial> {
+        self.admit(path, bearer.expose())
+    }
+
+    /// Decides a call to `path` carrying `token` (or none).
+    pub fn admit(&self, path: &str, token: Option<&str>) -> Result<Permit, Denial> {
+        let result = match self.table.row(path) {
+            Some(row) => self.decide(row, token),
+            None => Err(Denial::PermissionDenied(
+                "no authorization rule for this method",
+            )),
+        };
+        self.counters.count(&result);
+        if let Err(denial) = &result {
+            // The method is the public contract's; the token and the request never show.
+            tracing::info!(
+                service = self.table.service,
+                method = path.rsplit('/').next().unwrap_or_default(),
+                outcome = denial.outcome(),
+                "call denied"
+            );
+        }
+        result
+    }
+
+    fn decide(&self, row: &'static Row, token: Option<&str>) -> Result<Permit, Denial> {
+        let principal = match row.who {
+            Who::Services => self.service(token)?,
+            Who::Callers | Who::Administrators => self.caller(row, token)?,
+            Who::CallersOrEmpty => token
+                .and_then(|token| self.verifiers.caller(token).ok())
+                .unwrap_or(Principal::Unverified),
+        };
+        Ok(Permit::new(principal, row, Arc::clone(&self.counters)))
+    }
+
+    fn service(&self, token: Option<&str>) -> Result<Principal, Denial> {
+        let token = token.ok_or(Denial::Unauthenticated)?;
+        match self.verifiers.services.verify(token) {
+            Ok(service) => Ok(Principal::Service(service)),
+            // A verified caller holds the wrong kind of credential: no right, not a
+            // credential to refresh (a client retrying on UNAUTHENTICATED would loop).
+            Err(_) if self.verifiers.callers.verify(token).is_ok() => Err(
+                Denial::PermissionDenied("the call is open to services only"),
+            ),
+            Err(error) => {
+                tracing::debug!(reason = %error, "service credential not verified");
+                Err(Denial::Unauthenticated)
+            }
+        }
+    }
+
+    fn caller(&self, row: &Row, token: Option<&str>) -> Result<Principal, Denial> {
+        let token = token.ok_or(Denial::Unauthenticated)?;
+        let principal = match self.verifiers.caller(token) {
+            Ok(principal) => principal,
+            Err(_) if self.verifiers.services.verify(token).is_ok() => {
+                return Err(Denial::PermissionDenied("the call is open to callers only"));
+            }
+            Err(error) => {
+                tracing::debug!(reason = %error, "caller not verified");
+                return Err(Denial::Unauthenticated);
+            }
+        };
+        let administrator = matches!(
+            principal,
+            Principal::Caller {
+                administrator: true,
+                ..
+            }
+        );
+        if row.who == Who::Administrators && !administrator {
+            return Err(Denial::PermissionDenied(
+                "the call needs an administrator role",
+            ));
+        }
+        Ok(principal)
+    }
+}

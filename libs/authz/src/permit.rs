@@ -1,0 +1,268 @@
+//! The permit: what the gate hands the handler once a call passed its rule. A handler
+//! gets at the caller only through the binding step its rule names
+//! ([`Permit::for_project`] and its siblings), so the project check cannot be skipped
+//! on the way to the caller, and a step the rule does not name is refused.
+
+use std::sync::Arc;
+
+use neuralis_access::Caller;
+use neuralis_identity::ServicePrincipal;
+
+use crate::gate::Counters;
+use crate::rule::{Binding, Row};
+
+/// Who a permit was issued to.
+#[derive(Debug, Clone)]
+pub(crate) enum Principal {
+    /// A verified caller.
+    Caller {
+        caller: Caller,
+        /// `"platform": true`: acts in every project.
+        platform: bool,
+        /// Holds an administrator role.
+        administrator: bool,
+    },
+    /// A verified service.
+    Service(ServicePrincipal),
+    /// Nobody verified (only on rows that answer such calls empty).
+    Unverified,
+}
+
+/// Why a binding step refused. Each reads as a fixed phrase, naming no project,
+/// conversation or path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No verified caller (a row that answers such calls empty).
+    Unverified,
+    /// The token is bound to another project.
+    OtherProject,
+    /// The call reaches every project: a platform-wide credential is needed.
+    NotPlatform,
+    /// The call needs an administrator role.
+    NotAdministrator,
+    /// The token is bound to another conversation.
+    OtherConversation,
+    /// The handler took a step its rule does not name: a defect, refused.
+    WrongStep,
+}
+
+impl Refusal {
+    /// The fixed phrase of this refusal.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::Unverified => "no verified caller",
+            Refusal::OtherProject => "the token is bound to another project",
+            Refusal::NotPlatform => "the call needs a platform-wide credential",
+            Refusal::NotAdministrator => "the call needs an administrator role",
+            Refusal::OtherConversation => "the token is bound to another conversation",
+            Refusal::WrongStep => "the call is not authorized this way",
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+/// A call that passed its rule. It lives in the request's extensions; the handler takes
+/// it out and goes through the step its rule names to reach the caller.
+#[derive(Debug, Clone)]
+pub struct Permit {
+    principal: Principal,
+    row: &'static Row,
+    counters: Arc<Counters>,
+}
+
+/// A principal acting in the scope a step checked.
+#[derive(Debug, Clone, Copy)]
+pub struct Acting<'a> {
+    principal: &'a Principal,
+}
+
+impl<'a> Acting<'a> {
+    /// The verified caller, when the principal is one.
+    pub fn caller(&self) -> Option<&'a Caller> {
+        match self.principal {
+            Principal::Caller { caller, .. } => Some(caller),
+            _ => None,
+        }
+    }
+
+    /// The verified service, when the principal is one.
+    pub fn service(&self) -> Option<&'a ServicePrincipal> {
+        match self.principal {
+            Principal::Service(service) => Some(service),
+            _ => None,
+        }
+    }
+
+    /// Whether the principal is a caller with an administrator role (host paths, for
+    /// example, are shown to administrators only).
+    pub fn is_administrator(&self) -> bool {
+        matches!(
+            self.principal,
+            Principal::Caller {
+                administrator: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether the principal acts in every project (a platform-wide caller).
+    pub fn is_platform(&self) -> bool {
+        matches!(self.principal, Principal::Caller { platform: true, .. })
+    }
+}
+
+impl Permit {
+    pub(crate) fn new(principal: Principal, row: &'static Row, counters: Arc<Counters>) -> Self {
+        Permit {
+            principal,
+            row,
+            counters,
+        }
+    }
+
+    /// The rule the call passed.
+    pub fn row(&self) -> &'static Row {
+        self.row
+    }
+
+    /// Whether a verified principal holds this permit (rows that answer others empty
+    /// issue permits to nobody verified).
+    pub fn is_verified(&self) -> bool {
+        !matches!(self.principal, Principal::Unverified)
+    }
+
+    /// Acting in `project` (rules bound to a project field): a caller whose token is
+    /// bound to it or is platform-wide; a service acts for any project.
+    pub fn for_project(&self, project: &str) -> Result<Acting<'_>, Refusal> {
+        let named = matches!(
+            self.row.binding,
+            Binding::Project(_) | Binding::ProjectOrAll(_)
+        );
+        self.step(named, |p| in_project(p, project))
+    }
+
+    /// Acting in the project of `source_id` (`<project>/...`).
+    pub fn for_source(&self, source_id: &str) -> Result<Acting<'_>, Refusal> {
+        let named = matches!(self.row.binding, Binding::SourceProject(_));
+        let project = source_id.split_once('/').map_or("", |(project, _)| project);
+        self.step(named, |p| {
+            if project.is_empty() {
+                // An id that names no project belongs to none: platform-wide only.
+                platform_only(p)
+            } else {
+                in_project(p, project)
+            }
+        })
+    }
+
+    /// Acting in every project: platform-wide credentials only (a `ProjectOrAll` rule
+    /// left empty, or a `Platform` rule).
+    pub fn for_every_project(&self) -> Result<Acting<'_>, Refusal> {
+        let named = matches!(
+            self.row.binding,
+            Binding::ProjectOrAll(_) | Binding::Platform
+        );
+        self.step(named, platform_only)
+    }
+
+    /// Setting an agent-scope override: a platform-wide administrator.
+    pub fn for_agent_override(&self) -> Result<Acting<'_>, Refusal> {
+        let named = self.row.binding == Binding::FileOverride;
+        self.step(named, |p| match p {
+            Principal::Caller {
+                administrator: false,
+                ..
+            } => Err(Refusal::NotAdministrator),
+            other => platform_only(other),
+        })
+    }
+
+    /// Acting in a conversation registered in `project`: a caller of that project
+    /// whose token names no conversation, or names this one.
+    pub fn for_conversation(
+        &self,
+        project: &str,
+        conversation: &str,
+    ) -> Result<Acting<'_>, Refusal> {
+        let named = self.row.binding == Binding::FileOverride;
+        self.step(named, |p| {
+            in_project(p, project)?;
+            match p {
+                Principal::Caller { caller, .. }
+                    if caller
+                        .conversation
+                        .as_deref()
+                        .is_some_and(|bound| bound != conversation) =>
+                {
+                    Err(Refusal::OtherConversation)
+                }
+                _ => Ok(()),
+            }
+        })
+    }
+
+    /// Acting outside every project (rules with no binding).
+    pub fn unbound(&self) -> Result<Acting<'_>, Refusal> {
+        let named = self.row.binding == Binding::Unbound;
+        self.step(named, |p| match p {
+            Principal::Unverified => Err(Refusal::Unverified),
+            _ => Ok(()),
+        })
+    }
+
+    fn step(
+        &self,
+        named: bool,
+        check: impl FnOnce(&Principal) -> Result<(), Refusal>,
+    ) -> Result<Acting<'_>, Refusal> {
+        let outcome = if named {
+            check(&self.principal)
+        } else {
+            Err(Refusal::WrongStep)
+        };
+        match outcome {
+            Ok(()) => Ok(Acting {
+                principal: &self.principal,
+            }),
+            Err(refusal) => {
+                self.counters.refused();
+                if refusal == Refusal::WrongStep {
+                    tracing::error!(
+                        method = self.row.method,
+                        "a handler took a step its rule does not name"
+                    );
+                } else {
+                    tracing::info!(
+                        method = self.row.method,
+                        reason = refusal.reason(),
+                        "call refused"
+                    );
+                }
+                Err(refusal)
+            }
+        }
+    }
+}
+
+fn in_project(principal: &Principal, project: &str) -> Result<(), Refusal> {
+    match principal {
+        Principal::Unverified => Err(Refusal::Unverified),
+        Principal::Service(_) => Ok(()),
+        Principal::Caller { platform: true, .. } => Ok(()),
+        Principal::Caller { caller, .. } if caller.project.as_deref() == Some(project) => Ok(()),
+        Principal::Caller { .. } => Err(Refusal::OtherProject),
+    }
+}
+
+fn platform_only(principal: &Principal) -> Result<(), Refusal> {
+    match principal {
+        Principal::Unverified => Err(Refusal::Unverified),
+        Principal::Service(_) | Principal::Caller { platform: true, .. } => Ok(()),
+        Principal::Caller { .. } => Err(Refusal::NotPlatform),
+    }
+}
