@@ -46,7 +46,7 @@ fn every_rpc_has_exactly_one_row_and_every_row_names_an_rpc() {
             let rows = table
                 .rows
                 .iter()
-                .filter(|row| &row.method == method)
+                .filter(|row| row.method == method)
                 .count();
             assert_eq!(rows, 1, "{method}: {rows} rows (exactly one is required)");
         }

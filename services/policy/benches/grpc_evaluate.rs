@@ -40,6 +40,7 @@ fn token(role: &str) -> BearerToken {
         agent: Some("a1".into()),
         project: Some("p1".into()),
         conversation: None,
+        platform: false,
         exp: u64::MAX / 2,
         nbf: None,
         aud: Some("neuralis".into()),

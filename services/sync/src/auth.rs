@@ -138,6 +138,7 @@ mod tests {
             agent: None,
             project: None,
             conversation: None,
+            platform: false,
             exp,
             nbf: None,
             aud: Some("neuralis".into()),

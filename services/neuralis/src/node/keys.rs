@@ -77,6 +77,7 @@ pub fn mint_token(secret: &Secret, who: TokenFor) -> Result<String> {
         agent: who.agent,
         project: who.project,
         conversation: who.conversation,
+        platform: false,
         exp: now + who.ttl_seconds.max(1),
         nbf: None,
         aud: IdentityConfig::default().audience.into_iter().next(),

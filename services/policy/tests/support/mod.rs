@@ -77,6 +77,7 @@ pub fn claims() -> Claims {
         agent: Some("a1".into()),
         project: Some(PROJECT.into()),
         conversation: None,
+        platform: false,
         exp: jsonwebtoken_now() + 3600,
         nbf: None,
         aud: Some("neuralis".into()),
