@@ -203,6 +203,18 @@ impl AccessStore for PostgresStore {
         Ok(())
     }
 
+    async fn conversation(&self, id: &str) -> Result<Option<ConversationRecord>, StoreError> {
+        let row: Option<(String, Option<String>)> = sqlx::query_as(sql::CONVERSATION)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(project, parent)| ConversationRecord {
+            conversation: id.to_owned(),
+            project,
+            parent,
+        }))
+    }
+
     async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError> {
         // One repeatable-read transaction: every statement sees the same committed state.
         let mut tx = self.pool.begin().await?;

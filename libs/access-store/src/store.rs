@@ -91,6 +91,9 @@ pub trait AccessStore: Send + Sync + 'static {
     /// Registers a conversation; idempotent for the same lineage, a conflict for another.
     async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError>;
 
+    /// A registered conversation (the project it belongs to, its parent), if any.
+    async fn conversation(&self, id: &str) -> Result<Option<ConversationRecord>, StoreError>;
+
     /// Everything one evaluation reads, in one consistent read.
     async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError>;
 }

@@ -38,6 +38,7 @@ conformance!(
     package_states_are_per_project,
     file_overrides_are_set_replaced_and_cleared_per_scope,
     a_delegate_chain_reads_child_first_to_depth_three,
+    a_conversation_reads_back_with_its_project,
     a_lineage_never_changes_and_needs_a_registered_parent_in_the_project,
 );
 
@@ -317,6 +318,22 @@ async fn file_overrides_are_set_replaced_and_cleared_per_scope(store: Store) {
     )
     .await;
     assert!(no_agent.agent_overrides.is_empty() && no_agent.conversation_chain.is_empty());
+}
+
+async fn a_conversation_reads_back_with_its_project(store: Store) {
+    store
+        .register_conversation(&conversation("root", None))
+        .await
+        .unwrap();
+    store
+        .register_conversation(&conversation("child", Some("root")))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.conversation("child").await.unwrap(),
+        Some(conversation("child", Some("root")))
+    );
+    assert_eq!(store.conversation("ghost").await.unwrap(), None);
 }
 
 fn conversation(id: &str, parent: Option<&str>) -> ConversationRecord {

@@ -1,6 +1,7 @@
 //! Evaluate over gRPC on loopback, against a no-op RPC (the standard health check on the
-//! same server) measured in the same run, and against the in-process call; plus a small
-//! load loop of 64 concurrent calls of each.
+//! same server, which is not behind the authorization layer) measured in the same run,
+//! and against the in-process call; plus a small load loop of 64 concurrent calls of
+//! each, and the authorization gate alone (what the layer adds to every call).
 //!
 //! `cargo bench -p neuralis-policy --bench grpc_evaluate`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,9 +15,13 @@ use neuralis_access::{
     SourceHeader, SourceScope, UriPolicy,
 };
 use neuralis_access_store::StoreConfig;
+use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_host::Shutdown;
 use neuralis_host::grpc::Health;
-use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, mint};
+use neuralis_identity::{
+    Caller, Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceSigner,
+    ServiceVerifier, Verifier, mint,
+};
 use neuralis_layout::Category;
 use neuralis_policy::convert::policy_to_proto;
 use neuralis_policy::{
@@ -30,7 +35,52 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 const SECRET: &str = "benchmark-secret-of-at-least-32-bytes!!";
+const SERVICE_SECRET: &str = "benchmark-service-secret-of-32-bytes!!";
 const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+
+fn service_identity() -> ServiceIdentityConfig {
+    ServiceIdentityConfig {
+        keys: KeySource::Hs256 {
+            secret: Secret::new(SERVICE_SECRET),
+        },
+        ..ServiceIdentityConfig::default()
+    }
+}
+
+fn verifiers() -> Arc<Verifiers> {
+    let callers = Verifier::from_config(&IdentityConfig {
+        keys: KeySource::Hs256 {
+            secret: Secret::new(SECRET),
+        },
+        ..IdentityConfig::default()
+    })
+    .unwrap();
+    let services = ServiceVerifier::from_config(&service_identity()).unwrap();
+    Arc::new(Verifiers::new(
+        Arc::new(callers),
+        Arc::new(services),
+        &PolicyConfig::default().admin_roles,
+    ))
+}
+
+fn service_credential() -> BearerToken {
+    ServiceSigner::from_config(&service_identity(), "discovery")
+        .unwrap()
+        .credential()
+        .unwrap()
+}
+
+/// The member discovery decides for (the claims of `token("member")`).
+fn member() -> Caller {
+    Caller {
+        subject: "ada".into(),
+        role: "member".into(),
+        features: ["f.deploy".to_owned()].into_iter().collect(),
+        agent: Some("a1".into()),
+        project: Some("p1".into()),
+        conversation: None,
+    }
+}
 
 fn token(role: &str) -> BearerToken {
     let claims = Claims {
@@ -59,7 +109,7 @@ fn batch(files: usize) -> EvaluationRequest {
     let packages: Vec<PackageCandidate> = (0..files.clamp(1, 100))
         .map(|p| PackageCandidate {
             key: format!("repo:team{p}"),
-            origin: Origin::Source("repo".into()),
+            origin: Origin::Source("p1/repo".into()),
             root: format!("team{}/pkg{p}", p % 10),
             access_feature: None,
             private_owner: None,
@@ -94,7 +144,7 @@ fn batch(files: usize) -> EvaluationRequest {
         })
         .collect();
     let header = SourceHeader {
-        id: "repo".into(),
+        id: "p1/repo".into(),
         scope: SourceScope {
             scope: Scope::Project,
             owner: "p1".into(),
@@ -153,6 +203,7 @@ fn fifty_rules() -> UriPolicy {
 struct Rig {
     runtime: tokio::runtime::Runtime,
     local: Arc<LocalPolicy>,
+    gate: Gate,
     client: PolicyGrpcClient,
     health: HealthClient<Channel>,
     _dir: tempfile::TempDir,
@@ -166,21 +217,17 @@ fn rig() -> Rig {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let shutdown = Shutdown::new();
+    let gate = Gate::new(&tables::policy::TABLE, verifiers());
     let (local, client, health) = runtime.block_on(async {
         let config = PolicyConfig {
             store: StoreConfig::Embedded {
                 path: dir.path().join("policy.db"),
             },
-            identity: IdentityConfig {
-                keys: KeySource::Hs256 {
-                    secret: Secret::new(SECRET),
-                },
-                ..IdentityConfig::default()
-            },
             ..PolicyConfig::default()
         };
-        let service = PolicyService::from_config(&config).await.unwrap();
-        let local = service.local();
+        let store = neuralis_access_store::open(&config.store).await.unwrap();
+        let local = Arc::new(LocalPolicy::new(store));
+        let service = PolicyService::over(local.clone(), gate.clone(), MAX_MESSAGE_BYTES);
         let (health, health_server) = Health::new(&[SERVICE_NAME]).await;
         health.serving(SERVICE_NAME).await;
         let routes = Routes::new(service.into_server()).add_service(health_server);
@@ -198,7 +245,7 @@ fn rig() -> Rig {
             .unwrap();
         let client = PolicyGrpcClient::new(channel.clone(), MAX_MESSAGE_BYTES);
         let request = pb::PutSourcePolicyRequest {
-            source_id: "repo".into(),
+            source_id: "p1/repo".into(),
             policy: Some(policy_to_proto(&fifty_rules())),
         };
         client
@@ -210,6 +257,7 @@ fn rig() -> Rig {
     Rig {
         runtime,
         local,
+        gate,
         client,
         health,
         _dir: dir,
@@ -236,20 +284,28 @@ fn evaluate(
 ) -> impl Future<Output = ()> + use<> {
     let (client, token, request) = (client.clone(), token.clone(), request.clone());
     async move {
-        black_box(client.evaluate_batch(token, None, &request).await.unwrap());
+        black_box(
+            client
+                .evaluate_batch(token, &member(), None, &request)
+                .await
+                .unwrap(),
+        );
     }
 }
 
 fn round_trip(c: &mut Criterion) {
     let rig = rig();
-    let member = token("member");
+    let service = service_credential();
     let small = Arc::new(batch(3));
     let mut group = c.benchmark_group("grpc_round_trip");
     group.bench_function("noop_health_check", |b| {
         b.iter(|| rig.runtime.block_on(health_check(&rig.health)))
     });
     group.bench_function("evaluate_3_files", |b| {
-        b.iter(|| rig.runtime.block_on(evaluate(&rig.client, &member, &small)))
+        b.iter(|| {
+            rig.runtime
+                .block_on(evaluate(&rig.client, &service, &small))
+        })
     });
     group.finish();
 
@@ -259,9 +315,13 @@ fn round_trip(c: &mut Criterion) {
     group.bench_function("in_process", |b| {
         b.iter(|| {
             rig.runtime.block_on(async {
+                let permit = rig
+                    .gate
+                    .admit_bearer(tables::policy::EVALUATE, &service)
+                    .unwrap();
                 black_box(
                     rig.local
-                        .evaluate_batch(&member, None, &large)
+                        .evaluate_batch(&permit, &member(), None, &large)
                         .await
                         .unwrap(),
                 )
@@ -269,7 +329,10 @@ fn round_trip(c: &mut Criterion) {
         })
     });
     group.bench_function("over_grpc", |b| {
-        b.iter(|| rig.runtime.block_on(evaluate(&rig.client, &member, &large)))
+        b.iter(|| {
+            rig.runtime
+                .block_on(evaluate(&rig.client, &service, &large))
+        })
     });
     group.finish();
 
@@ -292,7 +355,7 @@ fn round_trip(c: &mut Criterion) {
     group.bench_function("evaluate_3_files", |b| {
         b.iter(|| {
             let calls = (0..64)
-                .map(|_| rig.runtime.spawn(evaluate(&rig.client, &member, &small)))
+                .map(|_| rig.runtime.spawn(evaluate(&rig.client, &service, &small)))
                 .collect();
             rig.runtime.block_on(concurrently(calls))
         })
@@ -300,5 +363,30 @@ fn round_trip(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, round_trip);
+/// What the authorization layer adds to every call: the gate's decision alone.
+fn gate_alone(c: &mut Criterion) {
+    let gate = Gate::new(&tables::policy::TABLE, verifiers());
+    let service = service_credential();
+    let admin = token("admin");
+    let mut group = c.benchmark_group("authorization_gate");
+    group.bench_function("admit_service_credential", |b| {
+        b.iter(|| {
+            black_box(
+                gate.admit_bearer(tables::policy::EVALUATE, &service)
+                    .unwrap(),
+            )
+        })
+    });
+    group.bench_function("admit_caller_token", |b| {
+        b.iter(|| {
+            black_box(
+                gate.admit_bearer(tables::policy::SET_PACKAGE_ENABLED, &admin)
+                    .unwrap(),
+            )
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, round_trip, gate_alone);
 criterion_main!(benches);

@@ -44,8 +44,10 @@ impl PolicyError {
     }
 }
 
-/// One method per RPC of `neuralis.policy.v1.PolicyService`; each takes the caller's
-/// bearer token as it arrived, and the implementation verifies it.
+/// One method per RPC of `neuralis.policy.v1.PolicyService`, as a client calls it: each
+/// takes the credential to present (a caller token; a service credential for
+/// `evaluate`), and the service decides it against its rule before the handler runs,
+/// in process ([`crate::InProcessPolicy`]) or over gRPC alike.
 #[async_trait]
 pub trait PolicyApi: Send + Sync + 'static {
     /// Replaces a source's URI policy, keeping persisted floors.
@@ -97,12 +99,33 @@ pub trait PolicyApi: Send + Sync + 'static {
         request: pb::RegisterConversationRequest,
     ) -> Result<pb::RegisterConversationResponse, PolicyError>;
 
-    /// Decides one batch for the token's caller, reading the configuration afresh.
+    /// Decides one batch for the caller the request names, reading the configuration
+    /// afresh (services only).
     async fn evaluate(
         &self,
         token: BearerToken,
         request: pb::EvaluateRequest,
     ) -> Result<pb::EvaluateResponse, PolicyError>;
+}
+
+impl From<neuralis_authz::Denial> for PolicyError {
+    fn from(denial: neuralis_authz::Denial) -> Self {
+        match denial {
+            neuralis_authz::Denial::Unauthenticated => PolicyError::Unauthenticated,
+            neuralis_authz::Denial::PermissionDenied(reason) => {
+                PolicyError::PermissionDenied(reason.into())
+            }
+        }
+    }
+}
+
+impl From<neuralis_authz::Refusal> for PolicyError {
+    fn from(refusal: neuralis_authz::Refusal) -> Self {
+        match refusal {
+            neuralis_authz::Refusal::Unverified => PolicyError::Unauthenticated,
+            other => PolicyError::PermissionDenied(other.reason().into()),
+        }
+    }
 }
 
 impl From<neuralis_access::AccessError> for PolicyError {

@@ -1,18 +1,16 @@
 //! Policy settings (the `policy` section of the configuration), serde with defaults.
 
 use neuralis_access_store::StoreConfig;
-use neuralis_identity::IdentityConfig;
 use serde::{Deserialize, Serialize};
 
-/// The store backend, how callers are verified, and who administers.
+/// The store backend, who administers, and the message size limit. (Callers and
+/// services are verified with the node's `identity` and `service_identity`.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// `embedded {path}` (the default) or `postgres {url, max_connections}`.
     pub store: StoreConfig,
-    /// Identity keys, audience, issuer, leeway.
-    pub identity: IdentityConfig,
-    /// The roles that may make administrative calls.
+    /// The roles that may make administrative calls, on every service.
     pub admin_roles: Vec<String>,
     /// The largest request or answer accepted over gRPC, in bytes (large batches).
     pub max_message_bytes: usize,
@@ -22,7 +20,6 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
             store: StoreConfig::default(),
-            identity: IdentityConfig::default(),
             admin_roles: vec!["owner".into(), "admin".into()],
             max_message_bytes: 32 * 1024 * 1024,
         }
@@ -53,14 +50,12 @@ mod tests {
     }
 
     #[test]
-    fn the_environment_chooses_the_backend_and_the_keys_with_double_underscores() {
+    fn the_environment_chooses_the_backend_with_double_underscores() {
         let env: std::collections::HashMap<String, String> = [
             ("NEURALIS__STORE__BACKEND", "postgres"),
             ("NEURALIS__STORE__URL", "postgres://db/policy"),
             ("NEURALIS__STORE__MAX_CONNECTIONS", "4"),
-            ("NEURALIS__IDENTITY__KEYS__KIND", "jwks_file"),
-            ("NEURALIS__IDENTITY__KEYS__PATH", "/etc/neuralis/jwks.json"),
-            ("NEURALIS__IDENTITY__LEEWAY_SECONDS", "5"),
+            ("NEURALIS__MAX_MESSAGE_BYTES", "1024"),
         ]
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
@@ -74,11 +69,7 @@ mod tests {
                 schema: None
             }
         );
-        assert!(matches!(
-            config.identity.keys,
-            neuralis_identity::KeySource::JwksFile { .. }
-        ));
-        assert_eq!(config.identity.leeway_seconds, 5);
+        assert_eq!(config.max_message_bytes, 1024);
         assert_eq!(config.admin_roles, PolicyConfig::default().admin_roles);
     }
 }

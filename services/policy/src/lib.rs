@@ -9,9 +9,10 @@
 //! - [`grpc`]: the thin tonic server, the gRPC client, the one error-to-Status map;
 //! - [`config`] and [`service`]: settings and the one-call constructor.
 //!
-//! Who verifies: policy itself. Every call carries the caller's bearer token (discovery
-//! forwards the one it received) and [`LocalPolicy`] verifies it before anything else,
-//! in-process or over gRPC alike; no role in a request body is ever read.
+//! Who decides who may call: the `policy` table of `neuralis-authz`, before any handler
+//! runs, over gRPC (a tower layer) and in process ([`InProcessPolicy`]) alike. An
+//! administrative call carries the caller's token; `Evaluate` carries a service
+//! credential and the caller it decides for (discovery verified that caller).
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -22,10 +23,12 @@ pub mod grpc;
 pub mod local;
 pub mod service;
 
-mod authorize;
+mod caller_scope;
+mod in_process;
 
 pub use api::{BearerToken, PolicyApi, PolicyError};
 pub use config::PolicyConfig;
 pub use grpc::{PolicyGrpcClient, PolicyGrpcServer, SERVICE_NAME};
+pub use in_process::InProcessPolicy;
 pub use local::LocalPolicy;
 pub use service::{PolicyService, StartError};

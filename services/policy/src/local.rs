@@ -1,64 +1,27 @@
-//! The real implementation over the store: verify the caller, read the persisted
-//! configuration afresh, decide with the pure access core.
+//! The real implementation over the store: each call holds the permit its rule issued
+//! (`neuralis-authz`, table `policy`), takes the binding step the rule names, reads the
+//! persisted configuration afresh and decides with the pure access core.
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use neuralis_access::{Caller, Evaluation, EvaluationRequest, decide};
 use neuralis_access_store::{AccessStore, OverrideTarget, SnapshotQuery};
-use neuralis_identity::Verifier;
+use neuralis_authz::{Permit, Refusal};
 use neuralis_proto::policy::v1 as pb;
 
-use crate::authorize::{self, Authority};
+use crate::PolicyError;
+use crate::caller_scope;
 use crate::convert::{self, admin};
-use crate::{BearerToken, PolicyApi, PolicyError};
 
-/// The policy service in-process: the all-in-one binary calls it directly.
+/// The policy service's handlers.
 pub struct LocalPolicy {
     store: Arc<dyn AccessStore>,
-    verifier: Arc<Verifier>,
-    authority: Authority,
 }
 
 impl LocalPolicy {
-    /// A policy service over `store`, verifying callers with `verifier`.
-    pub fn new(
-        store: Arc<dyn AccessStore>,
-        verifier: Arc<Verifier>,
-        admin_roles: &[String],
-    ) -> Self {
-        LocalPolicy {
-            store,
-            verifier,
-            authority: Authority::new(admin_roles),
-        }
-    }
-
-    /// The verified caller of `token`, or UNAUTHENTICATED. The reason is logged as a
-    /// fixed phrase; the token never is.
-    fn caller(&self, token: &BearerToken) -> Result<Caller, PolicyError> {
-        self.verifier.verify_bearer(token).map_err(|error| {
-            tracing::info!(reason = %error, "caller not verified");
-            PolicyError::Unauthenticated
-        })
-    }
-
-    fn admin(&self, token: &BearerToken) -> Result<Caller, PolicyError> {
-        let caller = self.caller(token)?;
-        self.authority.require_admin(&caller)?;
-        Ok(caller)
-    }
-
-    /// Decides one batch in domain terms (the in-process path, no wire conversion).
-    pub async fn evaluate_batch(
-        &self,
-        token: &BearerToken,
-        conversation: Option<&str>,
-        request: &EvaluationRequest,
-    ) -> Result<Evaluation, PolicyError> {
-        let caller = self.caller(token)?;
-        self.evaluate_for(&caller, conversation.map(str::to_owned), request)
-            .await
+    /// The handlers over `store`.
+    pub fn new(store: Arc<dyn AccessStore>) -> Self {
+        LocalPolicy { store }
     }
 
     /// Reads everything one batch needs in one consistent read, then decides.
@@ -68,8 +31,8 @@ impl LocalPolicy {
         conversation: Option<String>,
         request: &EvaluationRequest,
     ) -> Result<Evaluation, PolicyError> {
-        authorize::check_project(caller, &request.project)?;
-        let conversation = authorize::conversation(caller, conversation)?;
+        caller_scope::check_project(caller, &request.project)?;
+        let conversation = caller_scope::conversation(caller, conversation)?;
         let batch = request.check()?;
         let query = SnapshotQuery {
             project: request.project.clone(),
@@ -91,17 +54,15 @@ impl LocalPolicy {
         );
         Ok(evaluation)
     }
-}
 
-#[async_trait]
-impl PolicyApi for LocalPolicy {
-    async fn put_source_policy(
+    /// Replaces a source's URI policy (administrators of the source's project).
+    pub async fn put_source_policy(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::PutSourcePolicyRequest,
     ) -> Result<pb::PutSourcePolicyResponse, PolicyError> {
-        self.admin(&token)?;
         let source_id = convert::required(request.source_id, "source_id")?;
+        permit.for_source(&source_id)?;
         let policy = convert::policy_from_proto(
             request
                 .policy
@@ -121,13 +82,14 @@ impl PolicyApi for LocalPolicy {
         })
     }
 
-    async fn get_source_policy(
+    /// A source's switch and policy (administrators of the source's project).
+    pub async fn get_source_policy(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::GetSourcePolicyRequest,
     ) -> Result<pb::GetSourcePolicyResponse, PolicyError> {
-        self.admin(&token)?;
         let source_id = convert::required(request.source_id, "source_id")?;
+        permit.for_source(&source_id)?;
         let record = self
             .store
             .source(&source_id)
@@ -139,13 +101,14 @@ impl PolicyApi for LocalPolicy {
         })
     }
 
-    async fn set_source_enabled(
+    /// Switches a source (administrators of the source's project).
+    pub async fn set_source_enabled(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::SetSourceEnabledRequest,
     ) -> Result<pb::SetSourceEnabledResponse, PolicyError> {
-        self.admin(&token)?;
         let source_id = convert::required(request.source_id, "source_id")?;
+        permit.for_source(&source_id)?;
         self.store
             .set_source_enabled(&source_id, request.enabled)
             .await?;
@@ -153,26 +116,28 @@ impl PolicyApi for LocalPolicy {
         Ok(pb::SetSourceEnabledResponse {})
     }
 
-    async fn put_role_grants(
+    /// Replaces a grantor's role grants (platform-wide administrators: grants reach
+    /// every project).
+    pub async fn put_role_grants(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::PutRoleGrantsRequest,
     ) -> Result<pb::PutRoleGrantsResponse, PolicyError> {
-        self.admin(&token)?;
+        permit.for_every_project()?;
         let grants = admin::grants_from_proto(request)?;
         self.store.put_role_grants(&grants).await?;
         tracing::info!(grantor = %grants.grantor.key(), roles = grants.roles.len(), "role grants stored");
         Ok(pb::PutRoleGrantsResponse {})
     }
 
-    async fn set_package_enabled(
+    /// A package's state in a project (administrators of the project).
+    pub async fn set_package_enabled(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::SetPackageEnabledRequest,
     ) -> Result<pb::SetPackageEnabledResponse, PolicyError> {
-        let caller = self.admin(&token)?;
         let project = convert::required(request.project_id, "project_id")?;
-        authorize::check_project(&caller, &project)?;
+        permit.for_project(&project)?;
         let package_key = convert::required(request.package_key, "package_key")?;
         self.store
             .set_package_enabled(&project, &package_key, request.enabled)
@@ -180,43 +145,74 @@ impl PolicyApi for LocalPolicy {
         Ok(pb::SetPackageEnabledResponse {})
     }
 
-    async fn set_file_override(
+    /// One file's override: at agent scope by a platform-wide administrator; at
+    /// conversation scope by a caller of the conversation's project entitled to it.
+    pub async fn set_file_override(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::SetFileOverrideRequest,
     ) -> Result<pb::SetFileOverrideResponse, PolicyError> {
-        let caller = self.caller(&token)?;
         let (target, file, state) = admin::override_from_proto(request)?;
         match &target {
-            OverrideTarget::Agent(_) => self.authority.require_admin(&caller)?,
+            OverrideTarget::Agent(_) => {
+                permit.for_agent_override()?;
+            }
             OverrideTarget::Conversation(id) => {
-                authorize::conversation(&caller, Some(id.clone()))?;
+                // An unregistered conversation belongs to no project: nobody sets it.
+                // Unknown and foreign read alike, so the answer tells no one whether
+                // another project has a conversation of that id.
+                let foreign = || {
+                    PolicyError::PermissionDenied(
+                        "the conversation is not registered in the token's project".into(),
+                    )
+                };
+                let registered = self.store.conversation(id).await?.ok_or_else(foreign)?;
+                permit.for_conversation(&registered.project, id).map_err(
+                    |refusal| match refusal {
+                        Refusal::OtherProject => foreign(),
+                        other => other.into(),
+                    },
+                )?;
             }
         }
         self.store.set_file_override(&target, &file, state).await?;
         Ok(pb::SetFileOverrideResponse {})
     }
 
-    async fn register_conversation(
+    /// Registers a conversation in a project (callers of the project).
+    pub async fn register_conversation(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::RegisterConversationRequest,
     ) -> Result<pb::RegisterConversationResponse, PolicyError> {
-        let caller = self.caller(&token)?;
         let record = admin::conversation_from_proto(request)?;
-        authorize::check_project(&caller, &record.project)?;
+        permit.for_project(&record.project)?;
         self.store.register_conversation(&record).await?;
         Ok(pb::RegisterConversationResponse {})
     }
 
-    async fn evaluate(
+    /// Decides one batch for the caller the request names (services only).
+    pub async fn evaluate(
         &self,
-        token: BearerToken,
+        permit: &Permit,
         request: pb::EvaluateRequest,
     ) -> Result<pb::EvaluateResponse, PolicyError> {
-        let caller = self.caller(&token)?;
-        let (batch, conversation) = convert::batch_from_proto(request)?;
-        let evaluation = self.evaluate_for(&caller, conversation, &batch).await?;
+        let call = convert::batch_from_proto(request)?;
+        let evaluation = self
+            .evaluate_batch(permit, &call.caller, call.conversation, &call.batch)
+            .await?;
         Ok(convert::evaluation_to_proto(evaluation))
+    }
+
+    /// Decides one batch in domain terms (the in-process path, no wire conversion).
+    pub async fn evaluate_batch(
+        &self,
+        permit: &Permit,
+        caller: &Caller,
+        conversation: Option<String>,
+        request: &EvaluationRequest,
+    ) -> Result<Evaluation, PolicyError> {
+        permit.for_project(&request.project)?;
+        self.evaluate_for(caller, conversation, request).await
     }
 }

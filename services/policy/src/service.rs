@@ -3,50 +3,64 @@
 use std::sync::Arc;
 
 use neuralis_access_store::StoreError;
-use neuralis_identity::{IdentityError, Verifier};
+use neuralis_authz::{Authorized, Gate, Verifiers, tables};
 use neuralis_proto::policy::v1::policy_service_server::PolicyServiceServer;
 
 use crate::grpc::PolicyGrpcServer;
-use crate::{LocalPolicy, PolicyConfig};
+use crate::{InProcessPolicy, LocalPolicy, PolicyConfig};
 
-/// Why the service could not start. Both name the configuration field at fault.
+/// Why the service could not start; names the configuration field at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    /// The identity section cannot make a verifier.
-    #[error("policy.identity: {0}")]
-    Identity(#[from] IdentityError),
     /// The store cannot be opened or migrated.
     #[error("policy.store: {0}")]
     Store(#[from] StoreError),
 }
 
-/// The policy service, ready to serve in-process or over gRPC.
+/// The policy service, ready to serve in-process or over gRPC, every call decided by
+/// its gate.
 pub struct PolicyService {
     local: Arc<LocalPolicy>,
+    gate: Gate,
     max_message_bytes: usize,
 }
 
 impl PolicyService {
-    /// Builds the verifier, opens the store and runs its migrations.
-    pub async fn from_config(config: &PolicyConfig) -> Result<Self, StartError> {
-        let verifier = Arc::new(Verifier::from_config(&config.identity)?);
+    /// Opens the store and runs its migrations; calls are verified with `verifiers`.
+    pub async fn from_config(
+        config: &PolicyConfig,
+        verifiers: Arc<Verifiers>,
+    ) -> Result<Self, StartError> {
         let store = neuralis_access_store::open(&config.store).await?;
-        let local = Arc::new(LocalPolicy::new(store, verifier, &config.admin_roles));
-        Ok(PolicyService {
+        Ok(Self::over(
+            Arc::new(LocalPolicy::new(store)),
+            Gate::new(&tables::policy::TABLE, verifiers),
+            config.max_message_bytes,
+        ))
+    }
+
+    /// The service over ready handlers and gate (tests steer the store this way).
+    pub fn over(local: Arc<LocalPolicy>, gate: Gate, max_message_bytes: usize) -> Self {
+        PolicyService {
             local,
-            max_message_bytes: config.max_message_bytes,
-        })
+            gate,
+            max_message_bytes,
+        }
     }
 
-    /// The in-process implementation (the all-in-one binary calls it directly).
-    pub fn local(&self) -> Arc<LocalPolicy> {
-        self.local.clone()
+    /// The in-process client (the all-in-one process calls it directly), deciding
+    /// every call with the same gate as the gRPC server.
+    pub fn api(&self) -> Arc<InProcessPolicy> {
+        Arc::new(InProcessPolicy::new(self.gate.clone(), self.local.clone()))
     }
 
-    /// The tonic service to mount.
-    pub fn into_server(self) -> PolicyServiceServer<PolicyGrpcServer<LocalPolicy>> {
-        PolicyGrpcServer::service(self.local)
-            .max_decoding_message_size(self.max_message_bytes)
-            .max_encoding_message_size(self.max_message_bytes)
+    /// The gate (its counts).
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// The tonic service to mount, behind its authorization layer.
+    pub fn into_server(self) -> Authorized<PolicyServiceServer<PolicyGrpcServer>> {
+        PolicyGrpcServer::service(self.local, self.gate, self.max_message_bytes)
     }
 }

@@ -1,7 +1,8 @@
 //! Every call's contract over gRPC, on a real server bound to `127.0.0.1:0`: no valid
-//! token is UNAUTHENTICATED, administrative calls need an administrator, bad input is
-//! INVALID_ARGUMENT naming the field, a denied name never reaches the wire, floors stay,
-//! and an unreachable store is UNAVAILABLE. Store-backed scenarios run on both stores.
+//! credential is UNAUTHENTICATED, administrative calls need an administrator of the
+//! project, `Evaluate` answers services only, bad input is INVALID_ARGUMENT naming the
+//! field, a denied name never reaches the wire, floors stay, and an unreachable store
+//! is UNAVAILABLE. Store-backed scenarios run on both stores.
 
 #![allow(clippy::unwrap_used)]
 
@@ -16,7 +17,10 @@ use neuralis_policy::convert::{batch_to_proto, policy_to_proto};
 use neuralis_policy::{BearerToken, PolicyApi, PolicyError};
 use neuralis_proto::policy::v1 as pb;
 use prost::Message;
-use support::{Harness, PACKAGE, SOURCE, admin, batch, member, put_policy, read_all, token_with};
+use support::{
+    Harness, PACKAGE, SOURCE, admin, batch, caller_of, member, platform_admin, put_policy,
+    read_all, service, token_with,
+};
 
 on_both_stores!(
     a_call_without_a_valid_token_is_unauthenticated,
@@ -24,7 +28,18 @@ on_both_stores!(
     bad_input_is_invalid_argument_naming_the_field_never_the_path,
     a_hidden_decision_on_the_wire_carries_its_index_and_nothing_else,
     persisted_floors_survive_an_edit_and_read_back,
+    a_caller_token_cannot_call_evaluate,
+    a_service_credential_cannot_call_caller_rpcs,
+    a_non_administrator_is_permission_denied_not_unauthenticated,
+    cross_project_administration_is_refused,
+    a_member_of_another_project_cannot_set_overrides_in_a_conversation,
+    role_grants_and_agent_overrides_need_a_platform_wide_administrator,
 );
+
+/// The batch on the wire as discovery sends it for the member.
+fn member_batch() -> pb::EvaluateRequest {
+    batch_to_proto(&batch(), None, &caller_of(&member()))
+}
 
 async fn a_call_without_a_valid_token_is_unauthenticated(h: Harness) {
     put_policy(&h.client, &read_all()).await;
@@ -39,10 +54,7 @@ async fn a_call_without_a_valid_token_is_unauthenticated(h: Harness) {
         forged,
         BearerToken::new(Some("garbage".into())),
     ] {
-        let evaluate = h
-            .client
-            .evaluate(token.clone(), batch_to_proto(&batch(), None))
-            .await;
+        let evaluate = h.client.evaluate(token.clone(), member_batch()).await;
         assert_eq!(evaluate.unwrap_err(), PolicyError::Unauthenticated);
         let change = h
             .client
@@ -119,7 +131,7 @@ async fn administrative_calls_need_an_administrator(h: Harness) {
         .get_source_policy(
             admin(),
             pb::GetSourcePolicyRequest {
-                source_id: "ghost".into(),
+                source_id: "p1/ghost".into(),
             },
         )
         .await;
@@ -127,14 +139,16 @@ async fn administrative_calls_need_an_administrator(h: Harness) {
 }
 
 async fn bad_input_is_invalid_argument_naming_the_field_never_the_path(h: Harness) {
-    let mut outside = batch_to_proto(&batch(), None);
+    let mut outside = member_batch();
     outside.files[1].path = "secret/rules/style.md".into();
-    let mut no_category = batch_to_proto(&batch(), None);
+    let mut no_category = member_batch();
     no_category.files[2].category = pb::Category::Unspecified.into();
-    let mut no_scope = batch_to_proto(&batch(), None);
+    let mut no_scope = member_batch();
     no_scope.sources[0].scope = 0;
-    let mut other_project = batch_to_proto(&batch(), None);
-    other_project.project_id = String::new();
+    let mut no_project = member_batch();
+    no_project.project_id = String::new();
+    let mut no_caller = member_batch();
+    no_caller.caller = None;
     let bad_policy = pb::PutSourcePolicyRequest {
         source_id: SOURCE.into(),
         policy: Some(policy_to_proto(&UriPolicy {
@@ -148,20 +162,24 @@ async fn bad_input_is_invalid_argument_naming_the_field_never_the_path(h: Harnes
     };
     let cases = [
         (
-            h.client.evaluate(member(), outside).await.map(drop),
+            h.client.evaluate(service(), outside).await.map(drop),
             "files[1].path",
         ),
         (
-            h.client.evaluate(member(), no_category).await.map(drop),
+            h.client.evaluate(service(), no_category).await.map(drop),
             "files[2].category",
         ),
         (
-            h.client.evaluate(member(), no_scope).await.map(drop),
+            h.client.evaluate(service(), no_scope).await.map(drop),
             "sources[0].scope",
         ),
         (
-            h.client.evaluate(member(), other_project).await.map(drop),
+            h.client.evaluate(service(), no_project).await.map(drop),
             "project_id",
+        ),
+        (
+            h.client.evaluate(service(), no_caller).await.map(drop),
+            "caller",
         ),
         (
             h.client
@@ -195,7 +213,10 @@ async fn a_hidden_decision_on_the_wire_carries_its_index_and_nothing_else(h: Har
     put_policy(&h.client, &deny).await;
     let response = h
         .client
-        .evaluate(member(), batch_to_proto(&request, None))
+        .evaluate(
+            service(),
+            batch_to_proto(&request, None, &caller_of(&member())),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -268,10 +289,204 @@ async fn a_store_that_cannot_be_reached_is_unavailable_never_an_answer() {
     .unwrap();
     store.close().await;
     let client = support::serve_over(Arc::new(store), &shutdown).await;
-    let result = client.evaluate_batch(member(), None, &batch()).await;
+    let result = support::evaluate_as(&client, member(), None, &batch()).await;
     assert!(
         matches!(result, Err(PolicyError::Unavailable(_))),
         "{result:?}"
     );
     shutdown.trigger();
+}
+
+fn permission_denied<T: std::fmt::Debug>(result: Result<T, PolicyError>, what: &str) {
+    assert!(
+        matches!(result, Err(PolicyError::PermissionDenied(_))),
+        "{what}: {result:?}"
+    );
+}
+
+/// A token of `role` bound to project `project`.
+fn of_project(role: &str, project: &str) -> BearerToken {
+    token_with(Claims {
+        role: role.into(),
+        project: Some(project.into()),
+        ..support::claims()
+    })
+}
+
+async fn a_caller_token_cannot_call_evaluate(h: Harness) {
+    for token in [member(), admin(), platform_admin()] {
+        permission_denied(h.client.evaluate(token, member_batch()).await, "evaluate");
+    }
+    assert!(h.client.evaluate(service(), member_batch()).await.is_ok());
+}
+
+async fn a_service_credential_cannot_call_caller_rpcs(h: Harness) {
+    let policy = pb::PutSourcePolicyRequest {
+        source_id: SOURCE.into(),
+        policy: Some(policy_to_proto(&read_all())),
+    };
+    permission_denied(
+        h.client.put_source_policy(service(), policy).await,
+        "put source policy",
+    );
+    let conversation = pb::RegisterConversationRequest {
+        conversation_id: "c1".into(),
+        project_id: support::PROJECT.into(),
+        parent_conversation_id: String::new(),
+    };
+    permission_denied(
+        h.client
+            .register_conversation(service(), conversation)
+            .await,
+        "register conversation",
+    );
+}
+
+async fn a_non_administrator_is_permission_denied_not_unauthenticated(h: Harness) {
+    let switch = pb::SetSourceEnabledRequest {
+        source_id: SOURCE.into(),
+        enabled: false,
+    };
+    let result = h.client.set_source_enabled(member(), switch).await;
+    permission_denied(result, "a verified member switching a source");
+}
+
+async fn cross_project_administration_is_refused(h: Harness) {
+    put_policy(&h.client, &read_all()).await;
+    let outsider = of_project("owner", "other");
+    let floor = UriPolicy {
+        paths: vec![PathRule {
+            read: Some(false),
+            floor: true,
+            ..PathRule::new("**")
+        }],
+        ..read_all()
+    };
+    let put = pb::PutSourcePolicyRequest {
+        source_id: SOURCE.into(),
+        policy: Some(policy_to_proto(&floor)),
+    };
+    permission_denied(
+        h.client.put_source_policy(outsider.clone(), put).await,
+        "put",
+    );
+    let switch = pb::SetSourceEnabledRequest {
+        source_id: SOURCE.into(),
+        enabled: false,
+    };
+    permission_denied(
+        h.client.set_source_enabled(outsider.clone(), switch).await,
+        "switch",
+    );
+    let read = pb::GetSourcePolicyRequest {
+        source_id: SOURCE.into(),
+    };
+    permission_denied(
+        h.client.get_source_policy(outsider.clone(), read).await,
+        "read",
+    );
+    let package = pb::SetPackageEnabledRequest {
+        project_id: support::PROJECT.into(),
+        package_key: PACKAGE.into(),
+        enabled: false,
+    };
+    permission_denied(
+        h.client.set_package_enabled(outsider, package).await,
+        "package",
+    );
+    let stored = h.store.source(SOURCE).await.unwrap().unwrap();
+    assert!(stored.enabled, "the switch is unchanged");
+    assert!(
+        stored.policy.unwrap().paths.is_empty(),
+        "no floor reached the source of another project"
+    );
+}
+
+async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation(h: Harness) {
+    let register = pb::RegisterConversationRequest {
+        conversation_id: "c1".into(),
+        project_id: support::PROJECT.into(),
+        parent_conversation_id: String::new(),
+    };
+    h.client
+        .register_conversation(member(), register.clone())
+        .await
+        .unwrap();
+    permission_denied(
+        h.client
+            .register_conversation(
+                of_project("member", "other"),
+                pb::RegisterConversationRequest {
+                    conversation_id: "c2".into(),
+                    ..register
+                },
+            )
+            .await,
+        "registering in another project",
+    );
+    let toggle = |conversation: &str| pb::SetFileOverrideRequest {
+        scope: pb::OverrideScope::Conversation.into(),
+        owner_id: conversation.into(),
+        package_key: PACKAGE.into(),
+        file_path: ".claude/rules/style.md".into(),
+        state: pb::OverrideState::Off.into(),
+    };
+    let foreign = h
+        .client
+        .set_file_override(of_project("member", "other"), toggle("c1"))
+        .await;
+    let unknown = h
+        .client
+        .set_file_override(of_project("member", "other"), toggle("never-registered"))
+        .await;
+    assert_eq!(foreign, unknown, "unknown and foreign read alike");
+    permission_denied(foreign, "a member of another project");
+    let bound_elsewhere = token_with(Claims {
+        conversation: Some("c9".into()),
+        ..support::claims()
+    });
+    permission_denied(
+        h.client
+            .set_file_override(bound_elsewhere, toggle("c1"))
+            .await,
+        "a token bound to another conversation",
+    );
+    h.client
+        .set_file_override(member(), toggle("c1"))
+        .await
+        .unwrap();
+}
+
+async fn role_grants_and_agent_overrides_need_a_platform_wide_administrator(h: Harness) {
+    let grants = || pb::PutRoleGrantsRequest {
+        grantor: pb::GrantorKind::Administrator.into(),
+        package_id: String::new(),
+        grants: vec![pb::RoleGrant {
+            role: "member".into(),
+            features: vec!["beta".into()],
+        }],
+    };
+    let agent_override = || pb::SetFileOverrideRequest {
+        scope: pb::OverrideScope::Agent.into(),
+        owner_id: "a1".into(),
+        package_key: PACKAGE.into(),
+        file_path: ".claude/rules/style.md".into(),
+        state: pb::OverrideState::On.into(),
+    };
+    permission_denied(
+        h.client.put_role_grants(admin(), grants()).await,
+        "grants by a project admin",
+    );
+    permission_denied(
+        h.client.set_file_override(admin(), agent_override()).await,
+        "agent override by a project admin",
+    );
+    h.client
+        .put_role_grants(platform_admin(), grants())
+        .await
+        .unwrap();
+    h.client
+        .set_file_override(platform_admin(), agent_override())
+        .await
+        .unwrap();
 }

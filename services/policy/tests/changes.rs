@@ -69,14 +69,19 @@ async fn a_revoked_role_grant_takes_effect_at_once(h: Harness) {
         }],
     };
     h.client
-        .put_role_grants(admin(), grants(&["review.use"]))
+        .put_role_grants(support::platform_admin(), grants(&["review.use"]))
         .await
         .unwrap();
     let mut request = batch();
     request.files[0].required_features = vec!["review.use".into()];
     let skill = |client: PolicyGrpcClient, request: neuralis_access::EvaluationRequest| async move {
         client
-            .evaluate_batch(member(), None, &request)
+            .evaluate_batch(
+                support::service(),
+                &support::caller_of(&member()),
+                None,
+                &request,
+            )
             .await
             .unwrap()
             .files[0]
@@ -84,7 +89,7 @@ async fn a_revoked_role_grant_takes_effect_at_once(h: Harness) {
     };
     assert_eq!(skill(h.client.clone(), request.clone()).await, Active);
     h.client
-        .put_role_grants(admin(), grants(&[]))
+        .put_role_grants(support::platform_admin(), grants(&[]))
         .await
         .unwrap();
     assert_eq!(skill(h.client.clone(), request.clone()).await, Hidden);
@@ -95,7 +100,12 @@ async fn a_revoked_role_grant_takes_effect_at_once(h: Harness) {
     });
     assert_eq!(
         h.client
-            .evaluate_batch(holder, None, &request)
+            .evaluate_batch(
+                support::service(),
+                &support::caller_of(&holder),
+                None,
+                &request
+            )
             .await
             .unwrap()
             .files[0]
@@ -230,7 +240,7 @@ async fn package_agent_and_conversation_switches_follow_the_precedence_along_a_d
     // An agent-level off is final.
     h.client
         .set_file_override(
-            admin(),
+            support::platform_admin(),
             set(pb::OverrideScope::Agent, "a1", pb::OverrideState::Off),
         )
         .await
@@ -238,7 +248,7 @@ async fn package_agent_and_conversation_switches_follow_the_precedence_along_a_d
     assert_eq!(rule(h.client.clone()).await, Disabled);
     h.client
         .set_file_override(
-            admin(),
+            support::platform_admin(),
             set(pb::OverrideScope::Agent, "a1", pb::OverrideState::Clear),
         )
         .await
@@ -287,7 +297,12 @@ async fn a_request_in_flight_when_a_revocation_lands_honours_it(backend: Backend
             let client = client.clone();
             async move {
                 client
-                    .evaluate_batch(member(), None, &batch())
+                    .evaluate_batch(
+                        support::service(),
+                        &support::caller_of(&member()),
+                        None,
+                        &batch(),
+                    )
                     .await
                     .unwrap()
             }

@@ -1,8 +1,8 @@
 //! Evaluate batches and decisions on the wire.
 
 use neuralis_access::{
-    Decision, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, Origin, PackageCandidate,
-    Scope, SourceHeader, SourceScope,
+    Caller, Decision, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, Origin,
+    PackageCandidate, Scope, SourceHeader, SourceScope,
 };
 use neuralis_layout::Category;
 use neuralis_proto::policy::v1 as pb;
@@ -10,17 +10,29 @@ use neuralis_proto::policy::v1 as pb;
 use super::{optional, required};
 use crate::PolicyError;
 
-/// A wire batch as evaluation reads it, with the requested conversation.
-pub fn batch_from_proto(
-    request: pb::EvaluateRequest,
-) -> Result<(EvaluationRequest, Option<String>), PolicyError> {
+/// One Evaluate call in domain terms: the batch, the requested conversation, and the
+/// caller it is decided for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvaluateCall {
+    pub batch: EvaluationRequest,
+    pub conversation: Option<String>,
+    pub caller: Caller,
+}
+
+/// A wire batch as evaluation reads it.
+pub fn batch_from_proto(request: pb::EvaluateRequest) -> Result<EvaluateCall, PolicyError> {
+    let caller = super::caller::caller_from_proto(request.caller)?;
     let batch = EvaluationRequest {
         project: required(request.project_id, "project_id")?,
         sources: enumerate(request.sources, "sources", source_from_proto)?,
         packages: enumerate(request.packages, "packages", package_from_proto)?,
         files: enumerate(request.files, "files", file_from_proto)?,
     };
-    Ok((batch, optional(request.conversation_id)))
+    Ok(EvaluateCall {
+        batch,
+        conversation: optional(request.conversation_id),
+        caller,
+    })
 }
 
 /// Converts every item, naming `list[index]` in an error.
@@ -120,12 +132,14 @@ fn category_to_proto(category: Category) -> pb::Category {
     }
 }
 
-/// A batch on the wire (for callers of the gRPC client).
+/// A batch on the wire, decided for `caller` (for callers of the gRPC client).
 pub fn batch_to_proto(
     request: &EvaluationRequest,
     conversation: Option<&str>,
+    caller: &Caller,
 ) -> pb::EvaluateRequest {
     pb::EvaluateRequest {
+        caller: Some(super::caller::caller_to_proto(caller)),
         project_id: request.project.clone(),
         conversation_id: conversation.unwrap_or_default().to_owned(),
         sources: request

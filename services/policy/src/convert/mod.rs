@@ -3,9 +3,13 @@
 
 pub mod admin;
 pub mod batch;
+pub mod caller;
 pub mod policy;
 
-pub use batch::{batch_from_proto, batch_to_proto, evaluation_from_proto, evaluation_to_proto};
+pub use batch::{
+    EvaluateCall, batch_from_proto, batch_to_proto, evaluation_from_proto, evaluation_to_proto,
+};
+pub use caller::{caller_from_proto, caller_to_proto};
 pub use policy::{policy_from_proto, policy_to_proto};
 
 use crate::PolicyError;

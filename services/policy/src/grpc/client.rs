@@ -2,7 +2,7 @@
 //! command line call the same trait.
 
 use async_trait::async_trait;
-use neuralis_access::{Evaluation, EvaluationRequest};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest};
 use neuralis_host::propagation::TracePropagation;
 use neuralis_proto::policy::v1 as pb;
 use pb::policy_service_client::PolicyServiceClient;
@@ -28,16 +28,21 @@ impl PolicyGrpcClient {
         PolicyGrpcClient { inner }
     }
 
-    /// Decides a batch in domain terms (what discovery's access port needs): the wire
-    /// answer is checked to hold exactly one decision per candidate, in order.
+    /// Decides a batch for `caller` in domain terms, presenting the service credential
+    /// `token`: the wire answer is checked to hold exactly one decision per candidate,
+    /// in order.
     pub async fn evaluate_batch(
         &self,
         token: BearerToken,
+        caller: &Caller,
         conversation: Option<&str>,
         request: &EvaluationRequest,
     ) -> Result<Evaluation, PolicyError> {
         let response = self
-            .evaluate(token, convert::batch_to_proto(request, conversation))
+            .evaluate(
+                token,
+                convert::batch_to_proto(request, conversation, caller),
+            )
             .await?;
         convert::evaluation_from_proto(response, request)
     }

@@ -1,44 +1,48 @@
-//! The tonic adapter: take the token from metadata, call the trait, map the error.
+//! The tonic adapter: take the permit the authorization layer issued, call the handler,
+//! map the error. The service is only ever built behind its layer.
 
 use std::sync::Arc;
 
+use neuralis_authz::{AuthorizeLayer, Authorized, Gate, take_permit};
 use neuralis_proto::policy::v1 as pb;
 use pb::policy_service_server::{PolicyService, PolicyServiceServer};
 use tonic::{Request, Response, Status};
+use tower::Layer;
 
 use super::status::to_status;
-use crate::{BearerToken, PolicyApi};
+use crate::LocalPolicy;
 
 /// The fully-qualified service name (health and reflection).
 pub const SERVICE_NAME: &str = "neuralis.policy.v1.PolicyService";
 
-/// Serves any [`PolicyApi`] over gRPC.
-pub struct PolicyGrpcServer<A: ?Sized> {
-    api: Arc<A>,
+/// Serves [`LocalPolicy`] over gRPC.
+pub struct PolicyGrpcServer {
+    local: Arc<LocalPolicy>,
 }
 
-impl<A: PolicyApi + ?Sized> PolicyGrpcServer<A> {
-    /// The tonic service for `api`.
-    pub fn service(api: Arc<A>) -> PolicyServiceServer<Self> {
-        PolicyServiceServer::new(PolicyGrpcServer { api })
+impl PolicyGrpcServer {
+    /// The tonic service for `local`, behind `gate` (the `policy` table), accepting
+    /// messages up to `max_message_bytes`.
+    pub fn service(
+        local: Arc<LocalPolicy>,
+        gate: Gate,
+        max_message_bytes: usize,
+    ) -> Authorized<PolicyServiceServer<Self>> {
+        let server = PolicyServiceServer::new(PolicyGrpcServer { local })
+            .max_decoding_message_size(max_message_bytes)
+            .max_encoding_message_size(max_message_bytes);
+        AuthorizeLayer::new(gate).layer(server)
     }
 }
 
-/// The bearer token of a call and its message.
-fn split<T>(request: Request<T>) -> (BearerToken, T) {
-    (
-        BearerToken::from_headers(request.metadata().as_ref()),
-        request.into_inner(),
-    )
-}
-
-/// Calls one trait method with the token and message of `request`.
+/// Calls one handler with the permit and message of `request`.
 macro_rules! forward {
     ($self:ident, $method:ident, $request:ident) => {{
-        let (token, message) = split($request);
+        let mut request = $request;
+        let permit = take_permit(&mut request)?;
         $self
-            .api
-            .$method(token, message)
+            .local
+            .$method(&permit, request.into_inner())
             .await
             .map(Response::new)
             .map_err(to_status)
@@ -46,7 +50,7 @@ macro_rules! forward {
 }
 
 #[tonic::async_trait]
-impl<A: PolicyApi + ?Sized> PolicyService for PolicyGrpcServer<A> {
+impl PolicyService for PolicyGrpcServer {
     async fn put_source_policy(
         &self,
         request: Request<pb::PutSourcePolicyRequest>,

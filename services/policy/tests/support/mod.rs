@@ -8,27 +8,32 @@ use std::future::Future;
 use std::sync::Arc;
 
 use neuralis_access::{
-    Capabilities, DecisionCode, EvaluationRequest, FileCandidate, Origin, PackageCandidate, Scope,
-    SourceHeader, SourceScope, UriPolicy,
+    Caller, Capabilities, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, Origin,
+    PackageCandidate, Scope, SourceHeader, SourceScope, UriPolicy,
 };
 pub use neuralis_access_store::testing::Backend;
 use neuralis_access_store::testing::with_store;
 use neuralis_access_store::{AccessStore, StoreConfig};
+use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_host::Shutdown;
-use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, Verifier, mint};
+use neuralis_identity::{
+    Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceSigner,
+    ServiceVerifier, Verifier, mint,
+};
 use neuralis_layout::Category;
 use neuralis_policy::convert::policy_to_proto;
 use neuralis_policy::{
-    BearerToken, LocalPolicy, PolicyApi, PolicyConfig, PolicyGrpcClient, PolicyGrpcServer,
-    PolicyService,
+    BearerToken, LocalPolicy, PolicyApi, PolicyConfig, PolicyError, PolicyGrpcClient, PolicyService,
 };
 use neuralis_proto::policy::v1 as pb;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
 pub const SECRET: &str = "integration-test-secret-of-32-bytes-at-least";
+pub const SERVICE_SECRET: &str = "integration-test-service-secret-of-32-bytes";
 pub const PROJECT: &str = "p1";
-pub const SOURCE: &str = "repo";
+/// Source ids start with their project.
+pub const SOURCE: &str = "p1/repo";
 pub const PACKAGE: &str = "repo/.claude";
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
@@ -59,6 +64,53 @@ pub fn identity() -> IdentityConfig {
         },
         ..IdentityConfig::default()
     }
+}
+
+pub fn service_identity() -> ServiceIdentityConfig {
+    ServiceIdentityConfig {
+        keys: KeySource::Hs256 {
+            secret: Secret::new(SERVICE_SECRET),
+        },
+        ..ServiceIdentityConfig::default()
+    }
+}
+
+/// The verifiers of every test server: the caller key, the service key, `admin_roles`.
+pub fn verifiers(admin_roles: &[String]) -> Arc<Verifiers> {
+    Arc::new(Verifiers::new(
+        Arc::new(Verifier::from_config(&identity()).unwrap()),
+        Arc::new(ServiceVerifier::from_config(&service_identity()).unwrap()),
+        admin_roles,
+    ))
+}
+
+/// A service credential (what discovery presents to `Evaluate`).
+pub fn service() -> BearerToken {
+    ServiceSigner::from_config(&service_identity(), "discovery")
+        .unwrap()
+        .credential()
+        .unwrap()
+}
+
+/// The caller a caller token proves, as discovery would send it to `Evaluate`.
+pub fn caller_of(token: &BearerToken) -> Caller {
+    Verifier::from_config(&identity())
+        .unwrap()
+        .verify_bearer(token)
+        .unwrap()
+}
+
+/// Evaluates `request` for the caller of `token`, as discovery does: a service
+/// credential, the verified caller in the request.
+pub async fn evaluate_as(
+    client: &PolicyGrpcClient,
+    token: BearerToken,
+    conversation: Option<&str>,
+    request: &EvaluationRequest,
+) -> Result<Evaluation, PolicyError> {
+    client
+        .evaluate_batch(service(), &caller_of(&token), conversation, request)
+        .await
 }
 
 /// A token for `role`, acting as agent `a1` in project p1.
@@ -105,6 +157,16 @@ pub fn admin() -> BearerToken {
     token("admin")
 }
 
+/// An administrator whose token is platform-wide (role grants, agent overrides).
+pub fn platform_admin() -> BearerToken {
+    token_with(Claims {
+        role: "admin".into(),
+        project: None,
+        platform: true,
+        ..claims()
+    })
+}
+
 pub fn member() -> BearerToken {
     token("member")
 }
@@ -136,10 +198,11 @@ where
     with_store(backend, |store, store_config: StoreConfig| async move {
         let config = PolicyConfig {
             store: store_config,
-            identity: identity(),
             ..PolicyConfig::default()
         };
-        let service = PolicyService::from_config(&config).await.unwrap();
+        let service = PolicyService::from_config(&config, verifiers(&config.admin_roles))
+            .await
+            .unwrap();
         let shutdown = Shutdown::new();
         let client = serve(Routes::new(service.into_server()), &shutdown).await;
         test(Harness { client, store }).await;
@@ -150,9 +213,9 @@ where
 
 /// A server over any store (e.g. one that pauses), for tests that steer the store.
 pub async fn serve_over(store: Arc<dyn AccessStore>, shutdown: &Shutdown) -> PolicyGrpcClient {
-    let verifier = Arc::new(Verifier::from_config(&identity()).unwrap());
-    let local = Arc::new(LocalPolicy::new(store, verifier, &["admin".to_owned()]));
-    serve(Routes::new(PolicyGrpcServer::service(local)), shutdown).await
+    let gate = Gate::new(&tables::policy::TABLE, verifiers(&["admin".to_owned()]));
+    let service = PolicyService::over(Arc::new(LocalPolicy::new(store)), gate, MAX_MESSAGE_BYTES);
+    serve(Routes::new(service.into_server()), shutdown).await
 }
 
 /// Source "repo" (project p1) with package `.claude`: a skill, an opt-in rule, a doc.
@@ -214,8 +277,7 @@ pub async fn decide(
     token: BearerToken,
     conversation: Option<&str>,
 ) -> (DecisionCode, Vec<DecisionCode>) {
-    let evaluation = client
-        .evaluate_batch(token, conversation, &batch())
+    let evaluation = evaluate_as(client, token, conversation, &batch())
         .await
         .unwrap();
     (

@@ -29,6 +29,12 @@ impl AccessStore for PausedReads {
     async fn source(&self, source_id: &str) -> Result<Option<SourceRecord>, StoreError> {
         self.inner.source(source_id).await
     }
+    async fn conversation(
+        &self,
+        id: &str,
+    ) -> Result<Option<neuralis_access_store::ConversationRecord>, StoreError> {
+        self.inner.conversation(id).await
+    }
     async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
         self.inner.set_source_enabled(source_id, enabled).await
     }
