@@ -11,9 +11,8 @@
 use neuralis_bus::InProcessBus;
 use neuralis_index::{IndexStore, SqlIndexStore};
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::auth::AllowAll;
 use neuralis_sync::layout_rules::LayoutCore;
-use neuralis_sync::{CallerToken, SyncConfig, SyncParts, SyncService};
+use neuralis_sync::{SyncConfig, SyncParts, SyncService};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,6 +68,31 @@ fn main() {
     }
 }
 
+/// Verifiers nobody presents a credential to (the benchmark calls no RPC).
+fn verifiers() -> Arc<neuralis_authz::Verifiers> {
+    use neuralis_identity::{
+        IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceVerifier, Verifier,
+    };
+    let hs256 = |secret: &str| KeySource::Hs256 {
+        secret: Secret::new(secret),
+    };
+    let callers = Verifier::from_config(&IdentityConfig {
+        keys: hs256("benchmark-caller-secret-of-32-bytes!!"),
+        ..IdentityConfig::default()
+    })
+    .expect("verifier");
+    let services = ServiceVerifier::from_config(&ServiceIdentityConfig {
+        keys: hs256("benchmark-service-secret-of-32-bytes!"),
+        ..ServiceIdentityConfig::default()
+    })
+    .expect("verifier");
+    Arc::new(neuralis_authz::Verifiers::new(
+        Arc::new(callers),
+        Arc::new(services),
+        &[],
+    ))
+}
+
 async fn measure(name: &str, store: Arc<dyn IndexStore>, root: &Path, walk: Duration) {
     let config = SyncConfig {
         max_file_size: 1024 * 1024,
@@ -79,7 +103,7 @@ async fn measure(name: &str, store: Arc<dyn IndexStore>, root: &Path, walk: Dura
         bus: Arc::new(InProcessBus::default()),
         rules: Arc::new(LayoutCore),
         embedder: None,
-        authorizer: Arc::new(AllowAll),
+        verifiers: verifiers(),
     };
     let service = SyncService::from_parts(&config, parts)
         .await
@@ -91,12 +115,11 @@ async fn measure(name: &str, store: Arc<dyn IndexStore>, root: &Path, walk: Dura
         root: root.to_str().expect("utf-8").into(),
         ..Default::default()
     };
+    // Straight into the store: the benchmark measures syncing, not the API.
+    let record = neuralis_sync::source::record_from_spec(&spec, 0).expect("spec");
     service
-        .api()
-        .create_source(
-            &CallerToken::none(),
-            pb::CreateSourceRequest { source: Some(spec) },
-        )
+        .store()
+        .create_source(&record)
         .await
         .expect("source");
     let started = Instant::now();

@@ -1,76 +1,101 @@
-//! The sync service's API as a tonic-free trait: the in-process implementation
-//! ([`crate::LocalSync`]) and the gRPC client ([`crate::grpc::SyncGrpcClient`]) both
-//! implement it, so the all-in-one process and split mode share every caller.
+//! The sync services' APIs as tonic-free traits, as a client calls them: every method
+//! takes the credential to present. The in-process clients ([`crate::in_process`]) and
+//! the gRPC clients ([`crate::grpc`]) both implement them, and both have every call
+//! decided by the service's gate before its handler runs.
+//!
+//! - [`SourceApi`]: the administration of sources, for administrators of the project
+//!   (a caller token);
+//! - [`IndexFeedApi`]: the raw index, for services only (a service credential).
 
-use crate::{CallerToken, SyncError};
+use crate::SyncError;
 use futures::stream::BoxStream;
+use neuralis_identity::BearerToken;
 use neuralis_proto::sync::v1 as pb;
 
 /// A server stream of one RPC.
 pub type SyncStream<T> = BoxStream<'static, Result<T, SyncError>>;
 
-/// One method per RPC of `neuralis.sync.v1.SyncService`. State-changing calls take the
-/// caller's token and answer [`SyncError::Unauthenticated`] for an unverified caller.
+/// One method per RPC of `neuralis.sync.v1.SourceService`.
 #[async_trait::async_trait]
-pub trait SyncApi: Send + Sync + 'static {
+pub trait SourceApi: Send + Sync + 'static {
     /// Creates a source (never synced).
     async fn create_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::CreateSourceRequest,
     ) -> Result<pb::CreateSourceResponse, SyncError>;
 
     /// One source with its status.
     async fn get_source(
         &self,
+        token: &BearerToken,
         request: pb::GetSourceRequest,
     ) -> Result<pb::GetSourceResponse, SyncError>;
 
-    /// The sources of a project (or of all projects).
+    /// The sources of a project (of every project, for a platform-wide token).
     async fn list_sources(
         &self,
+        token: &BearerToken,
         request: pb::ListSourcesRequest,
     ) -> Result<pb::ListSourcesResponse, SyncError>;
 
     /// Replaces a source's settings.
     async fn update_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::UpdateSourceRequest,
     ) -> Result<pb::UpdateSourceResponse, SyncError>;
 
     /// Deletes a source and its rows.
     async fn delete_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::DeleteSourceRequest,
     ) -> Result<pb::DeleteSourceResponse, SyncError>;
 
     /// Syncs a source now, streaming progress; the last item has `done` set.
     async fn sync_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::SyncSourceRequest,
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError>;
+}
+
+/// One method per RPC of `neuralis.sync.v1.IndexFeedService`.
+#[async_trait::async_trait]
+pub trait IndexFeedApi: Send + Sync + 'static {
+    /// The sources of one project as stored now.
+    async fn list_project_sources(
+        &self,
+        credential: &BearerToken,
+        request: pb::ListProjectSourcesRequest,
+    ) -> Result<pb::ListProjectSourcesResponse, SyncError>;
 
     /// Streams a project's raw rows, every page at the same revision.
     async fn list_entries(
         &self,
+        credential: &BearerToken,
         request: pb::ListEntriesRequest,
     ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError>;
 
     /// The project's current revision.
     async fn get_revision(
         &self,
+        credential: &BearerToken,
         request: pb::GetRevisionRequest,
     ) -> Result<pb::GetRevisionResponse, SyncError>;
 
     /// Reads one file through its source's connector.
     async fn read_file(
         &self,
+        credential: &BearerToken,
         request: pb::ReadFileRequest,
     ) -> Result<pb::ReadFileResponse, SyncError>;
 
     /// Searches a project's chunk rows.
-    async fn search(&self, request: pb::SearchRequest) -> Result<pb::SearchResponse, SyncError>;
+    async fn search(
+        &self,
+        credential: &BearerToken,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, SyncError>;
 }

@@ -25,8 +25,6 @@ pub struct SyncConfig {
     pub chunk_max_bytes: usize,
     /// Vectors for search; none by default (full-text search).
     pub embedder: EmbedderConfig,
-    /// Who may change state.
-    pub auth: AuthConfig,
 }
 
 impl Default for SyncConfig {
@@ -40,7 +38,6 @@ impl Default for SyncConfig {
             auto_debounce_ms: 500,
             chunk_max_bytes: 2_000,
             embedder: EmbedderConfig::default(),
-            auth: AuthConfig::default(),
         }
     }
 }
@@ -133,21 +130,6 @@ fn default_key_env() -> String {
     "NEURALIS_EMBEDDER_API_KEY".into()
 }
 
-/// Who may change state: a caller verified by `identity`; without it, nobody (unless
-/// one of the local-use switches below is set).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct AuthConfig {
-    /// How callers' JWTs are verified.
-    pub identity: Option<neuralis_identity::IdentityConfig>,
-    /// Accept state-changing calls without a verified caller. Off by default; only for
-    /// a single-user machine.
-    pub allow_unauthenticated: bool,
-    /// The environment variable holding a shared bearer token accepted for
-    /// state-changing calls, until JWT verification is wired in.
-    pub shared_token_env: Option<String>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,7 +140,6 @@ mod tests {
         assert!(matches!(config.index, IndexStoreConfig::Embedded { .. }));
         assert_eq!(config.bus, BusConfig::InProcess);
         assert_eq!(config.embedder, EmbedderConfig::None);
-        assert!(!config.auth.allow_unauthenticated);
     }
 
     #[test]

@@ -20,9 +20,13 @@ pub enum SyncError {
     /// The named thing exists already.
     #[error("{0} already exists")]
     AlreadyExists(String),
-    /// The call changes state and the caller is not verified.
+    /// No credential, or one that does not verify.
     #[error("unauthenticated")]
     Unauthenticated,
+    /// A verified principal without the right (not an administrator of the project, a
+    /// token bound to another project, the wrong kind of credential).
+    #[error("permission denied: {0}")]
+    PermissionDenied(String),
     /// A store, bus, connector or embedder did not answer (or timed out).
     #[error("unavailable: {0}")]
     Unavailable(String),
@@ -37,6 +41,26 @@ impl SyncError {
         SyncError::InvalidArgument {
             field: field.into(),
             message: message.into(),
+        }
+    }
+}
+
+impl From<neuralis_authz::Denial> for SyncError {
+    fn from(denial: neuralis_authz::Denial) -> Self {
+        match denial {
+            neuralis_authz::Denial::Unauthenticated => SyncError::Unauthenticated,
+            neuralis_authz::Denial::PermissionDenied(reason) => {
+                SyncError::PermissionDenied(reason.into())
+            }
+        }
+    }
+}
+
+impl From<neuralis_authz::Refusal> for SyncError {
+    fn from(refusal: neuralis_authz::Refusal) -> Self {
+        match refusal {
+            neuralis_authz::Refusal::Unverified => SyncError::Unauthenticated,
+            other => SyncError::PermissionDenied(other.reason().into()),
         }
     }
 }

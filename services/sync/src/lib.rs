@@ -5,16 +5,21 @@
 //! Pure rules live in `libs/` (`neuralis-layout` for recognition and capture,
 //! `neuralis-sync-core` for triggers, chunking and the sync plan); this crate is the
 //! shell that carries them out.
+//!
+//! Two gRPC services: `SourceService`, the administration of sources for administrators
+//! of the project, and `IndexFeedService`, the raw index for services only, never on
+//! the public listener. Every call is decided by its table in `neuralis-authz` before
+//! its handler runs.
 #![forbid(unsafe_code)]
 
 pub mod api;
-pub mod auth;
 pub mod config;
 pub mod connector;
 mod core;
 pub mod embedder;
 mod error;
 pub mod grpc;
+mod in_process;
 pub mod invalidation;
 pub mod layout_rules;
 mod local;
@@ -24,9 +29,9 @@ mod schedule;
 pub mod service;
 pub mod source;
 
-pub use api::{SyncApi, SyncStream};
-pub use auth::{Authorizer, CallerToken};
+pub use api::{IndexFeedApi, SourceApi, SyncStream};
 pub use config::SyncConfig;
 pub use error::SyncError;
 pub use local::LocalSync;
+pub use neuralis_identity::BearerToken;
 pub use service::{SyncParts, SyncService};

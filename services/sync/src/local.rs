@@ -1,8 +1,9 @@
-//! The in-process implementation of [`SyncApi`]: the all-in-one binary calls it
-//! directly; the gRPC server adapts it.
+//! The handlers of both sync services: the administration of sources and the index
+//! feed. Each call holds the permit its rule issued (`neuralis-authz`, tables `sources`
+//! and `index_feed`) and takes the binding step the rule names before it touches the
+//! store. The gRPC servers and the in-process clients (`crate::in_process`) call them.
 
-use crate::api::{SyncApi, SyncStream};
-use crate::auth::{Authorizer, CallerToken};
+use crate::api::SyncStream;
 use crate::core::SyncCore;
 use crate::invalidation::{self, WriteTarget};
 use crate::run::{RunUpdate, blocking};
@@ -10,6 +11,7 @@ use crate::schedule::Scheduler;
 use crate::source::{self, validate_project, validate_slug};
 use crate::{SyncError, progress};
 use futures::StreamExt;
+use neuralis_authz::Permit;
 use neuralis_index::SourceRecord;
 use neuralis_proto::sync::v1 as pb;
 use std::sync::Arc;
@@ -20,26 +22,17 @@ const ENTRIES_PER_PAGE: usize = 500;
 /// Search answers at most this many hits.
 const MAX_SEARCH_HITS: u32 = 100;
 
-/// The sync service, in process.
+/// The sync service's handlers.
 pub struct LocalSync {
     core: Arc<SyncCore>,
-    authorizer: Arc<dyn Authorizer>,
     scheduler: Scheduler,
 }
 
 impl LocalSync {
-    /// A service over `core`, authorizing state changes with `authorizer`.
-    pub fn new(
-        core: Arc<SyncCore>,
-        authorizer: Arc<dyn Authorizer>,
-        debounce: std::time::Duration,
-    ) -> Self {
+    /// The handlers over `core`.
+    pub fn new(core: Arc<SyncCore>, debounce: std::time::Duration) -> Self {
         let scheduler = Scheduler::new(Arc::clone(&core), debounce);
-        Self {
-            core,
-            authorizer,
-            scheduler,
-        }
+        Self { core, scheduler }
     }
 
     /// Arms the trigger of every stored source (at start).
@@ -54,14 +47,6 @@ impl LocalSync {
     pub async fn sync_now(&self, project: &str, slug: &str) -> Result<RunUpdate, SyncError> {
         let (updates, _ignored) = tokio::sync::mpsc::unbounded_channel();
         self.core.sync(project, slug, &updates).await
-    }
-
-    fn authorize(&self, caller: &CallerToken) -> Result<(), SyncError> {
-        if self.authorizer.may_change_state(caller) {
-            Ok(())
-        } else {
-            Err(SyncError::Unauthenticated)
-        }
     }
 
     async fn stored(&self, project: &str, slug: &str) -> Result<SourceRecord, SyncError> {
@@ -84,15 +69,19 @@ fn now() -> i64 {
     i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX)
 }
 
-#[async_trait::async_trait]
-impl SyncApi for LocalSync {
-    async fn create_source(
+// === the administration of sources (administrators of the project) ===
+
+impl LocalSync {
+    /// Creates a source (never synced).
+    pub async fn create_source(
         &self,
-        caller: &CallerToken,
+        permit: &Permit,
         request: pb::CreateSourceRequest,
     ) -> Result<pb::CreateSourceResponse, SyncError> {
-        self.authorize(caller)?;
-        let record = source::record_from_spec(spec_of(&request.source)?, now())?;
+        let spec = spec_of(&request.source)?;
+        validate_project(&spec.project, "source.project")?;
+        permit.for_project(&spec.project)?;
+        let record = source::record_from_spec(spec, now())?;
         self.core.deps.store.create_source(&record).await?;
         self.scheduler.arm(&record);
         Ok(pb::CreateSourceResponse {
@@ -100,23 +89,35 @@ impl SyncApi for LocalSync {
         })
     }
 
-    async fn get_source(
+    /// One source with its status.
+    pub async fn get_source(
         &self,
+        permit: &Permit,
         request: pb::GetSourceRequest,
     ) -> Result<pb::GetSourceResponse, SyncError> {
+        validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         let record = self.stored(&request.project, &request.slug).await?;
         Ok(pb::GetSourceResponse {
             source: Some(source::to_proto(&record)),
         })
     }
 
-    async fn list_sources(
+    /// The sources of a project; of every project for a platform-wide credential.
+    pub async fn list_sources(
         &self,
+        permit: &Permit,
         request: pb::ListSourcesRequest,
     ) -> Result<pb::ListSourcesResponse, SyncError> {
         let project = (!request.project.is_empty()).then_some(request.project.as_str());
-        if let Some(project) = project {
-            validate_project(project, "project")?;
+        match project {
+            Some(project) => {
+                validate_project(project, "project")?;
+                permit.for_project(project)?;
+            }
+            None => {
+                permit.for_every_project()?;
+            }
         }
         let sources = self.core.deps.store.list_sources(project).await?;
         Ok(pb::ListSourcesResponse {
@@ -124,13 +125,15 @@ impl SyncApi for LocalSync {
         })
     }
 
-    async fn update_source(
+    /// Replaces a source's settings.
+    pub async fn update_source(
         &self,
-        caller: &CallerToken,
+        permit: &Permit,
         request: pb::UpdateSourceRequest,
     ) -> Result<pb::UpdateSourceResponse, SyncError> {
-        self.authorize(caller)?;
         let spec = spec_of(&request.source)?;
+        validate_project(&spec.project, "source.project")?;
+        permit.for_project(&spec.project)?;
         let current = self.stored(&spec.project, &spec.slug).await?;
         let mut record = source::record_from_spec(spec, now())?;
         record.created_at = current.created_at;
@@ -142,12 +145,14 @@ impl SyncApi for LocalSync {
         })
     }
 
-    async fn delete_source(
+    /// Deletes a source and its rows.
+    pub async fn delete_source(
         &self,
-        caller: &CallerToken,
+        permit: &Permit,
         request: pb::DeleteSourceRequest,
     ) -> Result<pb::DeleteSourceResponse, SyncError> {
-        self.authorize(caller)?;
+        validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         self.stored(&request.project, &request.slug).await?;
         self.scheduler.disarm(&request.project, &request.slug);
         let store = self.core.deps.store.as_ref();
@@ -166,12 +171,14 @@ impl SyncApi for LocalSync {
         Ok(pb::DeleteSourceResponse { revision })
     }
 
-    async fn sync_source(
+    /// Syncs a source now, streaming progress; the last item has `done` set.
+    pub async fn sync_source(
         &self,
-        caller: &CallerToken,
+        permit: &Permit,
         request: pb::SyncSourceRequest,
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError> {
-        self.authorize(caller)?;
+        validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         self.stored(&request.project, &request.slug).await?;
         let (updates, received) = tokio::sync::mpsc::unbounded_channel();
         let (outcome_sender, outcome) = tokio::sync::oneshot::channel();
@@ -194,12 +201,38 @@ impl SyncApi for LocalSync {
         });
         Ok(steps.chain(last).boxed())
     }
+}
 
-    async fn list_entries(
+// === the index feed (services only) ===
+
+impl LocalSync {
+    /// The sources of one project as stored now, host paths included (services only).
+    pub async fn list_project_sources(
         &self,
+        permit: &Permit,
+        request: pb::ListProjectSourcesRequest,
+    ) -> Result<pb::ListProjectSourcesResponse, SyncError> {
+        validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
+        let sources = self
+            .core
+            .deps
+            .store
+            .list_sources(Some(&request.project))
+            .await?;
+        Ok(pb::ListProjectSourcesResponse {
+            sources: sources.iter().map(source::to_proto).collect(),
+        })
+    }
+
+    /// Streams a project's raw rows, every page at the same revision.
+    pub async fn list_entries(
+        &self,
+        permit: &Permit,
         request: pb::ListEntriesRequest,
     ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
         validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         let snapshot = self.core.deps.store.project_rows(&request.project).await?;
         let revision = snapshot.revision;
         let entries: Vec<pb::Entry> = snapshot.rows.iter().map(progress::entry).collect();
@@ -218,19 +251,26 @@ impl SyncApi for LocalSync {
         Ok(stream.boxed())
     }
 
-    async fn get_revision(
+    /// The project's current revision.
+    pub async fn get_revision(
         &self,
+        permit: &Permit,
         request: pb::GetRevisionRequest,
     ) -> Result<pb::GetRevisionResponse, SyncError> {
         validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         let revision = self.core.deps.store.revision(&request.project).await?;
         Ok(pb::GetRevisionResponse { revision })
     }
 
-    async fn read_file(
+    /// Reads one file through its source's connector.
+    pub async fn read_file(
         &self,
+        permit: &Permit,
         request: pb::ReadFileRequest,
     ) -> Result<pb::ReadFileResponse, SyncError> {
+        validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         validate_slug(&request.source)
             .map_err(|_| SyncError::invalid("source", "is not a source slug"))?;
         if request.path.is_empty() {
@@ -245,8 +285,14 @@ impl SyncApi for LocalSync {
         Ok(pb::ReadFileResponse { content })
     }
 
-    async fn search(&self, request: pb::SearchRequest) -> Result<pb::SearchResponse, SyncError> {
+    /// Searches a project's chunk rows.
+    pub async fn search(
+        &self,
+        permit: &Permit,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, SyncError> {
         validate_project(&request.project, "project")?;
+        permit.for_project(&request.project)?;
         if request.query.trim().is_empty() {
             return Err(SyncError::invalid("query", "is required"));
         }

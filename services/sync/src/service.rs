@@ -1,22 +1,28 @@
 //! Assembling the service from its configuration: the one call `neuralis serve` makes.
 
-use crate::auth::{AllowAll, Authorizer, DenyAll, SharedToken, VerifiedCaller};
-use crate::config::{AuthConfig, BusConfig, EmbedderConfig, IndexStoreConfig, SyncConfig};
+use crate::api::{IndexFeedApi, SourceApi};
+use crate::config::{BusConfig, EmbedderConfig, IndexStoreConfig, SyncConfig};
 use crate::core::SyncCore;
 use crate::embedder::{Embedder, OpenAiCompatibleEmbedder};
 use crate::grpc::SyncGrpcServer;
+use crate::in_process::InProcess;
 use crate::layout_rules::{LayoutCore, LayoutRules};
 use crate::run::{RunDeps, RunLimits};
-use crate::{LocalSync, SyncApi, SyncError};
+use crate::{LocalSync, SyncError};
+use neuralis_authz::{Authorized, Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, RedisBus};
 use neuralis_index::{IndexStore, SqlIndexStore};
-use neuralis_proto::sync::v1::sync_service_server::SyncServiceServer;
+use neuralis_proto::sync::v1::index_feed_service_server::IndexFeedServiceServer;
+use neuralis_proto::sync::v1::source_service_server::SourceServiceServer;
 use neuralis_sync_core::ChunkLimits;
 use std::sync::Arc;
 
-/// The sync service with everything it was built from.
+/// The sync service with everything it was built from: the handlers, and a gate per
+/// gRPC service (the administration of sources, the index feed).
 pub struct SyncService {
     local: Arc<LocalSync>,
+    sources_gate: Gate,
+    feed_gate: Gate,
     store: Arc<dyn IndexStore>,
     bus: Arc<dyn InvalidationBus>,
 }
@@ -31,20 +37,23 @@ pub struct SyncParts {
     pub rules: Arc<dyn LayoutRules>,
     /// The embedder, if any.
     pub embedder: Option<Arc<dyn Embedder>>,
-    /// Who may change state.
-    pub authorizer: Arc<dyn Authorizer>,
+    /// How callers and services are verified (both gates decide with them).
+    pub verifiers: Arc<Verifiers>,
 }
 
 impl SyncService {
     /// Builds the service from configuration: opens (and migrates) the store, connects
     /// the bus, and arms the trigger of every stored source.
-    pub async fn from_config(config: &SyncConfig) -> Result<Self, SyncError> {
+    pub async fn from_config(
+        config: &SyncConfig,
+        verifiers: Arc<Verifiers>,
+    ) -> Result<Self, SyncError> {
         let parts = SyncParts {
             store: open_store(&config.index).await?,
             bus: open_bus(&config.bus).await?,
             rules: Arc::new(LayoutCore),
             embedder: open_embedder(&config.embedder)?,
-            authorizer: authorizer(&config.auth)?,
+            verifiers,
         };
         Self::from_parts(config, parts).await
     }
@@ -65,22 +74,33 @@ impl SyncService {
             },
         };
         let core = Arc::new(SyncCore::new(deps, config.max_file_size));
-        let local = Arc::new(LocalSync::new(
-            core,
-            parts.authorizer,
-            config.auto_debounce(),
-        ));
+        let local = Arc::new(LocalSync::new(core, config.auto_debounce()));
         local.arm_triggers().await?;
         Ok(Self {
             local,
+            sources_gate: Gate::new(&tables::sources::TABLE, Arc::clone(&parts.verifiers)),
+            feed_gate: Gate::new(&tables::index_feed::TABLE, parts.verifiers),
             store: parts.store,
             bus: parts.bus,
         })
     }
 
-    /// The in-process API (the all-in-one binary calls it directly).
-    pub fn api(&self) -> Arc<dyn SyncApi> {
-        Arc::clone(&self.local) as Arc<dyn SyncApi>
+    /// The administration of sources in process (the demo and the tests), every call
+    /// decided by the same gate as over gRPC.
+    pub fn sources_api(&self) -> Arc<dyn SourceApi> {
+        Arc::new(InProcess::new(
+            self.sources_gate.clone(),
+            Arc::clone(&self.local),
+        ))
+    }
+
+    /// The index feed in process (discovery in the all-in-one process), every call
+    /// decided by the same gate as over gRPC.
+    pub fn feed_api(&self) -> Arc<dyn IndexFeedApi> {
+        Arc::new(InProcess::new(
+            self.feed_gate.clone(),
+            Arc::clone(&self.local),
+        ))
     }
 
     /// The in-process implementation itself.
@@ -98,9 +118,14 @@ impl SyncService {
         Arc::clone(&self.store)
     }
 
-    /// The tonic service to mount on a server.
-    pub fn grpc(&self) -> SyncServiceServer<SyncGrpcServer<LocalSync>> {
-        SyncGrpcServer::service(Arc::clone(&self.local))
+    /// `SourceService`, behind its authorization layer (the public listener).
+    pub fn sources_server(&self) -> Authorized<SourceServiceServer<SyncGrpcServer>> {
+        SyncGrpcServer::sources(Arc::clone(&self.local), self.sources_gate.clone())
+    }
+
+    /// `IndexFeedService`, behind its authorization layer (the internal listener only).
+    pub fn feed_server(&self) -> Authorized<IndexFeedServiceServer<SyncGrpcServer>> {
+        SyncGrpcServer::feed(Arc::clone(&self.local), self.feed_gate.clone())
     }
 }
 
@@ -144,27 +169,5 @@ pub fn open_embedder(config: &EmbedderConfig) -> Result<Option<Arc<dyn Embedder>
                 url, model, key,
             )?)))
         }
-    }
-}
-
-fn authorizer(config: &AuthConfig) -> Result<Arc<dyn Authorizer>, SyncError> {
-    if let Some(identity) = &config.identity {
-        let verifier = neuralis_identity::Verifier::from_config(identity)
-            .map_err(|err| SyncError::invalid("auth.identity", err.to_string()))?;
-        return Ok(Arc::new(VerifiedCaller::new(verifier)));
-    }
-    if config.allow_unauthenticated {
-        tracing::warn!("sync accepts state-changing calls without a verified caller");
-        return Ok(Arc::new(AllowAll));
-    }
-    match &config.shared_token_env {
-        Some(variable) => match std::env::var(variable) {
-            Ok(token) if !token.is_empty() => Ok(Arc::new(SharedToken::new(token))),
-            _ => Err(SyncError::invalid(
-                "auth.shared_token_env",
-                format!("{variable} is not set"),
-            )),
-        },
-        None => Ok(Arc::new(DenyAll)),
     }
 }

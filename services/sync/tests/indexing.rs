@@ -1,15 +1,15 @@
 //! Indexing through a running server: incremental re-syncs, the payload-only refresh,
-//! what is skipped, reads, search, and who may change state.
+//! what is skipped, reads, search, and who may call what.
 
 mod support;
 
 use neuralis_bus::InProcessBus;
+use neuralis_identity::BearerToken;
 use neuralis_index::FileRow;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::SyncApi;
 use neuralis_sync::embedder::Embedder;
 use neuralis_sync::layout_rules::{Captured, LayoutCore, LayoutRules};
-use neuralis_sync::{SyncError, auth::DenyAll};
+use neuralis_sync::{IndexFeedApi, SourceApi, SyncError};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use support::{Setup, tree};
@@ -244,13 +244,32 @@ async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
     )
     .await;
-    let read = |path: &str| {
-        harness.client.read_file(pb::ReadFileRequest {
-            project: PROJECT.into(),
-            source: "repo".into(),
-            path: path.into(),
-        })
+    let request = |path: &str| pb::ReadFileRequest {
+        project: PROJECT.into(),
+        source: "repo".into(),
+        path: path.into(),
     };
+    let read = |path: &str| harness.client.read_file(request(path));
+    // The feed answers services only: no token reads nothing, and neither does an
+    // administrator's token.
+    let feed = &harness.client.feed;
+    let anonymous = feed
+        .read_file(
+            &BearerToken::default(),
+            request(".claude/skills/review/SKILL.md"),
+        )
+        .await;
+    assert_eq!(anonymous.err(), Some(SyncError::Unauthenticated));
+    let caller = feed
+        .read_file(
+            &support::caller(),
+            request(".claude/skills/review/SKILL.md"),
+        )
+        .await;
+    assert!(
+        matches!(caller, Err(SyncError::PermissionDenied(_))),
+        "{caller:?}"
+    );
     let skill = read(".claude/skills/review/SKILL.md").await.expect("read");
     assert!(String::from_utf8_lossy(&skill.content).contains("name: review"));
     std::fs::remove_file(repo.path().join(".claude/skills/review/SKILL.md")).expect("removed");
@@ -362,22 +381,84 @@ async fn a_new_source_reports_never_synced_and_bad_specs_name_their_field() {
 }
 
 #[tokio::test]
-async fn state_changing_calls_need_a_verified_caller() {
-    let mut setup = in_process();
-    setup.authorizer = Arc::new(DenyAll);
-    let harness = support::start(setup).await;
+async fn administering_sources_needs_an_administrator_of_the_project() {
+    use support::client::{service, token};
+    let harness = support::start(in_process()).await;
     let repo = tree::repository();
-    let spec = support::local_spec(PROJECT, "repo", repo.path(), "manual");
-    let created = harness
-        .client
-        .create_source(
-            &support::caller(),
-            pb::CreateSourceRequest { source: Some(spec) },
-        )
-        .await;
-    assert_eq!(created.err(), Some(SyncError::Unauthenticated));
-    let synced = support::sync(&harness.client, PROJECT, "repo").await;
-    assert_eq!(synced.err(), Some(SyncError::Unauthenticated));
+    let create = |token: BearerToken| {
+        let spec = support::local_spec(PROJECT, "repo", repo.path(), "manual");
+        let client = harness.client.clone();
+        async move {
+            client
+                .create_source(&token, pb::CreateSourceRequest { source: Some(spec) })
+                .await
+        }
+    };
+    assert_eq!(
+        create(BearerToken::default()).await.err(),
+        Some(SyncError::Unauthenticated),
+        "no token"
+    );
+    for (who, token) in [
+        ("a member of the project", token("member", Some(PROJECT))),
+        ("an owner of another project", token("owner", Some("other"))),
+        ("a service", service()),
+    ] {
+        let refused = create(token).await;
+        assert!(
+            matches!(refused, Err(SyncError::PermissionDenied(_))),
+            "{who}: {refused:?}"
+        );
+    }
+    create(token("owner", Some(PROJECT)))
+        .await
+        .expect("an owner of the project creates");
+    let sync = |token: BearerToken| {
+        let client = harness.client.clone();
+        async move {
+            let request = pb::SyncSourceRequest {
+                project: PROJECT.into(),
+                slug: "repo".into(),
+            };
+            client.sync_source(&token, request).await.map(drop)
+        }
+    };
+    assert!(matches!(
+        sync(token("owner", Some("other"))).await,
+        Err(SyncError::PermissionDenied(_))
+    ));
+    let list = |token: BearerToken, project: &str| {
+        let sources = harness.client.sources.clone();
+        let project = project.to_owned();
+        async move {
+            sources
+                .list_sources(&token, pb::ListSourcesRequest { project })
+                .await
+        }
+    };
+    assert_eq!(
+        list(token("owner", Some(PROJECT)), PROJECT)
+            .await
+            .expect("listed")
+            .sources
+            .len(),
+        1
+    );
+    assert!(
+        matches!(
+            list(token("owner", Some(PROJECT)), "").await,
+            Err(SyncError::PermissionDenied(_))
+        ),
+        "every project's sources: a platform-wide token only"
+    );
+    assert_eq!(
+        list(support::caller(), "")
+            .await
+            .expect("platform")
+            .sources
+            .len(),
+        1
+    );
 }
 
 #[tokio::test]

@@ -4,7 +4,6 @@
 mod support;
 
 use neuralis_bus::{InvalidationBus, InvalidationEvent, Phase, RedisBus};
-use neuralis_sync::SyncApi;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use support::{Setup, tree};

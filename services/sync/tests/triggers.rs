@@ -10,11 +10,7 @@ use support::{Setup, tree};
 const PROJECT: &str = "project-triggers";
 
 /// Polls until `path` is indexed; gives up after `patience` (a bound, not a measure).
-async fn indexed_within(
-    client: &neuralis_sync::grpc::SyncGrpcClient,
-    path: &str,
-    patience: Duration,
-) -> bool {
+async fn indexed_within(client: &support::Client, path: &str, patience: Duration) -> bool {
     let deadline = tokio::time::Instant::now() + patience;
     while tokio::time::Instant::now() < deadline {
         let (_, entries) = support::entries(client, PROJECT).await;
@@ -71,7 +67,7 @@ async fn an_auto_source_picks_up_a_new_file_after_a_burst_of_edits() {
 #[tokio::test]
 async fn changing_a_trigger_to_manual_stops_following_the_tree() {
     use neuralis_proto::sync::v1 as pb;
-    use neuralis_sync::SyncApi;
+    use neuralis_sync::SourceApi;
     let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
     let repo = tree::repository();
     support::create(
@@ -84,6 +80,7 @@ async fn changing_a_trigger_to_manual_stops_following_the_tree() {
     };
     let updated = harness
         .client
+        .sources
         .update_source(&support::caller(), update)
         .await
         .expect("updated");

@@ -1,44 +1,54 @@
-//! [`SyncApi`] over gRPC: split mode and the command line call the same trait.
+//! The sync APIs over gRPC: split mode (discovery reading the feed) and the command
+//! line (administering sources) call the same traits.
 
 use super::status::from_status;
 use crate::SyncError;
-use crate::api::{SyncApi, SyncStream};
-use crate::auth::CallerToken;
+use crate::api::{IndexFeedApi, SourceApi, SyncStream};
 use futures::StreamExt;
 use neuralis_host::propagation::TracePropagation;
+use neuralis_identity::BearerToken;
 use neuralis_proto::sync::v1 as pb;
-use pb::sync_service_client::SyncServiceClient;
+use pb::index_feed_service_client::IndexFeedServiceClient;
+use pb::source_service_client::SourceServiceClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
-type Inner = SyncServiceClient<InterceptedService<Channel, TracePropagation>>;
+type Traced = InterceptedService<Channel, TracePropagation>;
 
-/// A sync client over one channel.
+/// A `SourceService` client over one channel.
 #[derive(Clone)]
-pub struct SyncGrpcClient {
-    inner: Inner,
+pub struct SourceGrpcClient {
+    inner: SourceServiceClient<Traced>,
 }
 
-impl SyncGrpcClient {
+impl SourceGrpcClient {
     /// A client over `channel`, passing trace context on.
     pub fn new(channel: Channel) -> Self {
         Self {
-            inner: SyncServiceClient::with_interceptor(channel, TracePropagation),
+            inner: SourceServiceClient::with_interceptor(channel, TracePropagation),
         }
-    }
-
-    fn client(&self) -> Inner {
-        self.inner.clone()
     }
 }
 
-fn with_token<T>(token: &CallerToken, message: T) -> tonic::Request<T> {
+/// An `IndexFeedService` client over one channel (the internal listener).
+#[derive(Clone)]
+pub struct IndexFeedGrpcClient {
+    inner: IndexFeedServiceClient<Traced>,
+}
+
+impl IndexFeedGrpcClient {
+    /// A client over `channel`, passing trace context on.
+    pub fn new(channel: Channel) -> Self {
+        Self {
+            inner: IndexFeedServiceClient::with_interceptor(channel, TracePropagation),
+        }
+    }
+}
+
+/// A request carrying `token` as `authorization: Bearer`.
+fn with_token<T>(token: &BearerToken, message: T) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
-    if let Some(value) = token
-        .0
-        .as_ref()
-        .and_then(|t| format!("Bearer {t}").parse().ok())
-    {
+    if let Some(value) = token.header_value().and_then(|value| value.parse().ok()) {
         request.metadata_mut().insert("authorization", value);
     }
     request
@@ -59,88 +69,104 @@ fn streamed<T: Send + 'static>(
         .boxed())
 }
 
+/// Calls one RPC with the token and maps the answer back.
+macro_rules! call {
+    ($self:ident, $method:ident, $token:ident, $request:ident, $wrap:ident) => {{
+        let mut client = $self.inner.clone();
+        $wrap(client.$method(with_token($token, $request)).await)
+    }};
+}
+
 #[async_trait::async_trait]
-impl SyncApi for SyncGrpcClient {
+impl SourceApi for SourceGrpcClient {
     async fn create_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::CreateSourceRequest,
     ) -> Result<pb::CreateSourceResponse, SyncError> {
-        unary(
-            self.client()
-                .create_source(with_token(caller, request))
-                .await,
-        )
+        call!(self, create_source, token, request, unary)
     }
 
     async fn get_source(
         &self,
+        token: &BearerToken,
         request: pb::GetSourceRequest,
     ) -> Result<pb::GetSourceResponse, SyncError> {
-        unary(self.client().get_source(request).await)
+        call!(self, get_source, token, request, unary)
     }
 
     async fn list_sources(
         &self,
+        token: &BearerToken,
         request: pb::ListSourcesRequest,
     ) -> Result<pb::ListSourcesResponse, SyncError> {
-        unary(self.client().list_sources(request).await)
+        call!(self, list_sources, token, request, unary)
     }
 
     async fn update_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::UpdateSourceRequest,
     ) -> Result<pb::UpdateSourceResponse, SyncError> {
-        unary(
-            self.client()
-                .update_source(with_token(caller, request))
-                .await,
-        )
+        call!(self, update_source, token, request, unary)
     }
 
     async fn delete_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::DeleteSourceRequest,
     ) -> Result<pb::DeleteSourceResponse, SyncError> {
-        unary(
-            self.client()
-                .delete_source(with_token(caller, request))
-                .await,
-        )
+        call!(self, delete_source, token, request, unary)
     }
 
     async fn sync_source(
         &self,
-        caller: &CallerToken,
+        token: &BearerToken,
         request: pb::SyncSourceRequest,
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError> {
-        streamed(self.client().sync_source(with_token(caller, request)).await)
+        call!(self, sync_source, token, request, streamed)
+    }
+}
+
+#[async_trait::async_trait]
+impl IndexFeedApi for IndexFeedGrpcClient {
+    async fn list_project_sources(
+        &self,
+        credential: &BearerToken,
+        request: pb::ListProjectSourcesRequest,
+    ) -> Result<pb::ListProjectSourcesResponse, SyncError> {
+        call!(self, list_project_sources, credential, request, unary)
     }
 
     async fn list_entries(
         &self,
+        credential: &BearerToken,
         request: pb::ListEntriesRequest,
     ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
-        streamed(self.client().list_entries(request).await)
+        call!(self, list_entries, credential, request, streamed)
     }
 
     async fn get_revision(
         &self,
+        credential: &BearerToken,
         request: pb::GetRevisionRequest,
     ) -> Result<pb::GetRevisionResponse, SyncError> {
-        unary(self.client().get_revision(request).await)
+        call!(self, get_revision, credential, request, unary)
     }
 
     async fn read_file(
         &self,
+        credential: &BearerToken,
         request: pb::ReadFileRequest,
     ) -> Result<pb::ReadFileResponse, SyncError> {
-        unary(self.client().read_file(request).await)
+        call!(self, read_file, credential, request, unary)
     }
 
-    async fn search(&self, request: pb::SearchRequest) -> Result<pb::SearchResponse, SyncError> {
-        unary(self.client().search(request).await)
+    async fn search(
+        &self,
+        credential: &BearerToken,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, SyncError> {
+        call!(self, search, credential, request, unary)
     }
 }

@@ -1,47 +1,38 @@
-//! The tonic adapter: take the token from metadata, call the trait, map the error.
+//! The tonic adapters of both services: take the permit the authorization layer issued,
+//! call the handler, map the error. Each service is only ever built behind its layer.
 
 use super::status::to_status;
-use crate::api::SyncApi;
-use crate::auth::CallerToken;
+use crate::LocalSync;
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use neuralis_authz::{AuthorizeLayer, Authorized, Gate, take_permit};
 use neuralis_proto::sync::v1 as pb;
-use pb::sync_service_server::{SyncService, SyncServiceServer};
+use pb::index_feed_service_server::{IndexFeedService, IndexFeedServiceServer};
+use pb::source_service_server::{SourceService, SourceServiceServer};
 use std::sync::Arc;
-use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
+use tower::Layer;
 
-/// The fully-qualified service name (health and reflection).
-pub const SERVICE_NAME: &str = "neuralis.sync.v1.SyncService";
+/// The administration of sources (health and reflection).
+pub const SOURCES_SERVICE_NAME: &str = "neuralis.sync.v1.SourceService";
+/// The index feed (health and reflection of the internal listener).
+pub const FEED_SERVICE_NAME: &str = "neuralis.sync.v1.IndexFeedService";
 
-/// Serves any [`SyncApi`] over gRPC.
-pub struct SyncGrpcServer<A: ?Sized> {
-    api: Arc<A>,
+/// Serves [`LocalSync`] over gRPC.
+pub struct SyncGrpcServer {
+    local: Arc<LocalSync>,
 }
 
-impl<A: SyncApi + ?Sized> SyncGrpcServer<A> {
-    /// The tonic service for `api`.
-    pub fn service(api: Arc<A>) -> SyncServiceServer<Self> {
-        SyncServiceServer::new(Self { api })
+impl SyncGrpcServer {
+    /// `SourceService` for `local`, behind `gate` (the `sources` table).
+    pub fn sources(local: Arc<LocalSync>, gate: Gate) -> Authorized<SourceServiceServer<Self>> {
+        AuthorizeLayer::new(gate).layer(SourceServiceServer::new(Self { local }))
     }
-}
 
-/// The bearer token of a call, if any.
-pub fn bearer(metadata: &MetadataMap) -> CallerToken {
-    let token = metadata
-        .get("authorization")
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            value
-                .strip_prefix("Bearer ")
-                .or_else(|| value.strip_prefix("bearer "))
-        })
-        .map(|token| token.trim().to_owned());
-    CallerToken(token)
-}
-
-fn split<T>(request: Request<T>) -> (CallerToken, T) {
-    (bearer(request.metadata()), request.into_inner())
+    /// `IndexFeedService` for `local`, behind `gate` (the `index_feed` table).
+    pub fn feed(local: Arc<LocalSync>, gate: Gate) -> Authorized<IndexFeedServiceServer<Self>> {
+        AuthorizeLayer::new(gate).layer(IndexFeedServiceServer::new(Self { local }))
+    }
 }
 
 type WireStream<T> = BoxStream<'static, Result<T, Status>>;
@@ -58,82 +49,98 @@ fn streamed<T: Send + 'static>(
         .map_err(to_status)
 }
 
+/// Calls one handler with the permit and message of `request`.
+macro_rules! forward {
+    ($self:ident, $method:ident, $request:ident, $wrap:ident) => {{
+        let mut request = $request;
+        let permit = take_permit(&mut request)?;
+        $wrap($self.local.$method(&permit, request.into_inner()).await)
+    }};
+}
+
 #[tonic::async_trait]
-impl<A: SyncApi + ?Sized> SyncService for SyncGrpcServer<A> {
+impl SourceService for SyncGrpcServer {
     type SyncSourceStream = WireStream<pb::SyncSourceResponse>;
-    type ListEntriesStream = WireStream<pb::ListEntriesResponse>;
 
     async fn create_source(
         &self,
         request: Request<pb::CreateSourceRequest>,
     ) -> Result<Response<pb::CreateSourceResponse>, Status> {
-        let (token, request) = split(request);
-        answer(self.api.create_source(&token, request).await)
+        forward!(self, create_source, request, answer)
     }
 
     async fn get_source(
         &self,
         request: Request<pb::GetSourceRequest>,
     ) -> Result<Response<pb::GetSourceResponse>, Status> {
-        answer(self.api.get_source(request.into_inner()).await)
+        forward!(self, get_source, request, answer)
     }
 
     async fn list_sources(
         &self,
         request: Request<pb::ListSourcesRequest>,
     ) -> Result<Response<pb::ListSourcesResponse>, Status> {
-        answer(self.api.list_sources(request.into_inner()).await)
+        forward!(self, list_sources, request, answer)
     }
 
     async fn update_source(
         &self,
         request: Request<pb::UpdateSourceRequest>,
     ) -> Result<Response<pb::UpdateSourceResponse>, Status> {
-        let (token, request) = split(request);
-        answer(self.api.update_source(&token, request).await)
+        forward!(self, update_source, request, answer)
     }
 
     async fn delete_source(
         &self,
         request: Request<pb::DeleteSourceRequest>,
     ) -> Result<Response<pb::DeleteSourceResponse>, Status> {
-        let (token, request) = split(request);
-        answer(self.api.delete_source(&token, request).await)
+        forward!(self, delete_source, request, answer)
     }
 
     async fn sync_source(
         &self,
         request: Request<pb::SyncSourceRequest>,
     ) -> Result<Response<Self::SyncSourceStream>, Status> {
-        let (token, request) = split(request);
-        streamed(self.api.sync_source(&token, request).await)
+        forward!(self, sync_source, request, streamed)
+    }
+}
+
+#[tonic::async_trait]
+impl IndexFeedService for SyncGrpcServer {
+    type ListEntriesStream = WireStream<pb::ListEntriesResponse>;
+
+    async fn list_project_sources(
+        &self,
+        request: Request<pb::ListProjectSourcesRequest>,
+    ) -> Result<Response<pb::ListProjectSourcesResponse>, Status> {
+        forward!(self, list_project_sources, request, answer)
     }
 
     async fn list_entries(
         &self,
         request: Request<pb::ListEntriesRequest>,
     ) -> Result<Response<Self::ListEntriesStream>, Status> {
-        streamed(self.api.list_entries(request.into_inner()).await)
+        forward!(self, list_entries, request, streamed)
     }
 
     async fn get_revision(
         &self,
         request: Request<pb::GetRevisionRequest>,
     ) -> Result<Response<pb::GetRevisionResponse>, Status> {
-        answer(self.api.get_revision(request.into_inner()).await)
+        forward!(self, get_revision, request, answer)
     }
 
     async fn read_file(
         &self,
         request: Request<pb::ReadFileRequest>,
     ) -> Result<Response<pb::ReadFileResponse>, Status> {
-        answer(self.api.read_file(request.into_inner()).await)
+        forward!(self, read_file, request, answer)
     }
 
     async fn search(
         &self,
         request: Request<pb::SearchRequest>,
     ) -> Result<Response<pb::SearchResponse>, Status> {
-        answer(self.api.search(request.into_inner()).await)
+        forward!(self, search, request, answer)
     }
 }

@@ -13,6 +13,7 @@ pub fn to_status(error: SyncError) -> Status {
         SyncError::NotFound(what) => Status::not_found(what),
         SyncError::AlreadyExists(what) => Status::already_exists(what),
         SyncError::Unauthenticated => Status::unauthenticated("unauthenticated"),
+        SyncError::PermissionDenied(message) => Status::permission_denied(message),
         SyncError::Unavailable(message) => Status::unavailable(message),
         SyncError::Internal(message) => Status::internal(message),
     }
@@ -29,6 +30,7 @@ pub fn from_status(status: &Status) -> SyncError {
         Code::NotFound => SyncError::NotFound(message),
         Code::AlreadyExists => SyncError::AlreadyExists(message),
         Code::Unauthenticated => SyncError::Unauthenticated,
+        Code::PermissionDenied => SyncError::PermissionDenied(message),
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             SyncError::Unavailable(message)
         }
@@ -40,12 +42,13 @@ pub fn from_status(status: &Status) -> SyncError {
 mod tests {
     use super::*;
 
-    fn every_variant() -> [SyncError; 6] {
+    fn every_variant() -> [SyncError; 7] {
         [
             SyncError::invalid("source.trigger", "bad interval \"interval:0s\""),
             SyncError::NotFound("source \"repo\" of project \"p\"".into()),
             SyncError::AlreadyExists("source \"repo\" of project \"p\"".into()),
             SyncError::Unauthenticated,
+            SyncError::PermissionDenied("the call needs an administrator role".into()),
             SyncError::Unavailable("index store unavailable: connection refused".into()),
             SyncError::Internal("index row unreadable (payload): eof".into()),
         ]
@@ -71,6 +74,7 @@ mod tests {
                 Code::NotFound,
                 Code::AlreadyExists,
                 Code::Unauthenticated,
+                Code::PermissionDenied,
                 Code::Unavailable,
                 Code::Internal
             ]

@@ -2,23 +2,25 @@
 //! store wrapper that counts and fails writes on demand, and source trees on disk.
 #![allow(dead_code)]
 
+pub mod client;
 pub mod store;
 pub mod tree;
 
+pub use client::Client;
 use futures::StreamExt;
 use neuralis_bus::{BusNotice, InvalidationBus, InvalidationEvent, Phase, RedisBus, Subscription};
+use neuralis_identity::BearerToken;
 use neuralis_index::SqlIndexStore;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::auth::AllowAll;
-use neuralis_sync::grpc::SyncGrpcClient;
+use neuralis_sync::grpc::{IndexFeedGrpcClient, SourceGrpcClient};
 use neuralis_sync::layout_rules::{LayoutCore, LayoutRules};
-use neuralis_sync::{CallerToken, SyncApi, SyncConfig, SyncError, SyncParts, SyncService};
+use neuralis_sync::{SyncConfig, SyncError, SyncParts, SyncService};
 use std::sync::Arc;
 pub use store::CountingStore;
 
 /// A running server and a client talking to it.
 pub struct Harness {
-    pub client: SyncGrpcClient,
+    pub client: Client,
     pub service: SyncService,
     pub store: Arc<CountingStore>,
     pub server: tokio::task::JoinHandle<()>,
@@ -59,7 +61,6 @@ pub struct Setup {
     pub rules: Arc<dyn LayoutRules>,
     pub embedder: Option<Arc<dyn neuralis_sync::embedder::Embedder>>,
     pub store: Option<Arc<CountingStore>>,
-    pub authorizer: Arc<dyn neuralis_sync::Authorizer>,
 }
 
 impl Setup {
@@ -70,7 +71,6 @@ impl Setup {
             rules: Arc::new(LayoutCore),
             embedder: None,
             store: None,
-            authorizer: Arc::new(AllowAll),
         }
     }
 
@@ -99,7 +99,7 @@ pub async fn start(setup: Setup) -> Harness {
         bus: setup.bus,
         rules: setup.rules,
         embedder: setup.embedder,
-        authorizer: setup.authorizer,
+        verifiers: client::verifiers(),
     };
     let service = SyncService::from_parts(&setup.config, parts)
         .await
@@ -109,7 +109,10 @@ pub async fn start(setup: Setup) -> Harness {
         .expect("bind");
     let address = listener.local_addr().expect("address");
     let incoming = tonic::transport::server::TcpIncoming::from(listener);
-    let router = tonic::transport::Server::builder().add_service(service.grpc());
+    // One listener holds both services here; a node never serves the feed publicly.
+    let router = tonic::transport::Server::builder()
+        .add_service(service.sources_server())
+        .add_service(service.feed_server());
     let server = tokio::spawn(async move {
         let _ = router.serve_with_incoming(incoming).await;
     });
@@ -119,7 +122,10 @@ pub async fn start(setup: Setup) -> Harness {
         .await
         .expect("connects");
     Harness {
-        client: SyncGrpcClient::new(channel),
+        client: Client {
+            sources: SourceGrpcClient::new(channel.clone()),
+            feed: IndexFeedGrpcClient::new(channel),
+        },
         service,
         store,
         server,
@@ -143,11 +149,12 @@ pub fn local_spec(
     }
 }
 
-pub fn caller() -> CallerToken {
-    CallerToken::bearer("test-caller")
+/// The administrator every helper acts as (platform-wide).
+pub fn caller() -> BearerToken {
+    client::admin()
 }
 
-pub async fn create(client: &SyncGrpcClient, spec: pb::SourceSpec) {
+pub async fn create(client: &Client, spec: pb::SourceSpec) {
     client
         .create_source(&caller(), pb::CreateSourceRequest { source: Some(spec) })
         .await
@@ -156,7 +163,7 @@ pub async fn create(client: &SyncGrpcClient, spec: pb::SourceSpec) {
 
 /// Runs a sync to its end: every message, or the error that ended it.
 pub async fn sync(
-    client: &SyncGrpcClient,
+    client: &Client,
     project: &str,
     slug: &str,
 ) -> Result<Vec<pb::SyncSourceResponse>, SyncError> {
@@ -173,14 +180,14 @@ pub async fn sync(
 }
 
 /// The last message of a successful sync.
-pub async fn synced(client: &SyncGrpcClient, project: &str, slug: &str) -> pb::SyncSourceResponse {
+pub async fn synced(client: &Client, project: &str, slug: &str) -> pb::SyncSourceResponse {
     let messages = sync(client, project, slug).await.expect("sync succeeds");
     let last = messages.last().cloned().expect("at least one message");
     assert!(last.done, "the last message is marked done");
     last
 }
 
-pub async fn revision(client: &SyncGrpcClient, project: &str) -> u64 {
+pub async fn revision(client: &Client, project: &str) -> u64 {
     client
         .get_revision(pb::GetRevisionRequest {
             project: project.into(),
@@ -190,7 +197,7 @@ pub async fn revision(client: &SyncGrpcClient, project: &str) -> u64 {
         .revision
 }
 
-pub async fn entries(client: &SyncGrpcClient, project: &str) -> (u64, Vec<pb::Entry>) {
+pub async fn entries(client: &Client, project: &str) -> (u64, Vec<pb::Entry>) {
     let mut stream = client
         .list_entries(pb::ListEntriesRequest {
             project: project.into(),
