@@ -4,31 +4,8 @@
 use async_trait::async_trait;
 use neuralis_proto::discovery::v1 as pb;
 
-/// The caller's bearer token as it arrived. Never printed: `Debug` redacts it.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct CallerToken(Option<String>);
-
-impl CallerToken {
-    /// A token (or none).
-    pub fn new(token: Option<String>) -> Self {
-        Self(token.filter(|t| !t.is_empty()))
-    }
-
-    /// The raw token, to forward to policy or to verify.
-    pub fn expose(&self) -> Option<&str> {
-        self.0.as_deref()
-    }
-}
-
-impl std::fmt::Debug for CallerToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "CallerToken(<redacted>)"
-        } else {
-            "CallerToken(none)"
-        })
-    }
-}
+/// The caller's bearer token as it arrived (or none). `Debug` never prints it.
+pub use neuralis_identity::BearerToken as CallerToken;
 
 /// Every way a discovery call can fail. Messages name fields, never a path or name
 /// the caller may not see.
@@ -43,6 +20,9 @@ pub enum DiscoveryError {
     /// A call that needs a verified caller had none.
     #[error("unauthenticated")]
     Unauthenticated,
+    /// A verified principal without the right (a service credential on a caller call).
+    #[error("permission denied: {0}")]
+    PermissionDenied(String),
     /// Policy or sync could not be reached; never answered unfiltered.
     #[error("unavailable: {0}")]
     Unavailable(String),
@@ -61,7 +41,29 @@ impl DiscoveryError {
     }
 }
 
-/// One method per RPC of `neuralis.discovery.v1.DiscoveryService`.
+impl From<neuralis_authz::Denial> for DiscoveryError {
+    fn from(denial: neuralis_authz::Denial) -> Self {
+        match denial {
+            neuralis_authz::Denial::Unauthenticated => DiscoveryError::Unauthenticated,
+            neuralis_authz::Denial::PermissionDenied(reason) => {
+                DiscoveryError::PermissionDenied(reason.into())
+            }
+        }
+    }
+}
+
+impl From<neuralis_authz::Refusal> for DiscoveryError {
+    fn from(refusal: neuralis_authz::Refusal) -> Self {
+        match refusal {
+            neuralis_authz::Refusal::Unverified => DiscoveryError::Unauthenticated,
+            other => DiscoveryError::PermissionDenied(other.reason().into()),
+        }
+    }
+}
+
+/// One method per RPC of `neuralis.discovery.v1.DiscoveryService`, as a client calls
+/// it with the caller's token. In process ([`crate::InProcessDiscovery`]) and over gRPC
+/// alike, the call is decided by the `discovery` table before its handler runs.
 #[async_trait]
 pub trait DiscoveryApi: Send + Sync + 'static {
     /// The packages this caller may use.
@@ -99,9 +101,10 @@ pub trait DiscoveryApi: Send + Sync + 'static {
         request: pb::ListToolsRequest,
     ) -> Result<pb::ListToolsResponse, DiscoveryError>;
 
-    /// Validates one installed package's files.
+    /// Validates one installed package's files (any verified caller).
     async fn validate_package(
         &self,
+        caller: CallerToken,
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError>;
 }

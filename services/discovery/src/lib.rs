@@ -1,9 +1,11 @@
 //! The discovery service: which packages may this agent use, in this conversation,
 //! right now?
 //!
-//! A request verifies its caller, takes the project's raw rows from the
-//! [`inventory`] (filled from sync), groups them with the layout core, asks policy to
-//! decide every root and file afresh, and assembles the answer from what survived.
+//! A request's caller is verified by the `discovery` table of `neuralis-authz` before
+//! its handler runs (a caller of the project, or nobody: the empty answer); the handler
+//! takes the project's raw rows from the [`inventory`] (filled from sync's index feed),
+//! groups them with the layout core, asks policy to decide every root and file afresh,
+//! and assembles the answer from what survived.
 //! Content (skill bodies, hydrated files) is read through sync's connector only for
 //! files that survived every gate at that moment.
 //!
@@ -17,6 +19,7 @@ pub mod adapters;
 pub mod api;
 pub mod config;
 pub mod grpc;
+mod in_process;
 pub mod inventory;
 pub mod ports;
 pub mod service;
@@ -27,4 +30,5 @@ mod convert;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;
+pub use in_process::InProcessDiscovery;
 pub use service::Discovery;

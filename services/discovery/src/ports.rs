@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use neuralis_access::{Caller, Evaluation, EvaluationRequest, SourceScope};
 use neuralis_layout::{FilePayload, Package, Trust};
 
-use crate::api::{CallerToken, DiscoveryError};
+use crate::api::DiscoveryError;
 
 /// A source as sync records it, re-read on every request (its scope decides access).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,19 +68,14 @@ pub trait IndexPort: Send + Sync + 'static {
 /// What discovery asks policy: decide one batch for the caller, afresh.
 #[async_trait]
 pub trait AccessPort: Send + Sync + 'static {
-    /// The caller's token is forwarded: policy verifies the caller itself and never
-    /// trusts a role it did not verify.
+    /// `caller` was verified by discovery's gate; policy decides for it (the call itself
+    /// carries discovery's service credential).
     async fn evaluate(
         &self,
-        caller: &CallerToken,
+        caller: &Caller,
         conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError>;
-}
-
-/// Verifies a bearer token. `None` means the caller is not verified.
-pub trait CallerVerifier: Send + Sync + 'static {
-    fn verify(&self, token: &CallerToken) -> Option<Caller>;
 }
 
 /// One installed package as the catalog loaded it.

@@ -3,24 +3,23 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use neuralis_assembly::{FileState, plan_hydration, render_overview};
 use neuralis_layout::{Category, Trust};
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::answer::{Answer, ContentAt, assemble};
-use crate::api::{CallerToken, DiscoveryApi, DiscoveryError};
+use crate::api::DiscoveryError;
 use crate::candidates;
 use crate::config::DiscoverySettings;
 use crate::convert;
 use crate::inventory::InventoryShell;
-use crate::ports::{AccessPort, CallerVerifier, IndexPort, InstalledCatalog};
+use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
+use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
 pub struct DiscoveryParts {
     pub index: Arc<dyn IndexPort>,
     pub access: Arc<dyn AccessPort>,
-    pub verifier: Arc<dyn CallerVerifier>,
     pub catalog: Arc<dyn InstalledCatalog>,
     pub inventory: Arc<InventoryShell>,
     pub settings: DiscoverySettings,
@@ -71,20 +70,28 @@ impl Discovery {
         &self.parts.inventory
     }
 
-    /// The caller's answer, or `None` when the caller is not verified (or asks
-    /// outside what its token is bound to): an empty answer, never an error that
-    /// reveals more.
+    /// The caller's answer, or `None` when the permit yields no caller of the project
+    /// (no token, a bad one, a service credential, a token bound to another project) or
+    /// the caller asks outside what its token is bound to: an empty answer, never an
+    /// error that reveals more.
     async fn answer(
         &self,
-        token: &CallerToken,
+        permit: &Permit,
         scope: Option<&pb::Scope>,
     ) -> Result<Option<Answer>, DiscoveryError> {
         let scope = validate_scope(scope)?;
-        let Some(caller) = self.parts.verifier.verify(token) else {
-            tracing::info!(outcome = "unverified", "discovery answered empty");
+        let Some(caller) = permit
+            .for_project(&scope.project)
+            .ok()
+            .and_then(|acting| acting.caller())
+        else {
+            tracing::info!(
+                outcome = "not_a_caller_of_the_project",
+                "discovery answered empty"
+            );
             return Ok(None);
         };
-        if let Some(outcome) = scope.mismatch(&caller) {
+        if let Some(outcome) = scope.mismatch(caller) {
             tracing::info!(outcome, "discovery answered empty");
             return Ok(None);
         }
@@ -105,7 +112,7 @@ impl Discovery {
         let evaluation = self
             .parts
             .access
-            .evaluate(token, scope.conversation.as_deref(), batch.request.clone())
+            .evaluate(caller, scope.conversation.as_deref(), batch.request.clone())
             .await?;
         assemble(&batch, &evaluation).map(Some)
     }
@@ -141,15 +148,17 @@ fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
     })
 }
 
-#[async_trait]
-impl DiscoveryApi for Discovery {
-    async fn list_packages(
+// === the handlers: each holds the permit of the `discovery` table ===
+
+impl Discovery {
+    /// The packages this caller may use.
+    pub async fn list_packages(
         &self,
-        caller: CallerToken,
+        permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
         let answer = self
-            .answer(&caller, request.scope.as_ref())
+            .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
         Ok(pb::ListPackagesResponse {
@@ -157,13 +166,14 @@ impl DiscoveryApi for Discovery {
         })
     }
 
-    async fn render_overview(
+    /// The `<packages>` overview block.
+    pub async fn render_overview(
         &self,
-        caller: CallerToken,
+        permit: &Permit,
         request: pb::RenderOverviewRequest,
     ) -> Result<pb::RenderOverviewResponse, DiscoveryError> {
         let answer = self
-            .answer(&caller, request.scope.as_ref())
+            .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
         Ok(pb::RenderOverviewResponse {
@@ -171,16 +181,17 @@ impl DiscoveryApi for Discovery {
         })
     }
 
-    async fn activate_skill(
+    /// Activates one skill.
+    pub async fn activate_skill(
         &self,
-        caller: CallerToken,
+        permit: &Permit,
         request: pb::ActivateSkillRequest,
     ) -> Result<pb::ActivateSkillResponse, DiscoveryError> {
         if request.skill_id.trim().is_empty() {
             return Err(DiscoveryError::invalid("skill_id", "is required"));
         }
         let answer = self
-            .answer(&caller, request.scope.as_ref())
+            .answer(permit, request.scope.as_ref())
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let (pi, fi) = answer
@@ -205,12 +216,13 @@ impl DiscoveryApi for Discovery {
         })
     }
 
-    async fn hydrate(
+    /// Hydrates the prompt-injected files under a budget.
+    pub async fn hydrate(
         &self,
-        caller: CallerToken,
+        permit: &Permit,
         request: pb::HydrateRequest,
     ) -> Result<pb::HydrateResponse, DiscoveryError> {
-        let Some(answer) = self.answer(&caller, request.scope.as_ref()).await? else {
+        let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
             return Ok(pb::HydrateResponse::default());
         };
         let budget = match request.budget_bytes {
@@ -242,12 +254,13 @@ impl DiscoveryApi for Discovery {
         Ok(response)
     }
 
-    async fn list_tools(
+    /// The tool catalog for this caller.
+    pub async fn list_tools(
         &self,
-        caller: CallerToken,
+        permit: &Permit,
         request: pb::ListToolsRequest,
     ) -> Result<pb::ListToolsResponse, DiscoveryError> {
-        let Some(answer) = self.answer(&caller, request.scope.as_ref()).await? else {
+        let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListToolsResponse::default());
         };
         let usable: std::collections::HashSet<&str> = answer
@@ -263,10 +276,13 @@ impl DiscoveryApi for Discovery {
         Ok(convert::tools(tools, contested))
     }
 
-    async fn validate_package(
+    /// Validates one installed package's files (any verified caller; no project).
+    pub async fn validate_package(
         &self,
+        permit: &Permit,
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError> {
+        permit.unbound()?;
         if request.files.is_empty() {
             return Err(DiscoveryError::invalid(
                 "files",

@@ -52,14 +52,28 @@ async fn seeded() -> fakes::Harness {
 }
 
 #[tokio::test]
-async fn an_unverified_caller_gets_an_empty_answer_not_an_error() {
+async fn an_unverified_caller_or_one_of_another_project_gets_an_empty_answer_not_an_error() {
     let h = seeded().await;
     for token in [
         CallerToken::new(None),
         CallerToken::new(Some("forged".into())),
+        fakes::member_of("p2"),
     ] {
         let answer = h.discovery.list_packages(token, list()).await.unwrap();
         assert!(answer.packages.is_empty());
+    }
+    assert!(
+        !h.discovery
+            .list_packages(fakes::good(), list())
+            .await
+            .unwrap()
+            .packages
+            .is_empty(),
+        "the check can fail: a member of the project sees the packages"
+    );
+    h.access.calls.store(0, Ordering::SeqCst);
+    for token in [CallerToken::new(None), fakes::member_of("p2")] {
+        h.discovery.list_packages(token, list()).await.unwrap();
     }
     assert_eq!(
         h.access.calls.load(Ordering::SeqCst),

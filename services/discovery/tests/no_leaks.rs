@@ -11,15 +11,16 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use fakes::{FakeIndex, FakeVerifier, good};
+use fakes::{FakeIndex, behind_gate, good};
 use neuralis_access::{
-    AccessSnapshot, Capabilities, Evaluation, EvaluationRequest, PathRule, SourceRecord, UriPolicy,
+    AccessSnapshot, Caller, Capabilities, Evaluation, EvaluationRequest, PathRule, SourceRecord,
+    UriPolicy,
 };
 use neuralis_bus::{InProcessBus, InvalidationBus};
 use neuralis_discovery::inventory::InventoryShell;
-use neuralis_discovery::ports::{AccessPort, CallerVerifier, EmptyCatalog};
+use neuralis_discovery::ports::{AccessPort, EmptyCatalog};
 use neuralis_discovery::service::DiscoveryParts;
-use neuralis_discovery::{CallerToken, Discovery, DiscoveryApi, DiscoveryError, DiscoverySettings};
+use neuralis_discovery::{Discovery, DiscoveryApi, DiscoveryError, DiscoverySettings};
 use neuralis_proto::discovery::v1 as pb;
 use proptest::prelude::*;
 
@@ -32,13 +33,10 @@ struct RealAccess {
 impl AccessPort for RealAccess {
     async fn evaluate(
         &self,
-        token: &CallerToken,
+        caller: &Caller,
         _: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
-        let caller = FakeVerifier
-            .verify(token)
-            .ok_or(DiscoveryError::Unauthenticated)?;
         let record = SourceRecord {
             enabled: true,
             policy: Some(self.policy.clone()),
@@ -47,7 +45,7 @@ impl AccessPort for RealAccess {
             sources: HashMap::from([("repo".to_owned(), record)]),
             ..Default::default()
         };
-        neuralis_access::evaluate(&caller, &snapshot, &request)
+        neuralis_access::evaluate(caller, &snapshot, &request)
             .map_err(|e| DiscoveryError::Internal(e.to_string()))
     }
 }
@@ -123,14 +121,13 @@ async fn exercise(entries: &[Entry], deny_root: bool) -> String {
     let settings = DiscoverySettings::default();
     let inventory = InventoryShell::new(settings.inventory.settings());
     inventory.attach(bus.subscribe().await.unwrap());
-    let discovery = Discovery::new(DiscoveryParts {
+    let discovery = behind_gate(Discovery::new(DiscoveryParts {
         index,
         access: Arc::new(RealAccess { policy }),
-        verifier: Arc::new(FakeVerifier),
         catalog: Arc::new(EmptyCatalog),
         inventory,
         settings,
-    });
+    }));
     let scope = Some(pb::Scope {
         project_id: "p1".into(),
         agent_id: String::new(),

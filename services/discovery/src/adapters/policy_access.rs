@@ -1,35 +1,40 @@
-//! [`AccessPort`] over the policy service's tonic-free API (in-process or gRPC).
+//! [`AccessPort`] over the policy service's tonic-free API (in-process or gRPC), with
+//! discovery's service credential: `Evaluate` answers services only.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use neuralis_access::{Evaluation, EvaluationRequest};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest};
+use neuralis_identity::ServiceSigner;
 use neuralis_policy::convert::batch::{batch_to_proto, evaluation_from_proto};
-use neuralis_policy::{BearerToken, PolicyApi, PolicyError};
+use neuralis_policy::{PolicyApi, PolicyError};
 
-use crate::api::{CallerToken, DiscoveryError};
+use crate::api::DiscoveryError;
 use crate::ports::AccessPort;
 
 /// Access decided by the policy service.
 #[derive(Clone)]
 pub struct PolicyAccess {
     policy: Arc<dyn PolicyApi>,
+    signer: Arc<ServiceSigner>,
 }
 
 impl PolicyAccess {
-    pub fn new(policy: Arc<dyn PolicyApi>) -> Self {
-        Self { policy }
+    /// Asks `policy`, presenting the credential `signer` mints.
+    pub fn new(policy: Arc<dyn PolicyApi>, signer: Arc<ServiceSigner>) -> Self {
+        Self { policy, signer }
     }
 }
 
 /// Policy's errors as discovery answers them. Whatever went wrong, discovery never
-/// answers unfiltered: an unverified caller is an empty answer upstream; everything
-/// else is UNAVAILABLE (or a named bad field).
+/// answers unfiltered: a refused service credential is a deployment fault (UNAVAILABLE,
+/// logged), never an answer; a bad field is named.
 fn from_policy(error: PolicyError) -> DiscoveryError {
     match error {
         PolicyError::InvalidArgument { field, message } => DiscoveryError::invalid(field, message),
         PolicyError::Unauthenticated | PolicyError::PermissionDenied(_) => {
-            DiscoveryError::Unauthenticated
+            tracing::error!("policy refused discovery's service credential");
+            DiscoveryError::Unavailable("policy refused the service credential".into())
         }
         other => DiscoveryError::Unavailable(format!("policy: {other}")),
     }
@@ -39,15 +44,18 @@ fn from_policy(error: PolicyError) -> DiscoveryError {
 impl AccessPort for PolicyAccess {
     async fn evaluate(
         &self,
-        caller: &CallerToken,
+        caller: &Caller,
         conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
-        let wire = batch_to_proto(&request, conversation);
-        let token = BearerToken::new(caller.expose().map(str::to_owned));
+        let wire = batch_to_proto(&request, conversation, caller);
+        let credential = self
+            .signer
+            .credential()
+            .map_err(|error| DiscoveryError::Internal(format!("service credential: {error}")))?;
         let response = self
             .policy
-            .evaluate(token, wire)
+            .evaluate(credential, wire)
             .await
             .map_err(from_policy)?;
         evaluation_from_proto(response, &request).map_err(from_policy)

@@ -1,5 +1,6 @@
-//! [`IndexPort`] over the sync service's tonic-free API: the in-process `LocalSync` in
-//! the all-in-one process, the gRPC client in split mode.
+//! [`IndexPort`] over sync's index feed (services only), with discovery's service
+//! credential: in process in the all-in-one process, the gRPC client of the internal
+//! listener in split mode.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,22 +8,31 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use futures::StreamExt;
 use neuralis_access::{Scope, SourceScope};
+use neuralis_identity::{BearerToken, ServiceSigner};
 use neuralis_layout::FilePayload;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::{SyncApi, SyncError};
+use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::api::DiscoveryError;
 use crate::ports::{IndexPort, IndexRow, ProjectRows, SourceInfo};
 
-/// The index as sync serves it.
+/// The index as sync's feed serves it.
 #[derive(Clone)]
 pub struct SyncIndex {
-    sync: Arc<dyn SyncApi>,
+    feed: Arc<dyn IndexFeedApi>,
+    signer: Arc<ServiceSigner>,
 }
 
 impl SyncIndex {
-    pub fn new(sync: Arc<dyn SyncApi>) -> Self {
-        Self { sync }
+    /// Reads `feed`, presenting the credential `signer` mints.
+    pub fn new(feed: Arc<dyn IndexFeedApi>, signer: Arc<ServiceSigner>) -> Self {
+        Self { feed, signer }
+    }
+
+    fn credential(&self) -> Result<BearerToken, DiscoveryError> {
+        self.signer
+            .credential()
+            .map_err(|error| DiscoveryError::Internal(format!("service credential: {error}")))
     }
 }
 
@@ -32,6 +42,10 @@ fn from_sync(error: SyncError) -> DiscoveryError {
     match error {
         SyncError::NotFound(_) => DiscoveryError::NotFound,
         SyncError::InvalidArgument { field, message } => DiscoveryError::invalid(field, message),
+        SyncError::Unauthenticated | SyncError::PermissionDenied(_) => {
+            tracing::error!("sync's feed refused discovery's service credential");
+            DiscoveryError::Unavailable("sync refused the service credential".into())
+        }
         other => DiscoveryError::Unavailable(format!("sync: {other}")),
     }
 }
@@ -102,10 +116,14 @@ fn index_row(project: &str, entry: pb::Entry) -> Option<IndexRow> {
 #[async_trait]
 impl IndexPort for SyncIndex {
     async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
-        let request = pb::ListSourcesRequest {
+        let request = pb::ListProjectSourcesRequest {
             project: project.to_owned(),
         };
-        let response = self.sync.list_sources(request).await.map_err(from_sync)?;
+        let response = self
+            .feed
+            .list_project_sources(&self.credential()?, request)
+            .await
+            .map_err(from_sync)?;
         Ok(response
             .sources
             .into_iter()
@@ -117,7 +135,11 @@ impl IndexPort for SyncIndex {
         let request = pb::ListEntriesRequest {
             project: project.to_owned(),
         };
-        let mut pages = self.sync.list_entries(request).await.map_err(from_sync)?;
+        let mut pages = self
+            .feed
+            .list_entries(&self.credential()?, request)
+            .await
+            .map_err(from_sync)?;
         let mut rows = ProjectRows::default();
         while let Some(page) = pages.next().await {
             let page = page.map_err(from_sync)?;
@@ -136,8 +158,8 @@ impl IndexPort for SyncIndex {
             project: project.to_owned(),
         };
         Ok(self
-            .sync
-            .get_revision(request)
+            .feed
+            .get_revision(&self.credential()?, request)
             .await
             .map_err(from_sync)?
             .revision)
@@ -155,8 +177,8 @@ impl IndexPort for SyncIndex {
             path: path.to_owned(),
         };
         Ok(self
-            .sync
-            .read_file(request)
+            .feed
+            .read_file(&self.credential()?, request)
             .await
             .map_err(from_sync)?
             .content)

@@ -27,10 +27,7 @@ impl DiscoveryGrpcClient {
 
 fn with_token<T>(token: &CallerToken, message: T) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
-    if let Some(value) = token
-        .expose()
-        .and_then(|t| format!("Bearer {t}").parse().ok())
-    {
+    if let Some(value) = token.header_value().and_then(|v| v.parse().ok()) {
         request.metadata_mut().insert("authorization", value);
     }
     request
@@ -100,10 +97,11 @@ impl DiscoveryApi for DiscoveryGrpcClient {
 
     async fn validate_package(
         &self,
+        caller: CallerToken,
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError> {
         let mut client = self.inner.clone();
-        let response = client.validate_package(tonic::Request::new(request)).await;
+        let response = client.validate_package(with_token(&caller, request)).await;
         response
             .map(tonic::Response::into_inner)
             .map_err(|s| from_status(&s))

@@ -13,6 +13,7 @@ pub fn to_status(error: DiscoveryError) -> Status {
         }
         DiscoveryError::NotFound => Status::not_found("not found"),
         DiscoveryError::Unauthenticated => Status::unauthenticated("unauthenticated"),
+        DiscoveryError::PermissionDenied(message) => Status::permission_denied(message),
         DiscoveryError::Unavailable(message) => Status::unavailable(message),
         DiscoveryError::Internal(message) => Status::internal(message),
     }
@@ -28,6 +29,7 @@ pub fn from_status(status: &Status) -> DiscoveryError {
         },
         Code::NotFound => DiscoveryError::NotFound,
         Code::Unauthenticated => DiscoveryError::Unauthenticated,
+        Code::PermissionDenied => DiscoveryError::PermissionDenied(message),
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             DiscoveryError::Unavailable(message)
         }
@@ -45,6 +47,7 @@ mod tests {
             DiscoveryError::invalid("scope.project_id", "is required"),
             DiscoveryError::NotFound,
             DiscoveryError::Unauthenticated,
+            DiscoveryError::PermissionDenied("the call is open to callers only".into()),
             DiscoveryError::Unavailable("policy: connection refused".into()),
             DiscoveryError::Internal("policy answered a different batch".into()),
         ];

@@ -1,5 +1,5 @@
-//! In-memory stand-ins for sync, policy and identity, so discovery's own rules are
-//! tested without a network. The end-to-end suites in `tests/` use the real services.
+//! In-memory stand-ins for sync and policy, and real tokens signed with a test key, so
+//! discovery's own rules are tested without a network. The end-to-end suites in `tests/` use the real services.
 
 #![allow(dead_code)]
 
@@ -11,13 +11,20 @@ use async_trait::async_trait;
 use neuralis_access::{
     Caller, Decision, DecisionCode, Evaluation, EvaluationRequest, Scope, SourceScope,
 };
+use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::{
-    AccessPort, CallerVerifier, EmptyCatalog, IndexPort, IndexRow, ProjectRows, SourceInfo,
+    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, SourceInfo,
 };
 use neuralis_discovery::service::DiscoveryParts;
-use neuralis_discovery::{CallerToken, Discovery, DiscoveryError, DiscoverySettings};
+use neuralis_discovery::{
+    CallerToken, Discovery, DiscoveryError, DiscoverySettings, InProcessDiscovery,
+};
+use neuralis_identity::{
+    Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceVerifier, Verifier,
+    mint,
+};
 use neuralis_layout::{Category, capture};
 
 /// A fake index: files per source, with counters.
@@ -147,7 +154,7 @@ pub struct FakeAccess {
 impl AccessPort for FakeAccess {
     async fn evaluate(
         &self,
-        _caller: &CallerToken,
+        _caller: &Caller,
         _conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
@@ -183,24 +190,61 @@ impl AccessPort for FakeAccess {
     }
 }
 
-/// "good" is a verified caller; anything else is not.
-pub struct FakeVerifier;
+const CALLER_SECRET: &str = "discovery-test-caller-secret-32-bytes!";
 
-impl CallerVerifier for FakeVerifier {
-    fn verify(&self, token: &CallerToken) -> Option<Caller> {
-        (token.expose() == Some("good")).then(|| Caller {
-            subject: "ada".into(),
-            role: "member".into(),
-            ..Caller::default()
-        })
-    }
+/// The gate of every test: callers signed with the test key, no service key in use.
+pub fn gate() -> Gate {
+    let hs256 = |secret: &str| KeySource::Hs256 {
+        secret: Secret::new(secret),
+    };
+    let callers = Verifier::from_config(&IdentityConfig {
+        keys: hs256(CALLER_SECRET),
+        ..IdentityConfig::default()
+    })
+    .unwrap();
+    let services = ServiceVerifier::from_config(&ServiceIdentityConfig {
+        keys: hs256("discovery-test-service-secret-32-bytes"),
+        ..ServiceIdentityConfig::default()
+    })
+    .unwrap();
+    let verifiers = Verifiers::new(Arc::new(callers), Arc::new(services), &[]);
+    Gate::new(&tables::discovery::TABLE, Arc::new(verifiers))
+}
+
+/// Discovery behind its gate, as every client reaches it.
+pub fn behind_gate(discovery: Discovery) -> InProcessDiscovery {
+    InProcessDiscovery::new(gate(), Arc::new(discovery))
+}
+
+/// A token signed with the test key: a member (`ada`) of project p1.
+pub fn good() -> CallerToken {
+    member_of("p1")
+}
+
+/// A token signed with the test key: a member (`ada`) of `project`.
+pub fn member_of(project: &str) -> CallerToken {
+    let claims = Claims {
+        sub: "ada".into(),
+        role: "member".into(),
+        features: Vec::new(),
+        agent: None,
+        project: Some(project.into()),
+        conversation: None,
+        platform: false,
+        exp: u64::MAX / 2,
+        nbf: None,
+        aud: Some("neuralis".into()),
+        iss: None,
+    };
+    let token = mint(&Secret::new(CALLER_SECRET), &claims).unwrap();
+    CallerToken::new(Some(token.expose().to_owned()))
 }
 
 pub struct Harness {
     pub index: Arc<FakeIndex>,
     pub access: Arc<FakeAccess>,
     pub bus: InProcessBus,
-    pub discovery: Discovery,
+    pub discovery: InProcessDiscovery,
 }
 
 pub async fn harness() -> Harness {
@@ -219,7 +263,6 @@ pub async fn harness_with(
     let discovery = Discovery::new(DiscoveryParts {
         index: index.clone(),
         access: access.clone(),
-        verifier: Arc::new(FakeVerifier),
         catalog,
         inventory,
         settings,
@@ -228,7 +271,7 @@ pub async fn harness_with(
         index,
         access,
         bus,
-        discovery,
+        discovery: behind_gate(discovery),
     }
 }
 
@@ -242,8 +285,4 @@ pub async fn publish(bus: &InProcessBus, phase: Phase, write: &str) {
         at: 0,
     };
     bus.publish(&event).await.unwrap();
-}
-
-pub fn good() -> CallerToken {
-    CallerToken::new(Some("good".into()))
 }
