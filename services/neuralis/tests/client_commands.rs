@@ -13,11 +13,17 @@ const PROJECT: &str = "demo";
 const AGENT: &str = "helper";
 
 fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> String {
+    mint(data_dir, subject, role, agent, false)
+}
+
+/// A token bound to PROJECT, or platform-wide.
+fn mint(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>, platform: bool) -> String {
     let who = keys::TokenFor {
         subject: subject.into(),
         role: role.into(),
         agent: agent.map(str::to_owned),
-        project: Some(PROJECT.into()),
+        project: (!platform).then(|| PROJECT.into()),
+        platform,
         ttl_seconds: 3600,
         ..keys::TokenFor::default()
     };
@@ -210,27 +216,32 @@ async fn a_source_from_creation_to_an_agent_override() {
     assert!(activated.starts_with("Code review (review)"), "{activated}");
     assert!(activated.contains("# Code review"), "{activated}");
 
-    // An agent-scope off shows in the agent's next listing.
+    // An agent-scope off shows in the agent's next listing. An agent's configuration
+    // reaches every project: a project's owner is refused, a platform-wide one is not.
     let path = review["path"].as_str().unwrap().to_owned();
-    ok(&cli(
-        &server,
-        Some(&admin),
-        &[
-            "policy",
-            "override",
-            "--scope",
-            "agent",
-            "--owner",
-            AGENT,
-            "--package",
-            &key,
-            "--file",
-            &path,
-            "--state",
-            "off",
-        ],
-    )
-    .await);
+    let agent_off = [
+        "policy",
+        "override",
+        "--scope",
+        "agent",
+        "--owner",
+        AGENT,
+        "--package",
+        &key,
+        "--file",
+        &path,
+        "--state",
+        "off",
+    ];
+    let refused = cli(&server, Some(&admin), &agent_off).await;
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("permission denied"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let platform = mint(data.path(), "root", "owner", None, true);
+    ok(&cli(&server, Some(&platform), &agent_off).await);
     let packages = json(&cli(&server, Some(&member), &list).await);
     let (review, _) = skill(&packages, "review").expect("review still listed");
     assert_eq!(review["state"], "disabled");

@@ -2,15 +2,60 @@
 //! not a terminal, the final revision on stdout, a clear error for an unknown source.
 
 use neuralis_bus::InProcessBus;
+use neuralis_identity::{
+    BearerToken, Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceVerifier,
+    Verifier, mint,
+};
 use neuralis_index::SqlIndexStore;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::auth::SharedToken;
 use neuralis_sync::layout_rules::LayoutCore;
-use neuralis_sync::{CallerToken, SyncConfig, SyncParts, SyncService};
+use neuralis_sync::{SyncConfig, SyncParts, SyncService};
 use std::process::Command;
 use std::sync::Arc;
 
-const TOKEN: &str = "cli-test-token";
+const SECRET: &str = "cli-test-caller-secret-of-32-bytes!!";
+
+fn verifiers() -> Arc<neuralis_authz::Verifiers> {
+    let hs256 = |secret: &str| KeySource::Hs256 {
+        secret: Secret::new(secret),
+    };
+    let callers = Verifier::from_config(&IdentityConfig {
+        keys: hs256(SECRET),
+        ..IdentityConfig::default()
+    })
+    .expect("verifier");
+    let services = ServiceVerifier::from_config(&ServiceIdentityConfig {
+        keys: hs256("cli-test-service-secret-of-32-bytes!"),
+        ..ServiceIdentityConfig::default()
+    })
+    .expect("verifier");
+    Arc::new(neuralis_authz::Verifiers::new(
+        Arc::new(callers),
+        Arc::new(services),
+        &["owner".to_owned()],
+    ))
+}
+
+/// An owner of project `demo`.
+fn owner() -> String {
+    let claims = Claims {
+        sub: "ops".into(),
+        role: "owner".into(),
+        features: Vec::new(),
+        agent: None,
+        project: Some("demo".into()),
+        conversation: None,
+        platform: false,
+        exp: u64::MAX / 2,
+        nbf: None,
+        aud: Some("neuralis".into()),
+        iss: None,
+    };
+    mint(&Secret::new(SECRET), &claims)
+        .expect("minted")
+        .expose()
+        .to_owned()
+}
 
 async fn serve(index: &std::path::Path) -> (String, SyncService) {
     let store = SqlIndexStore::open_embedded(&index.join("index.db"))
@@ -21,7 +66,7 @@ async fn serve(index: &std::path::Path) -> (String, SyncService) {
         bus: Arc::new(InProcessBus::default()),
         rules: Arc::new(LayoutCore),
         embedder: None,
-        authorizer: Arc::new(SharedToken::new(TOKEN)),
+        verifiers: verifiers(),
     };
     let service = SyncService::from_parts(&SyncConfig::default(), parts)
         .await
@@ -30,7 +75,7 @@ async fn serve(index: &std::path::Path) -> (String, SyncService) {
         .await
         .expect("bind");
     let address = listener.local_addr().expect("address");
-    let router = tonic::transport::Server::builder().add_service(service.grpc());
+    let router = tonic::transport::Server::builder().add_service(service.sources_server());
     tokio::spawn(router.serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)));
     (format!("http://{address}"), service)
 }
@@ -38,7 +83,7 @@ async fn serve(index: &std::path::Path) -> (String, SyncService) {
 fn neuralis_sync(server: &str, source: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_neuralis"))
         .args(["sync", "demo", source, "--server", server])
-        .env("NEURALIS_TOKEN", TOKEN)
+        .env("NEURALIS_TOKEN", owner())
         .output()
         .expect("runs")
 }
@@ -62,9 +107,9 @@ async fn the_sync_command_prints_plain_progress_and_the_revision() {
         ..Default::default()
     };
     service
-        .api()
+        .sources_api()
         .create_source(
-            &CallerToken::bearer(TOKEN),
+            &BearerToken::new(Some(owner())),
             pb::CreateSourceRequest { source: Some(spec) },
         )
         .await

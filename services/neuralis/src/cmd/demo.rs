@@ -91,7 +91,7 @@ async fn demo(args: DemoArgs) -> Result<()> {
     }
     println!("\nTry it from another terminal (the server keeps running; Ctrl-C stops it):");
     println!(
-        "  export NEURALIS_TOKEN=$(cargo run -q -p neuralis -- token --data-dir {} --role member --agent demo-agent)",
+        "  export NEURALIS_TOKEN=$(cargo run -q -p neuralis -- token --data-dir {} --project {PROJECT} --role member --agent demo-agent)",
         args.data_dir.display()
     );
     println!(
@@ -117,15 +117,15 @@ fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> Res
 
 /// Registers the source, lets every caller read it, and syncs it.
 async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
-    let sync_api = clients
-        .sync
+    let sources_api = clients
+        .sources
         .as_ref()
         .ok_or_else(|| anyhow!("sync is not running"))?;
     let policy_api = clients
         .policy
         .as_ref()
         .ok_or_else(|| anyhow!("policy is not running"))?;
-    let caller = neuralis_sync::CallerToken::bearer(admin);
+    let caller = BearerToken::new(Some(admin.to_owned()));
     let spec = sync::SourceSpec {
         project: PROJECT.into(),
         slug: SOURCE.into(),
@@ -135,7 +135,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         trigger: "manual".into(),
         ..Default::default()
     };
-    sync_api
+    sources_api
         .create_source(&caller, sync::CreateSourceRequest { source: Some(spec) })
         .await?;
     println!("1. registered source {SOURCE:?} -> {}", root.display());
@@ -154,7 +154,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         policy: Some(read_all),
     };
     policy_api
-        .put_source_policy(BearerToken::new(Some(admin.into())), request)
+        .put_source_policy(caller.clone(), request)
         .await?;
     println!(
         "2. stored a URI policy: everyone may read (a source without one contributes nothing)"
@@ -164,7 +164,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         project: PROJECT.into(),
         slug: SOURCE.into(),
     };
-    let mut progress = sync_api.sync_source(&caller, request).await?;
+    let mut progress = sources_api.sync_source(&caller, request).await?;
     let mut last = None;
     while let Some(update) = progress.next().await {
         last = Some(update?);

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::grpc::SyncGrpcClient;
-use neuralis_sync::{CallerToken, SyncApi};
+use neuralis_sync::grpc::SourceGrpcClient;
+use neuralis_sync::{BearerToken, SourceApi};
 use serde_json::json;
 
 use super::client::{self, ClientArgs};
@@ -30,7 +30,8 @@ enum Action {
     Create(SpecArgs),
     /// Show one source and its status.
     Get(NameArgs),
-    /// List the sources of a project (of every project without `--project`).
+    /// List the sources of a project (of every project without `--project`: a
+    /// platform-wide token only).
     List {
         /// The project.
         #[arg(long)]
@@ -113,8 +114,8 @@ pub fn run(args: SourcesArgs) -> ExitCode {
 
 async fn sources(args: SourcesArgs) -> Result<()> {
     let out = &args.client;
-    let api = SyncGrpcClient::new(out.connect().await?);
-    let caller = CallerToken(out.token.clone());
+    let api = SourceGrpcClient::new(out.connect().await?);
+    let caller = BearerToken::new(out.token.clone());
     match args.action {
         Action::Create(spec) => {
             let request = pb::CreateSourceRequest {
@@ -129,7 +130,10 @@ async fn sources(args: SourcesArgs) -> Result<()> {
                 project: name.project,
                 slug: name.slug,
             };
-            let found = api.get_source(request).await.map_err(|e| out.explain(e))?;
+            let found = api
+                .get_source(&caller, request)
+                .await
+                .map_err(|e| out.explain(e))?;
             show_one(out, found.source.as_ref(), "")
         }
         Action::List { project } => {
@@ -137,7 +141,7 @@ async fn sources(args: SourcesArgs) -> Result<()> {
                 project: project.unwrap_or_default(),
             };
             let listed = api
-                .list_sources(request)
+                .list_sources(&caller, request)
                 .await
                 .map_err(|e| out.explain(e))?;
             let value =
@@ -149,7 +153,10 @@ async fn sources(args: SourcesArgs) -> Result<()> {
                 project: spec.name.project.clone(),
                 slug: spec.name.slug.clone(),
             };
-            let found = api.get_source(request).await.map_err(|e| out.explain(e))?;
+            let found = api
+                .get_source(&caller, request)
+                .await
+                .map_err(|e| out.explain(e))?;
             let stored = found.source.and_then(|s| s.spec).unwrap_or_default();
             let request = pb::UpdateSourceRequest {
                 source: Some(apply(stored, spec)),

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use futures::StreamExt;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::grpc::SyncGrpcClient;
-use neuralis_sync::{CallerToken, SyncApi};
+use neuralis_sync::grpc::SourceGrpcClient;
+use neuralis_sync::{BearerToken, SourceApi};
 
 use super::client::{self, ClientArgs};
 
@@ -29,12 +29,12 @@ pub fn run(args: SyncArgs) -> ExitCode {
 
 async fn sync(args: SyncArgs) -> anyhow::Result<()> {
     let out = &args.client;
-    let client = SyncGrpcClient::new(out.connect().await?);
+    let client = SourceGrpcClient::new(out.connect().await?);
     let request = pb::SyncSourceRequest {
         project: args.project.clone(),
         slug: args.source.clone(),
     };
-    let caller = CallerToken(out.token.clone());
+    let caller = BearerToken::new(out.token.clone());
     let started = client.sync_source(&caller, request).await;
     let mut stream = started.map_err(|e| out.explain(e))?;
     // With --json nothing is shown while it runs: one document at the end.

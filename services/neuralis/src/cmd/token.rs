@@ -1,5 +1,6 @@
 //! `neuralis token`: mint a caller token from the all-in-one server's local signing
-//! key, to act as a given role, agent and conversation.
+//! key, to act as a given role, agent and conversation. A token is bound to one project
+//! (`--project`) unless `--platform` asks, explicitly, for one that crosses projects.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,9 +22,14 @@ pub struct TokenArgs {
     /// The agent the caller acts as.
     #[arg(long)]
     agent: Option<String>,
-    /// The project the token is bound to.
-    #[arg(long)]
+    /// The project the token is bound to (it acts in no other). Required unless
+    /// `--platform` is given.
+    #[arg(long, required_unless_present = "platform")]
     project: Option<String>,
+    /// A platform-wide token: it acts in every project (listing every project's
+    /// sources, role grants, agent overrides). Never the default.
+    #[arg(long)]
+    platform: bool,
     /// The conversation the token is bound to.
     #[arg(long)]
     conversation: Option<String>,
@@ -57,6 +63,7 @@ fn token(args: TokenArgs) -> anyhow::Result<String> {
         agent: args.agent,
         project: args.project,
         conversation: args.conversation,
+        platform: args.platform,
         ttl_seconds: args.ttl_seconds,
     };
     keys::mint_token(&secret, who)

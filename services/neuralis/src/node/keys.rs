@@ -1,9 +1,10 @@
-//! The all-in-one server's local signing key.
+//! The all-in-one server's local keys.
 //!
 //! A person on one machine gets a working setup with no key management: on first
-//! start the server writes a random HS256 key to `<data_dir>/signing.key` (mode 0600)
-//! and verifies tokens with it; `neuralis token` mints tokens from the same file.
-//! Split mode never does this: it refuses to start without configured keys.
+//! start the server writes a random HS256 caller key to `<data_dir>/signing.key` and a
+//! second, different one for service credentials to `<data_dir>/service.key` (both
+//! mode 0600), and verifies with them; `neuralis token` mints caller tokens from the
+//! first. Split mode never does this: it refuses to start without configured keys.
 
 use std::fs;
 use std::io::Write;
@@ -12,16 +13,30 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, mint};
+use neuralis_identity::{Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, mint};
 
-/// The file holding the local key.
+/// The file holding the local caller key.
 pub fn key_path(data_dir: &Path) -> PathBuf {
     data_dir.join("signing.key")
 }
 
-/// Reads the local key, creating it on first use.
+/// The file holding the local service key.
+pub fn service_key_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("service.key")
+}
+
+/// Reads the local caller key, creating it on first use.
 pub fn local_key(data_dir: &Path) -> Result<Secret> {
-    let path = key_path(data_dir);
+    local_secret(data_dir, &key_path(data_dir), "caller")
+}
+
+/// Reads the local service key, creating it on first use.
+pub fn local_service_key(data_dir: &Path) -> Result<Secret> {
+    local_secret(data_dir, &service_key_path(data_dir), "service")
+}
+
+fn local_secret(data_dir: &Path, path: &Path, what: &str) -> Result<Secret> {
+    let path = path.to_owned();
     if let Ok(existing) = fs::read_to_string(&path) {
         let key = existing.trim();
         if !key.is_empty() {
@@ -35,7 +50,7 @@ pub fn local_key(data_dir: &Path) -> Result<Secret> {
         .map_err(|e| anyhow::anyhow!("no randomness for the signing key: {e}"))?;
     let key = hex::encode(bytes);
     write_private(&path, &key).with_context(|| format!("writing {}", path.display()))?;
-    tracing::info!(path = %path.display(), "created the local signing key");
+    tracing::info!(path = %path.display(), key = what, "created a local signing key");
     Ok(Secret::new(key))
 }
 
@@ -60,6 +75,8 @@ pub struct TokenFor {
     pub agent: Option<String>,
     pub project: Option<String>,
     pub conversation: Option<String>,
+    /// A platform-wide token (acts in every project).
+    pub platform: bool,
     pub ttl_seconds: u64,
 }
 
@@ -77,7 +94,7 @@ pub fn mint_token(secret: &Secret, who: TokenFor) -> Result<String> {
         agent: who.agent,
         project: who.project,
         conversation: who.conversation,
-        platform: false,
+        platform: who.platform,
         exp: now + who.ttl_seconds.max(1),
         nbf: None,
         aud: IdentityConfig::default().audience.into_iter().next(),
@@ -96,6 +113,19 @@ pub fn with_local_key(mut identity: IdentityConfig, data_dir: &Path) -> Result<I
         };
     }
     Ok(identity)
+}
+
+/// The service identity of an all-in-one server whose configuration names no key.
+pub fn with_local_service_key(
+    mut service: ServiceIdentityConfig,
+    data_dir: &Path,
+) -> Result<ServiceIdentityConfig> {
+    if !service.has_keys() {
+        service.keys = KeySource::Hs256 {
+            secret: local_service_key(data_dir)?,
+        };
+    }
+    Ok(service)
 }
 
 /// Whether the configuration names verification keys of its own.
@@ -154,5 +184,23 @@ mod tests {
         assert!(!key_path(dir.path()).exists(), "no key file is written");
         assert!(has_configured_keys(&kept));
         assert!(!has_configured_keys(&IdentityConfig::default()));
+    }
+
+    #[test]
+    fn the_local_service_key_is_its_own_and_differs_from_the_caller_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let caller = local_key(dir.path()).unwrap();
+        let service = with_local_service_key(ServiceIdentityConfig::default(), dir.path()).unwrap();
+        let KeySource::Hs256 { secret } = &service.keys else {
+            panic!("an hs256 local key")
+        };
+        assert_ne!(secret, &caller);
+        assert_eq!(
+            with_local_service_key(ServiceIdentityConfig::default(), dir.path())
+                .unwrap()
+                .keys,
+            service.keys,
+            "created once and reused"
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! Starting a node: the services one process runs, wired in-process where they share
 //! the process and over gRPC where they do not, behind one port with health,
-//! reflection, trace propagation and a graceful drain.
+//! reflection, trace propagation and a graceful drain; plus, in a process that runs
+//! sync without discovery, the index feed on a second, internal listener.
 
-mod authorize;
+pub mod check;
 pub mod keys;
 mod run;
 pub mod settings;
@@ -14,11 +15,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use futures::TryFutureExt;
 use neuralis_host::Shutdown;
 use neuralis_host::grpc::{Health, add_reflection, serve};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+pub use check::check;
 pub use run::serve_main;
 pub use settings::NodeSettings;
 pub use target::{Target, Targets};
@@ -36,10 +39,15 @@ pub struct ServeArgs {
     /// Where to listen, e.g. 127.0.0.1:7400 (port 0 picks a free one).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Where a process running sync without discovery serves the index feed, e.g.
+    /// 10.0.0.5:7401 (port 0 picks a free one).
+    #[arg(long)]
+    pub internal_listen: Option<String>,
     /// The data directory (embedded stores, local signing key).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
-    /// Print `listening <addr>` on stdout once serving (for scripts and tests).
+    /// Print `listening <addr>` (and `internal <addr>` for the feed's listener) on
+    /// stdout once serving (for scripts and tests).
     #[arg(long)]
     pub announce: bool,
 }
@@ -52,6 +60,9 @@ impl ServeArgs {
             .context("loading configuration")?;
         if let Some(listen) = &self.listen {
             settings.listen = listen.clone();
+        }
+        if let Some(listen) = &self.internal_listen {
+            settings.internal_listen = listen.clone();
         }
         if let Some(dir) = &self.data_dir {
             settings.data_dir = dir.clone();
@@ -73,6 +84,8 @@ impl ServeArgs {
 pub struct Node {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Where it serves the index feed, when it runs sync without discovery.
+    pub internal_addr: Option<SocketAddr>,
     /// In-process clients of the services it runs (the demo and tests use them).
     pub clients: Clients,
     /// Health of the mounted services.
@@ -90,7 +103,8 @@ impl Node {
     }
 }
 
-/// Starts the services `targets` on an already-bound `listener`.
+/// Starts the services `targets` on an already-bound `listener` (and binds
+/// `internal_listen` when the index feed is served).
 pub async fn start(
     settings: NodeSettings,
     targets: Targets,
@@ -102,12 +116,22 @@ pub async fn start(
     let names: Vec<&str> = wired.service_names.clone();
     let (health, health_service) = Health::new(&names).await;
     let routes = add_reflection(wired.routes.add_service(health_service), &names)?;
+    let internal = match wired.internal {
+        Some(feed) => Some(internal(&settings.internal_listen, feed, &shutdown).await?),
+        None => None,
+    };
+    let internal_addr = internal.as_ref().map(|(addr, _)| *addr);
     let server = tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
-            serve(listener, routes, shutdown)
-                .await
-                .map_err(anyhow::Error::from)
+            let public = serve(listener, routes, shutdown).map_err(anyhow::Error::from);
+            match internal {
+                Some((_, feed)) => {
+                    let feed = async { feed.await.context("internal server task")? };
+                    tokio::try_join!(public, feed).map(drop)
+                }
+                None => public.await,
+            }
         }
     });
     // Every store and peer was reached while wiring: the services are ready.
@@ -115,12 +139,37 @@ pub async fn start(
         health.serving(name).await;
     }
     health.serving("").await;
-    tracing::info!(%addr, targets = ?targets.iter().map(Target::as_str).collect::<Vec<_>>(), "node started");
+    tracing::info!(%addr, ?internal_addr, targets = ?targets.iter().map(Target::as_str).collect::<Vec<_>>(), "node started");
     Ok(Node {
         addr,
+        internal_addr,
         clients: wired.clients,
         health,
         server,
         shutdown,
     })
+}
+
+/// Serves the index feed on its own listener, with health and reflection of the feed.
+async fn internal(
+    listen: &str,
+    feed: tonic::service::Routes,
+    shutdown: &Shutdown,
+) -> Result<(SocketAddr, JoinHandle<Result<()>>)> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("internal_listen {listen}"))?;
+    let addr = listener.local_addr()?;
+    let names = [neuralis_sync::grpc::FEED_SERVICE_NAME];
+    let (health, health_service) = Health::new(&names).await;
+    let routes = add_reflection(feed.add_service(health_service), &names)?;
+    health.serving(names[0]).await;
+    health.serving("").await;
+    let shutdown = shutdown.clone();
+    let task = tokio::spawn(async move {
+        serve(listener, routes, shutdown)
+            .await
+            .map_err(anyhow::Error::from)
+    });
+    Ok((addr, task))
 }

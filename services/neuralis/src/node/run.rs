@@ -16,7 +16,10 @@ const BAD_CONFIGURATION: u8 = 64;
 /// supplies `NEURALIS__*` overrides.
 pub fn serve_main(args: ServeArgs) -> ExitCode {
     let env: HashMap<String, String> = std::env::vars().collect();
-    let (settings, targets) = match args.settings(&env) {
+    let (settings, targets) = match args.settings(&env).and_then(|(settings, targets)| {
+        node::check(&settings, &targets)?;
+        Ok((settings, targets))
+    }) {
         Ok(found) => found,
         Err(error) => {
             eprintln!("neuralis serve: {error:#}");
@@ -65,6 +68,9 @@ async fn serve(
     let node = node::start(settings, targets, listener, shutdown).await?;
     if announce {
         println!("listening {}", node.addr);
+        if let Some(internal) = node.internal_addr {
+            println!("internal {internal}");
+        }
         let _ = std::io::stdout().flush();
     }
     node.server.await??;

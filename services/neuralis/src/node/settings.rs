@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use neuralis_discovery::DiscoverySettings;
 use neuralis_host::telemetry::TelemetrySettings;
-use neuralis_identity::IdentityConfig;
+use neuralis_identity::{IdentityConfig, ServiceIdentityConfig};
 use neuralis_policy::PolicyConfig;
 use neuralis_sync::SyncConfig;
 use serde::{Deserialize, Serialize};
@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 pub struct NodeSettings {
     /// Where gRPC listens (every mounted service, health and reflection).
     pub listen: String,
+    /// Where a process that runs sync without discovery serves the index feed (services
+    /// only; never the public port). Keep it reachable by discovery alone.
+    pub internal_listen: String,
     /// Where the embedded stores and the local signing key live.
     pub data_dir: PathBuf,
     /// Services to run when no `--target` is given; empty means all three.
@@ -24,6 +27,8 @@ pub struct NodeSettings {
     pub telemetry: TelemetrySettings,
     /// How callers' tokens are verified (shared by every service).
     pub identity: IdentityConfig,
+    /// How service credentials are verified and minted (calls between the services).
+    pub service_identity: ServiceIdentityConfig,
     /// Where the services this process does not run are reached (split mode).
     pub peers: Peers,
     pub sync: SyncConfig,
@@ -35,11 +40,13 @@ impl Default for NodeSettings {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:7400".into(),
+            internal_listen: "127.0.0.1:7401".into(),
             data_dir: PathBuf::from(".neuralis"),
             targets: Vec::new(),
             drain_deadline_ms: 10_000,
             telemetry: TelemetrySettings::default(),
             identity: IdentityConfig::default(),
+            service_identity: ServiceIdentityConfig::default(),
             peers: Peers::default(),
             sync: SyncConfig::default(),
             policy: PolicyConfig::default(),
@@ -52,8 +59,9 @@ impl Default for NodeSettings {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Peers {
-    /// e.g. `http://neuralis-sync:7400`
-    pub sync_url: Option<String>,
-    /// e.g. `http://neuralis-policy:7400`
+    /// Sync's index feed on its internal listener, e.g. `http://neuralis-sync:7401`
+    /// (discovery reads the index there).
+    pub sync_feed_url: Option<String>,
+    /// e.g. `http://neuralis-policy:7400` (discovery asks `Evaluate`).
     pub policy_url: Option<String>,
 }

@@ -1,107 +1,102 @@
-//! Wiring one process: each service it runs is built from its settings and mounted;
-//! each service it does not run, but needs, is reached through its gRPC client. Both
-//! sides implement the same tonic-free trait, so discovery never knows which it has.
+//! Wiring one process: each service it runs is built from its settings and mounted
+//! behind its authorization layer; each service it does not run, but needs, is reached
+//! through its gRPC client. Both sides implement the same tonic-free trait, so
+//! discovery never knows which it has.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::InvalidationBus;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
-use neuralis_discovery::adapters::{LoadedCatalog, PolicyAccess, SyncIndex, TokenVerifier};
+use neuralis_discovery::adapters::{LoadedCatalog, PolicyAccess, SyncIndex};
 use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::service::DiscoveryParts;
-use neuralis_discovery::{Discovery, DiscoveryApi};
-use neuralis_identity::{IdentityConfig, Verifier};
+use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
+use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
-use neuralis_sync::config::{BusConfig, IndexStoreConfig};
-use neuralis_sync::grpc::SyncGrpcClient;
-use neuralis_sync::{SyncApi, SyncParts, SyncService};
+use neuralis_sync::config::IndexStoreConfig;
+use neuralis_sync::grpc::IndexFeedGrpcClient;
+use neuralis_sync::{IndexFeedApi, SourceApi, SyncParts, SyncService};
 use tonic::service::Routes;
 use tonic::transport::{Channel, Endpoint};
 
-use super::authorize::VerifiedAdmins;
 use super::keys;
 use super::settings::NodeSettings;
 use super::target::{Target, Targets};
 
-/// In-process clients of the services a node runs (or reaches).
+/// In-process clients of the services a node runs (or reaches), every call decided by
+/// the same gate as over gRPC.
 #[derive(Clone, Default)]
 pub struct Clients {
-    pub sync: Option<Arc<dyn SyncApi>>,
+    /// The administration of sources.
+    pub sources: Option<Arc<dyn SourceApi>>,
     pub policy: Option<Arc<dyn PolicyApi>>,
     pub discovery: Option<Arc<dyn DiscoveryApi>>,
 }
 
 /// What wiring produced: the routes to serve and the names to report.
 pub(crate) struct Wired {
+    /// The public listener's services.
     pub routes: Routes,
     pub service_names: Vec<&'static str>,
+    /// The index feed, for the internal listener: only when this process runs sync
+    /// without discovery (otherwise discovery calls it in process and it is not served).
+    pub internal: Option<Routes>,
     pub clients: Clients,
 }
 
 /// Builds every service `targets` names.
 pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<Wired> {
-    let identity = identity(settings, targets)?;
-    let verifier = Arc::new(Verifier::from_config(&identity).context("identity")?);
-    check_split_mode(settings, targets)?;
+    super::check::check(settings, targets)?;
+    let keys = Keys::load(settings, targets)?;
     let mut routes = Routes::default();
     let mut names = Vec::new();
     let mut clients = Clients::default();
+    let mut internal = None;
 
+    let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
     if targets.runs(Target::Policy) {
         let mut config = settings.policy.clone();
-        config.identity = identity.clone();
         if let neuralis_access_store::StoreConfig::Embedded { path } = &mut config.store {
             *path = under_data_dir(path, &settings.data_dir, "policy.db");
         }
-        let service = PolicyService::from_config(&config)
+        let service = PolicyService::from_config(&config, keys.verifiers.clone())
             .await
             .context("starting policy")?;
-        clients.policy = Some(service.local() as Arc<dyn PolicyApi>);
+        policy_local = Some(service.api() as Arc<dyn PolicyApi>);
         routes = routes.add_service(service.into_server());
         names.push(neuralis_policy::SERVICE_NAME);
     }
+    clients.policy = policy_local.clone();
 
     let mut bus: Option<Arc<dyn InvalidationBus>> = None;
+    let mut feed_local: Option<Arc<dyn IndexFeedApi>> = None;
     if targets.runs(Target::Sync) {
-        let mut config = settings.sync.clone();
-        if let IndexStoreConfig::Embedded { path } = &mut config.index {
-            *path = under_data_dir(path, &settings.data_dir, "index.db");
-        }
-        let admins = VerifiedAdmins::new(verifier.clone(), settings.policy.admin_roles.clone());
-        let parts = SyncParts {
-            store: neuralis_sync::service::open_store(&config.index)
-                .await
-                .context("opening the index")?,
-            bus: neuralis_sync::service::open_bus(&config.bus)
-                .await
-                .context("connecting the bus")?,
-            rules: Arc::new(neuralis_sync::layout_rules::LayoutCore),
-            embedder: neuralis_sync::service::open_embedder(&config.embedder)
-                .context("embedder")?,
-            authorizer: Arc::new(admins),
-        };
-        let service = SyncService::from_parts(&config, parts)
-            .await
-            .context("starting sync")?;
+        let service = sync(settings, keys.verifiers.clone()).await?;
         bus = Some(service.bus());
-        clients.sync = Some(service.api());
-        routes = routes.add_service(service.grpc());
-        names.push(neuralis_sync::grpc::SERVICE_NAME);
+        clients.sources = Some(service.sources_api());
+        routes = routes.add_service(service.sources_server());
+        names.push(neuralis_sync::grpc::SOURCES_SERVICE_NAME);
+        if targets.runs(Target::Discovery) {
+            feed_local = Some(service.feed_api());
+        } else {
+            internal = Some(Routes::new(service.feed_server()));
+        }
     }
 
     if targets.runs(Target::Discovery) {
-        let sync: Arc<dyn SyncApi> = match &clients.sync {
-            Some(local) => local.clone(),
-            None => Arc::new(SyncGrpcClient::new(peer(
-                settings.peers.sync_url.as_deref(),
-                "peers.sync_url",
+        let feed: Arc<dyn IndexFeedApi> = match feed_local {
+            Some(local) => local,
+            None => Arc::new(IndexFeedGrpcClient::new(peer(
+                settings.peers.sync_feed_url.as_deref(),
+                "peers.sync_feed_url",
             )?)),
         };
-        let policy: Arc<dyn PolicyApi> = match &clients.policy {
-            Some(local) => local.clone(),
+        let policy: Arc<dyn PolicyApi> = match policy_local {
+            Some(local) => local,
             None => Arc::new(PolicyGrpcClient::new(
                 peer(settings.peers.policy_url.as_deref(), "peers.policy_url")?,
                 settings.policy.max_message_bytes,
@@ -113,24 +108,92 @@ pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<W
                 .await
                 .context("connecting the bus")?,
         };
-        let discovery = discovery(settings, sync, policy, bus, verifier).await?;
-        clients.discovery = Some(discovery.clone() as Arc<dyn DiscoveryApi>);
-        routes = routes.add_service(DiscoveryGrpcServer::service(discovery));
+        let signer = Arc::new(keys.signer("discovery")?);
+        let discovery = discovery(settings, feed, policy, bus, signer).await?;
+        let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
+        clients.discovery = Some(
+            Arc::new(InProcessDiscovery::new(gate.clone(), discovery.clone()))
+                as Arc<dyn DiscoveryApi>,
+        );
+        routes = routes.add_service(DiscoveryGrpcServer::service(discovery, gate));
         names.push(neuralis_discovery::grpc::SERVICE_NAME);
     }
     Ok(Wired {
         routes,
         service_names: names,
+        internal,
         clients,
     })
 }
 
+/// The keys of one process: how callers and services are verified, and how this
+/// process signs its own service credentials.
+struct Keys {
+    verifiers: Arc<Verifiers>,
+    service: neuralis_identity::ServiceIdentityConfig,
+}
+
+impl Keys {
+    /// All-in-one may use local keys created on first start; split mode uses the
+    /// configured ones (`check` refused a split process without them).
+    fn load(settings: &NodeSettings, targets: &Targets) -> Result<Self> {
+        let (identity, service) = if targets.is_all_in_one() {
+            (
+                keys::with_local_key(settings.identity.clone(), &settings.data_dir)?,
+                keys::with_local_service_key(
+                    settings.service_identity.clone(),
+                    &settings.data_dir,
+                )?,
+            )
+        } else {
+            (settings.identity.clone(), settings.service_identity.clone())
+        };
+        let callers = Verifier::from_config(&identity).context("identity")?;
+        let services = ServiceVerifier::from_config(&service)?;
+        let verifiers = Verifiers::new(
+            Arc::new(callers),
+            Arc::new(services),
+            &settings.policy.admin_roles,
+        );
+        Ok(Keys {
+            verifiers: Arc::new(verifiers),
+            service,
+        })
+    }
+
+    /// The signer of `service`'s own credentials.
+    fn signer(&self, service: &str) -> Result<ServiceSigner> {
+        Ok(ServiceSigner::from_config(&self.service, service)?)
+    }
+}
+
+async fn sync(settings: &NodeSettings, verifiers: Arc<Verifiers>) -> Result<SyncService> {
+    let mut config = settings.sync.clone();
+    if let IndexStoreConfig::Embedded { path } = &mut config.index {
+        *path = under_data_dir(path, &settings.data_dir, "index.db");
+    }
+    let parts = SyncParts {
+        store: neuralis_sync::service::open_store(&config.index)
+            .await
+            .context("opening the index")?,
+        bus: neuralis_sync::service::open_bus(&config.bus)
+            .await
+            .context("connecting the bus")?,
+        rules: Arc::new(neuralis_sync::layout_rules::LayoutCore),
+        embedder: neuralis_sync::service::open_embedder(&config.embedder).context("embedder")?,
+        verifiers,
+    };
+    SyncService::from_parts(&config, parts)
+        .await
+        .context("starting sync")
+}
+
 async fn discovery(
     settings: &NodeSettings,
-    sync: Arc<dyn SyncApi>,
+    feed: Arc<dyn IndexFeedApi>,
     policy: Arc<dyn PolicyApi>,
     bus: Arc<dyn InvalidationBus>,
-    verifier: Arc<Verifier>,
+    signer: Arc<ServiceSigner>,
 ) -> Result<Arc<Discovery>> {
     let installed = &settings.discovery.installed;
     let roots = Roots {
@@ -155,37 +218,12 @@ async fn discovery(
             .context("subscribing to invalidation events")?,
     );
     Ok(Arc::new(Discovery::new(DiscoveryParts {
-        index: Arc::new(SyncIndex::new(sync)),
-        access: Arc::new(PolicyAccess::new(policy)),
-        verifier: Arc::new(TokenVerifier::new(verifier)),
+        index: Arc::new(SyncIndex::new(feed, signer.clone())),
+        access: Arc::new(PolicyAccess::new(policy, signer)),
         catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
         inventory,
         settings: settings.discovery.clone(),
     })))
-}
-
-/// All-in-one may use a local key created on first start; split mode never generates
-/// one: every replica must verify with the same configured keys.
-fn identity(settings: &NodeSettings, targets: &Targets) -> Result<IdentityConfig> {
-    if targets.is_all_in_one() {
-        return keys::with_local_key(settings.identity.clone(), &settings.data_dir);
-    }
-    if !keys::has_configured_keys(&settings.identity) {
-        bail!(
-            "identity.keys: split mode needs configured verification keys (an hs256 secret, \
-             public keys or a JWKS file); it never generates one"
-        );
-    }
-    Ok(settings.identity.clone())
-}
-
-/// Sync and discovery in different processes cannot share an in-process bus.
-fn check_split_mode(settings: &NodeSettings, targets: &Targets) -> Result<()> {
-    let separated = targets.runs(Target::Sync) != targets.runs(Target::Discovery);
-    if separated && settings.sync.bus == BusConfig::InProcess {
-        bail!("sync.bus: sync and discovery run in different processes, so the bus must be redis");
-    }
-    Ok(())
 }
 
 fn peer(url: Option<&str>, field: &str) -> Result<Channel> {
@@ -218,30 +256,14 @@ mod tests {
             data_dir: dir.path().to_owned(),
             ..NodeSettings::default()
         };
-        let error = identity(&settings, &Targets::new([Target::Policy]))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("identity.keys"), "{error}");
+        assert!(Keys::load(&settings, &Targets::new([Target::Policy])).is_err());
         assert!(!keys::key_path(dir.path()).exists(), "no key was written");
-        let all_in_one = identity(&settings, &Targets::new([])).unwrap();
+        assert!(!keys::service_key_path(dir.path()).exists());
+        let all_in_one = Keys::load(&settings, &Targets::new([])).unwrap();
         assert!(
-            keys::has_configured_keys(&all_in_one),
-            "all-in-one creates its local key"
+            all_in_one.signer("discovery").is_ok(),
+            "all-in-one creates its local keys"
         );
-    }
-
-    #[test]
-    fn sync_and_discovery_apart_need_the_redis_bus() {
-        let settings = NodeSettings::default();
-        for alone in [Target::Sync, Target::Discovery] {
-            let error = check_split_mode(&settings, &Targets::new([alone]))
-                .unwrap_err()
-                .to_string();
-            assert!(error.contains("sync.bus"), "{error}");
-        }
-        assert!(check_split_mode(&settings, &Targets::new([Target::Policy])).is_ok());
-        assert!(
-            check_split_mode(&settings, &Targets::new([Target::Sync, Target::Discovery])).is_ok()
-        );
+        assert!(keys::service_key_path(dir.path()).exists());
     }
 }
