@@ -13,10 +13,10 @@ use neuralis::node::{self, NodeSettings, Targets};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::grpc::DiscoveryGrpcClient;
 use neuralis_host::Shutdown;
-use neuralis_identity::Secret;
+use neuralis_identity::{BearerToken, KeySource, Secret, ServiceIdentityConfig, ServiceSigner};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient};
-use neuralis_sync::SyncApi;
-use neuralis_sync::grpc::SyncGrpcClient;
+use neuralis_sync::SourceApi;
+use neuralis_sync::grpc::SourceGrpcClient;
 use tonic::transport::{Channel, Endpoint};
 
 /// The two shapes every scenario runs in.
@@ -31,11 +31,15 @@ pub enum Mode {
 /// A deployment plus clients of its three services.
 pub struct Cluster {
     pub mode: Mode,
-    pub sync: Arc<dyn SyncApi>,
+    /// The administration of sources (sync's public port).
+    pub sources: Arc<dyn SourceApi>,
     pub policy: Arc<dyn PolicyApi>,
     pub discovery: Arc<dyn DiscoveryApi>,
+    /// Where each service answers: `sync`, `policy`, `discovery`, and in split mode
+    /// `sync-internal` (the index feed's listener).
     pub addrs: HashMap<&'static str, SocketAddr>,
     secret: Secret,
+    service_secret: Secret,
     processes: HashMap<&'static str, Child>,
     node: Option<node::Node>,
     _data: tempfile::TempDir,
@@ -56,8 +60,8 @@ impl Cluster {
     /// as `NEURALIS__*` variables (e.g. a Redis bus).
     pub async fn all_in_one(overrides: HashMap<String, String>) -> Result<Self> {
         let data = tempfile::tempdir()?;
-        let secret = random_secret()?;
-        let mut env = identity_env(&secret);
+        let (secret, service_secret) = (random_secret()?, random_secret()?);
+        let mut env = identity_env(&secret, &service_secret);
         env.extend(overrides);
         let args = node::ServeArgs {
             data_dir: Some(data.path().to_owned()),
@@ -75,11 +79,12 @@ impl Cluster {
             .collect();
         Ok(Self {
             mode: Mode::AllInOne,
-            sync: Arc::new(SyncGrpcClient::new(channel.clone())),
+            sources: Arc::new(SourceGrpcClient::new(channel.clone())),
             policy: Arc::new(PolicyGrpcClient::new(channel.clone(), 32 << 20)),
             discovery: Arc::new(DiscoveryGrpcClient::new(channel)),
             addrs,
             secret,
+            service_secret,
             processes: HashMap::new(),
             node: Some(node),
             _data: data,
@@ -91,39 +96,46 @@ impl Cluster {
     /// channel so scenarios run side by side.
     pub async fn split(node_bin: &str) -> Result<Self> {
         let data = tempfile::tempdir()?;
-        let secret = random_secret()?;
+        let (secret, service_secret) = (random_secret()?, random_secret()?);
         let tag = format!("e2e_{}", hex::encode(random_bytes::<6>()?));
         let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
         let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
             .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
-        let mut env = identity_env(&secret);
+        let mut env = identity_env(&secret, &service_secret);
         env.extend(split_env(&database, &redis, &tag));
         let mut processes = HashMap::new();
         let mut addrs = HashMap::new();
         for target in ["policy", "sync"] {
-            let (child, addr) = spawn_node(node_bin, target, &env, data.path())?;
+            let (child, addr, internal) = spawn_node(node_bin, target, &env, data.path())?;
             processes.insert(target, child);
             addrs.insert(target, addr);
+            if let Some(internal) = internal {
+                addrs.insert("sync-internal", internal);
+            }
         }
+        let feed = addrs
+            .get("sync-internal")
+            .ok_or_else(|| anyhow!("sync announced no internal listener"))?;
         env.insert(
-            "NEURALIS__PEERS__SYNC_URL".into(),
-            format!("http://{}", addrs["sync"]),
+            "NEURALIS__PEERS__SYNC_FEED_URL".into(),
+            format!("http://{feed}"),
         );
         env.insert(
             "NEURALIS__PEERS__POLICY_URL".into(),
             format!("http://{}", addrs["policy"]),
         );
-        let (child, addr) = spawn_node(node_bin, "discovery", &env, data.path())?;
+        let (child, addr, _) = spawn_node(node_bin, "discovery", &env, data.path())?;
         processes.insert("discovery", child);
         addrs.insert("discovery", addr);
         Ok(Self {
             mode: Mode::Split,
-            sync: Arc::new(SyncGrpcClient::new(channel(addrs["sync"])?)),
+            sources: Arc::new(SourceGrpcClient::new(channel(addrs["sync"])?)),
             policy: Arc::new(PolicyGrpcClient::new(channel(addrs["policy"])?, 32 << 20)),
             discovery: Arc::new(DiscoveryGrpcClient::new(channel(addrs["discovery"])?)),
             addrs,
             secret,
+            service_secret,
             processes,
             node: None,
             _data: data,
@@ -131,17 +143,52 @@ impl Cluster {
         })
     }
 
-    /// A signed caller token.
+    /// A signed caller token, bound to `project`.
     pub fn token(&self, subject: &str, role: &str, agent: Option<&str>, project: &str) -> String {
-        let who = node::keys::TokenFor {
+        self.mint(node::keys::TokenFor {
             subject: subject.into(),
             role: role.into(),
             agent: agent.map(str::to_owned),
             project: Some(project.into()),
             ttl_seconds: 600,
             ..node::keys::TokenFor::default()
-        };
+        })
+    }
+
+    /// A signed platform-wide caller token (acts in every project).
+    pub fn platform_token(&self, subject: &str, role: &str) -> String {
+        self.mint(node::keys::TokenFor {
+            subject: subject.into(),
+            role: role.into(),
+            platform: true,
+            ttl_seconds: 600,
+            ..node::keys::TokenFor::default()
+        })
+    }
+
+    /// A signed caller token with these claims.
+    pub fn mint(&self, who: node::keys::TokenFor) -> String {
         node::keys::mint_token(&self.secret, who).unwrap_or_default()
+    }
+
+    /// A service credential signed with the deployment's service key.
+    pub fn service_credential(&self, service: &str) -> String {
+        let config = ServiceIdentityConfig {
+            keys: KeySource::Hs256 {
+                secret: self.service_secret.clone(),
+            },
+            ..ServiceIdentityConfig::default()
+        };
+        ServiceSigner::from_config(&config, service)
+            .and_then(|signer| signer.credential())
+            .ok()
+            .and_then(|token| token.expose().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// The caller token `token` as a bearer credential.
+    pub fn bearer(token: &str) -> BearerToken {
+        BearerToken::new(Some(token.to_owned()))
     }
 
     /// Stops one process of a split cluster (fault tests).
@@ -194,12 +241,20 @@ fn random_secret() -> Result<Secret> {
     Ok(Secret::new(hex::encode(random_bytes::<32>()?)))
 }
 
-fn identity_env(secret: &Secret) -> HashMap<String, String> {
+fn identity_env(secret: &Secret, service_secret: &Secret) -> HashMap<String, String> {
     HashMap::from([
         ("NEURALIS__IDENTITY__KEYS__KIND".into(), "hs256".into()),
         (
             "NEURALIS__IDENTITY__KEYS__SECRET".into(),
             secret.expose().to_owned(),
+        ),
+        (
+            "NEURALIS__SERVICE_IDENTITY__KEYS__KIND".into(),
+            "hs256".into(),
+        ),
+        (
+            "NEURALIS__SERVICE_IDENTITY__KEYS__SECRET".into(),
+            service_secret.expose().to_owned(),
         ),
     ])
 }
@@ -228,15 +283,17 @@ fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> 
     ])
 }
 
-/// Starts `neuralis-node --target <target>` and waits for its `listening` line.
+/// Starts `neuralis-node --target <target>` and waits for its `listening` line (and,
+/// for sync, its `internal` line: the index feed's listener).
 fn spawn_node(
     node_bin: &str,
     target: &str,
     env: &HashMap<String, String>,
     data: &Path,
-) -> Result<(Child, SocketAddr)> {
+) -> Result<(Child, SocketAddr, Option<SocketAddr>)> {
     let mut child = Command::new(node_bin)
         .args(["--target", target, "--listen", "127.0.0.1:0", "--announce"])
+        .args(["--internal-listen", "127.0.0.1:0"])
         .arg("--data-dir")
         .arg(data.join(target))
         .env_clear()
@@ -249,13 +306,25 @@ fn spawn_node(
         .stdout
         .take()
         .ok_or_else(|| anyhow!("{target}: no stdout"))?;
+    let mut stdout = BufReader::new(stdout);
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
+    stdout.read_line(&mut line)?;
     let Some(addr) = line.trim().strip_prefix("listening ") else {
         let _ = child.kill();
         bail!("{target} did not start: {line:?}");
     };
-    Ok((child, addr.parse()?))
+    let addr = addr.parse()?;
+    let mut internal = None;
+    if target == "sync" {
+        let mut line = String::new();
+        stdout.read_line(&mut line)?;
+        let Some(feed) = line.trim().strip_prefix("internal ") else {
+            let _ = child.kill();
+            bail!("sync announced no internal listener: {line:?}");
+        };
+        internal = Some(feed.parse()?);
+    }
+    Ok((child, addr, internal))
 }
 
 fn drop_schemas(cleanup: &str) {

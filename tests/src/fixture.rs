@@ -78,7 +78,7 @@ pub async fn register(
     root: &Path,
     uri_policy: policy::UriPolicy,
 ) -> Result<()> {
-    let caller = neuralis_sync::CallerToken::bearer(admin);
+    let caller = BearerToken::new(Some(admin.to_owned()));
     let spec = sync::SourceSpec {
         project: project.into(),
         slug: slug.into(),
@@ -89,7 +89,7 @@ pub async fn register(
         ..Default::default()
     };
     cluster
-        .sync
+        .sources
         .create_source(&caller, sync::CreateSourceRequest { source: Some(spec) })
         .await?;
     put_policy(cluster, admin, project, slug, uri_policy).await?;
@@ -117,12 +117,12 @@ pub async fn put_policy(
 
 /// Syncs a source and waits for the run to finish.
 pub async fn resync(cluster: &Cluster, admin: &str, project: &str, slug: &str) -> Result<()> {
-    let caller = neuralis_sync::CallerToken::bearer(admin);
+    let caller = BearerToken::new(Some(admin.to_owned()));
     let request = sync::SyncSourceRequest {
         project: project.into(),
         slug: slug.into(),
     };
-    let mut progress = cluster.sync.sync_source(&caller, request).await?;
+    let mut progress = cluster.sources.sync_source(&caller, request).await?;
     while let Some(update) = progress.next().await {
         update?;
     }

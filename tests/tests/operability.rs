@@ -19,6 +19,7 @@ use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
 
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
 const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef";
+const SERVICE_SECRET: &str = "fedcba9876543210fedcba9876543210fedcba9876543210";
 
 /// A policy-only node with its own embedded store.
 fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String) {
@@ -35,6 +36,8 @@ fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String) {
         .env_clear()
         .env("NEURALIS__IDENTITY__KEYS__KIND", "hs256")
         .env("NEURALIS__IDENTITY__KEYS__SECRET", SECRET)
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__KIND", "hs256")
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__SECRET", SERVICE_SECRET)
         .env("NEURALIS__TELEMETRY__LOG_FILTER", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -103,7 +106,7 @@ async fn a_policy_node_reports_health_and_reflects_exactly_what_it_mounts() {
     );
     assert_eq!(status(&url, "").await, Ok(ServingStatus::Serving));
     assert_eq!(
-        status(&url, "neuralis.sync.v1.SyncService").await,
+        status(&url, "neuralis.sync.v1.SourceService").await,
         Err(tonic::Code::NotFound),
         "not mounted here"
     );
@@ -119,7 +122,7 @@ async fn a_policy_node_reports_health_and_reflects_exactly_what_it_mounts() {
     assert!(
         !services
             .iter()
-            .any(|s| s.contains("SyncService") || s.contains("DiscoveryService")),
+            .any(|s| s.contains("neuralis.sync") || s.contains("DiscoveryService")),
         "{services:?}"
     );
     child.kill().unwrap();

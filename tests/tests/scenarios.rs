@@ -133,9 +133,17 @@ async fn set_override(
         file_path: path.into(),
         state: state as i32,
     };
+    // An agent's configuration reaches every project: a platform-wide administrator
+    // sets it; a conversation's, an administrator of its project.
+    let token = match scope {
+        policy::OverrideScope::Agent => {
+            BearerToken::new(Some(s.cluster.platform_token("root", "owner")))
+        }
+        _ => admin_token(s),
+    };
     s.cluster
         .policy
-        .set_file_override(admin_token(s), request)
+        .set_file_override(token, request)
         .await
         .expect("override");
 }
@@ -225,9 +233,11 @@ async fn grant_beta(s: &Setup, features: &[&str]) {
         package_id: String::new(),
         grants,
     };
+    // Role grants reach every project: a platform-wide administrator sets them.
+    let platform = BearerToken::new(Some(s.cluster.platform_token("root", "owner")));
     s.cluster
         .policy
-        .put_role_grants(admin_token(s), request)
+        .put_role_grants(platform, request)
         .await
         .expect("grants");
 }
