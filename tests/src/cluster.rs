@@ -171,6 +171,18 @@ impl Cluster {
         node::keys::mint_token(&self.secret, who).unwrap_or_default()
     }
 
+    /// A caller token of `project` that expired an hour ago (signed with the real key).
+    pub fn expired_token(&self, project: &str) -> String {
+        claims_token(&self.secret, project, -3600)
+    }
+
+    /// An owner token of `project` signed with a key the deployment does not know.
+    pub fn forged_token(&self, project: &str) -> String {
+        random_secret()
+            .map(|forger| claims_token(&forger, project, 600))
+            .unwrap_or_default()
+    }
+
     /// A service credential signed with the deployment's service key.
     pub fn service_credential(&self, service: &str) -> String {
         let config = ServiceIdentityConfig {
@@ -239,6 +251,29 @@ fn random_bytes<const N: usize>() -> Result<[u8; N]> {
 
 fn random_secret() -> Result<Secret> {
     Ok(Secret::new(hex::encode(random_bytes::<32>()?)))
+}
+
+/// An owner token of `project` expiring `ttl` seconds from now (negative: in the past).
+fn claims_token(secret: &Secret, project: &str, ttl: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let claims = neuralis_identity::Claims {
+        sub: "mallory".into(),
+        role: "owner".into(),
+        features: Vec::new(),
+        agent: None,
+        project: Some(project.into()),
+        conversation: None,
+        platform: false,
+        exp: now.saturating_add_signed(ttl),
+        nbf: None,
+        aud: Some("neuralis".into()),
+        iss: None,
+    };
+    neuralis_identity::mint(secret, &claims)
+        .map(|token| token.expose().to_owned())
+        .unwrap_or_default()
 }
 
 fn identity_env(secret: &Secret, service_secret: &Secret) -> HashMap<String, String> {
