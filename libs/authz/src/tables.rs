@@ -196,6 +196,26 @@ pub mod discovery {
     };
 }
 
+/// Every table as markdown, one section per service (SECURITY.md holds this text; a
+/// test keeps the two equal).
+pub fn markdown() -> String {
+    let mut text = String::new();
+    for table in ALL {
+        text.push_str(&format!("### `{}`\n\n", table.service));
+        text.push_str("| RPC | who may call | project it acts in |\n| --- | --- | --- |\n");
+        for row in table.rows {
+            text.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                row.name(),
+                row.who.describe(),
+                row.binding.describe()
+            ));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 const fn row(method: &'static str, who: Who, binding: Binding) -> Row {
     Row {
         method,

@@ -43,11 +43,7 @@ fn every_rpc_has_exactly_one_row_and_every_row_names_an_rpc() {
     for table in tables::ALL {
         let methods = &served[table.service];
         for method in methods {
-            let rows = table
-                .rows
-                .iter()
-                .filter(|row| row.method == method)
-                .count();
+            let rows = table.rows.iter().filter(|row| row.method == method).count();
             assert_eq!(rows, 1, "{method}: {rows} rows (exactly one is required)");
         }
         for row in table.rows {

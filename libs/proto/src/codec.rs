@@ -117,7 +117,9 @@ mod tests {
         let status = undecodable(&error);
         assert_eq!(status.code(), tonic::Code::InvalidArgument);
         assert!(
-            status.message().starts_with("source.root: does not decode ("),
+            status
+                .message()
+                .starts_with("source.root: does not decode ("),
             "{}",
             status.message()
         );
