@@ -250,3 +250,39 @@ async fn a_source_from_creation_to_an_agent_override() {
 
     node.stop().await.unwrap();
 }
+
+#[test]
+fn a_minted_token_is_bound_to_a_project_unless_platform_is_asked_for() {
+    use neuralis_identity::{IdentityConfig, KeySource, Verifier};
+    let data = tempfile::tempdir().unwrap();
+    let key = keys::local_key(data.path()).unwrap();
+    let mint = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_neuralis"))
+            .args(["token", "--data-dir", data.path().to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let unbound = mint(&["--role", "owner"]);
+    assert_eq!(unbound.status.code(), Some(2), "a usage error");
+    assert!(
+        text(&unbound.stderr).contains("--project"),
+        "{}",
+        text(&unbound.stderr)
+    );
+    let verifier = Verifier::from_config(&IdentityConfig {
+        keys: KeySource::Hs256 { secret: key },
+        ..IdentityConfig::default()
+    })
+    .unwrap();
+    let bound = verifier
+        .verify_identity(ok(&mint(&["--project", PROJECT])).trim())
+        .unwrap();
+    assert_eq!(bound.caller.project.as_deref(), Some(PROJECT));
+    assert!(!bound.platform);
+    let platform = verifier
+        .verify_identity(ok(&mint(&["--platform", "--role", "owner"])).trim())
+        .unwrap();
+    assert!(platform.platform);
+    assert_eq!(platform.caller.project, None);
+}
