@@ -54,7 +54,9 @@ where
     match Count::deserialize(deserializer)? {
         Count::Number(count) => Ok(count),
         Count::Text(text) => text.trim().parse().map_err(|_| {
-            serde::de::Error::custom(format!("expected a whole number, got {text:?}"))
+            serde::de::Error::custom(format!(
+                "max_connections: expected a whole number, got {text:?}"
+            ))
         }),
     }
 }

@@ -352,7 +352,10 @@ mod tests {
         .unwrap();
         assert!(loaded.verbose);
         assert_eq!(loaded.inventory.max_projects, 12);
-        assert_eq!(loaded.listen_addr, "8080", "digits stay text for a text key");
+        assert_eq!(
+            loaded.listen_addr, "8080",
+            "digits stay text for a text key"
+        );
     }
 
     #[test]

@@ -113,11 +113,9 @@ impl TelemetrySettings {
                 let mut config = tonic::transport::ClientTlsConfig::new();
                 config = match &self.otlp_ca_file {
                     Some(path) => {
-                        let pem = std::fs::read(path).map_err(|e| {
-                            crate::tls::TlsError {
-                                key: "telemetry.otlp_ca_file".into(),
-                                message: format!("cannot read {}: {e}", path.display()),
-                            }
+                        let pem = std::fs::read(path).map_err(|e| crate::tls::TlsError {
+                            key: "telemetry.otlp_ca_file".into(),
+                            message: format!("cannot read {}: {e}", path.display()),
                         })?;
                         config.ca_certificate(tonic::transport::Certificate::from_pem(pem))
                     }

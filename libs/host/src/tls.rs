@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tonic::transport::{
-    Certificate, ClientTlsConfig, Endpoint, Identity, Server, ServerTlsConfig,
-};
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity, Server, ServerTlsConfig};
 
 /// A TLS setting that cannot be used, naming its key.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -75,12 +75,14 @@ async fn check(args: &HealthArgs) -> Result<ServingStatus> {
             service: args.service.clone(),
         })
         .await
-        .map_err(|status| {
-            anyhow::anyhow!("{}: {}", label(&args.service), status.message())
-        })?;
+        .map_err(|status| anyhow::anyhow!("{}: {}", label(&args.service), status.message()))?;
     Ok(answer.into_inner().status())
 }
 
 fn label(service: &str) -> &str {
-    if service.is_empty() { "the server" } else { service }
+    if service.is_empty() {
+        "the server"
+    } else {
+        service
+    }
 }

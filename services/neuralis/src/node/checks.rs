@@ -91,9 +91,7 @@ fn check_address(address: &str, key: &str) -> Result<(), ConfigProblem> {
 fn check_telemetry(settings: &NodeSettings) -> Result<(), ConfigProblem> {
     settings.telemetry.check().map_err(|error| match error {
         TelemetryError::Filter(message) => ConfigProblem::new("telemetry.log_filter", message),
-        TelemetryError::Exporter(message) => {
-            ConfigProblem::new("telemetry.otlp_endpoint", message)
-        }
+        TelemetryError::Exporter(message) => ConfigProblem::new("telemetry.otlp_endpoint", message),
         TelemetryError::Tls(tls) => tls.into(),
         TelemetryError::AlreadyInstalled => ConfigProblem::new("telemetry", error.to_string()),
     })
@@ -126,7 +124,10 @@ fn check_sync_limits(settings: &NodeSettings) -> Result<(), ConfigProblem> {
         ("sync.batch_size", sync.batch_size as u64),
         ("sync.write_timeout_secs", sync.write_timeout_secs),
         ("sync.chunk_max_bytes", sync.chunk_max_bytes as u64),
-        ("policy.max_message_bytes", settings.policy.max_message_bytes as u64),
+        (
+            "policy.max_message_bytes",
+            settings.policy.max_message_bytes as u64,
+        ),
         (
             "discovery.inventory.max_projects",
             settings.discovery.inventory.max_projects as u64,
@@ -144,7 +145,10 @@ fn check_writable(data_dir: &Path) -> Result<(), ConfigProblem> {
     let problem = |error: std::io::Error| {
         ConfigProblem::new(
             "data_dir",
-            format!("{} is not a writable directory: {error}", data_dir.display()),
+            format!(
+                "{} is not a writable directory: {error}",
+                data_dir.display()
+            ),
         )
     };
     std::fs::create_dir_all(data_dir).map_err(problem)?;
@@ -157,14 +161,18 @@ fn check_writable(data_dir: &Path) -> Result<(), ConfigProblem> {
 /// A process running only some services shares its stores and bus with the others and
 /// with its own replicas: every one of them must be configured, never defaulted.
 fn check_split(settings: &NodeSettings, targets: &Targets) -> Result<(), ConfigProblem> {
-    if targets.runs(Target::Sync) && !matches!(settings.sync.index, IndexStoreConfig::Postgres { .. }) {
+    if targets.runs(Target::Sync)
+        && !matches!(settings.sync.index, IndexStoreConfig::Postgres { .. })
+    {
         return Err(ConfigProblem::new(
             "sync.index",
             "split mode needs the shared index (kind: postgres with a url); it never opens a \
              per-process embedded file",
         ));
     }
-    if targets.runs(Target::Policy) && !matches!(settings.policy.store, StoreConfig::Postgres { .. }) {
+    if targets.runs(Target::Policy)
+        && !matches!(settings.policy.store, StoreConfig::Postgres { .. })
+    {
         return Err(ConfigProblem::new(
             "policy.store",
             "split mode needs the shared access store (backend: postgres with a url); it never \
@@ -195,12 +203,14 @@ fn check_identity(identity: &IdentityConfig, targets: &Targets) -> Result<(), Co
     if targets.is_all_in_one() && !keys::has_configured_keys(identity) {
         return Ok(());
     }
-    Verifier::from_config(identity).map(drop).map_err(|error| match error {
-        IdentityError::Config { field, message } => {
-            ConfigProblem::new(format!("identity.{field}"), message)
-        }
-        other => ConfigProblem::new("identity", other.to_string()),
-    })
+    Verifier::from_config(identity)
+        .map(drop)
+        .map_err(|error| match error {
+            IdentityError::Config { field, message } => {
+                ConfigProblem::new(format!("identity.{field}"), message)
+            }
+            other => ConfigProblem::new("identity", other.to_string()),
+        })
 }
 
 /// The address of every service this process calls but does not run.
@@ -214,7 +224,11 @@ fn check_peers(
     }
     let needed = [
         (Target::Sync, "peers.sync_url", &settings.peers.sync_url),
-        (Target::Policy, "peers.policy_url", &settings.peers.policy_url),
+        (
+            Target::Policy,
+            "peers.policy_url",
+            &settings.peers.policy_url,
+        ),
     ];
     for (target, key, url) in needed {
         if targets.runs(target) {
@@ -254,10 +268,20 @@ fn check_stores(settings: &NodeSettings, targets: &Targets) -> Result<(), Config
 
 fn check_postgres_url(url: &str, key: &str) -> Result<(), ConfigProblem> {
     // The URL may carry a password: messages never quote it.
-    sqlx::postgres::PgConnectOptions::from_str(url)
-        .map_err(|e| ConfigProblem::new(key, format!("not a usable PostgreSQL URL: {}", redact_error(&e))))?;
-    let parsed = url::Url::parse(url)
-        .map_err(|e| ConfigProblem::new(key, format!("not a URL: {e}")))?;
+    sqlx::postgres::PgConnectOptions::from_str(url).map_err(|e| {
+        ConfigProblem::new(
+            key,
+            format!("not a usable PostgreSQL URL: {}", redact_error(&e)),
+        )
+    })?;
+    let parsed =
+        url::Url::parse(url).map_err(|e| ConfigProblem::new(key, format!("not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "postgres" | "postgresql") {
+        return Err(ConfigProblem::new(
+            key,
+            format!("expected postgres://, got {}://", parsed.scheme()),
+        ));
+    }
     for (name, value) in parsed.query_pairs() {
         if matches!(name.as_ref(), "sslrootcert" | "sslcert" | "sslkey")
             && !Path::new(value.as_ref()).is_file()

@@ -13,13 +13,13 @@ use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi};
+use neuralis_host::tls::ClientTls;
 use neuralis_identity::{IdentityConfig, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
 use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::SyncGrpcClient;
 use neuralis_sync::{SyncApi, SyncParts, SyncService};
 use tonic::service::Routes;
-use neuralis_host::tls::ClientTls;
 use tonic::transport::Channel;
 
 use super::authorize::VerifiedAdmins;
