@@ -5,5 +5,6 @@
 
 pub mod cluster;
 pub mod fixture;
+pub mod pki;
 
 pub use cluster::{Cluster, Mode};
