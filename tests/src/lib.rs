@@ -6,5 +6,6 @@
 pub mod cluster;
 pub mod fixture;
 pub mod pki;
+pub mod pod;
 
 pub use cluster::{Cluster, Mode};

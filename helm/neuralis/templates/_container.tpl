@@ -80,6 +80,10 @@ grpc:
     {{- end }}
     {{- end }}
     {{- if ne $component "all-in-one" }}
+    {{- range $key, $value := include "neuralis.backendEnv" (dict "root" $root "component" $component) | fromJson }}
+    - name: {{ $key }}
+      value: {{ $value }}
+    {{- end }}
     {{- range $key := include "neuralis.secretKeys" (dict "root" $root "component" $component) | fromJsonArray }}
     - name: {{ $key }}
       valueFrom:
@@ -97,6 +101,9 @@ grpc:
     {{- end }}
     {{- end }}
     {{- with $root.Values.extraEnv }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- with .extraEnv }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
   ports:

@@ -98,17 +98,21 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{/* The configuration file: the values' `config`, plus what distributed mode decides. */}}
+{{/* The configuration file: the values' `config`, verbatim. */}}
 {{- define "neuralis.configFile" -}}
-{{- $config := deepCopy (.Values.config | default dict) -}}
-{{- if eq .Values.mode "distributed" -}}
-{{- $mode := dict "sync" (dict "index" (dict "kind" "postgres") "bus" (dict "kind" "redis")) "policy" (dict "store" (dict "backend" "postgres")) -}}
-{{- if include "neuralis.hs256" . -}}
-{{- $_ := set $mode "identity" (dict "keys" (dict "kind" "hs256")) -}}
+{{- toYaml (.Values.config | default dict) -}}
 {{- end -}}
-{{- $config = mustMergeOverwrite $mode $config -}}
-{{- end -}}
-{{- toYaml $config -}}
+
+{{/* The backends distributed mode decides, per service: each process is told only
+     about the stores it opens (a sync pod never reads the policy store's settings). */}}
+{{- define "neuralis.backendEnv" -}}
+{{- $root := .root -}}
+{{- $env := dict -}}
+{{- if eq .component "sync" }}{{ $_ := set $env "NEURALIS__SYNC__INDEX__KIND" "postgres" }}{{ end -}}
+{{- if eq .component "policy" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__BACKEND" "postgres" }}{{ end -}}
+{{- if has .component (list "sync" "discovery") }}{{ $_ := set $env "NEURALIS__SYNC__BUS__KIND" "redis" }}{{ end -}}
+{{- if include "neuralis.hs256" $root }}{{ $_ := set $env "NEURALIS__IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}
+{{- toJson $env -}}
 {{- end -}}
 
 {{/* Pod-level settings shared by every workload. */}}
