@@ -162,7 +162,7 @@ impl ClientTls {
                 let config = self.client_config(server_name);
                 endpoint
                     .tls_config(config)
-                    .map_err(|e| TlsError::new(&self.section_key("ca_file"), source_chain(&e)))
+                    .map_err(|e| TlsError::new(self.section_key("ca_file"), source_chain(&e)))
             }
             Some("http") if self.is_configured() => Err(TlsError::new(
                 key,

@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// Environment variables, name and value.
+type Env = Vec<(&'static str, &'static str)>;
+
 const SECRET: &str = "0123456789012345678901234567890123456789";
 
 /// Runs the binary in `dir` with exactly `env` (nothing inherited).
@@ -215,7 +218,7 @@ fn a_split_target_without_its_shared_store_or_bus_refuses_to_start() {
         ("NEURALIS__IDENTITY__KEYS__SECRET", SECRET),
     ];
     let pg = "postgres://neuralis@db:5432/neuralis";
-    let cases: [(&str, Vec<(&str, &str)>, &str); 6] = [
+    let cases: [(&str, Env, &str); 6] = [
         ("policy", keys.to_vec(), "policy.store"),
         ("sync", keys.to_vec(), "sync.index"),
         (
