@@ -347,3 +347,57 @@ fn all_in_one_refuses_a_data_dir_it_cannot_write() {
     assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     assert!(stderr(&out).contains("data_dir"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_rediss_bus_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = with(
+        &policy_env(),
+        &[
+            ("NEURALIS__SYNC__INDEX__KIND", "postgres"),
+            (
+                "NEURALIS__SYNC__INDEX__URL",
+                "postgres://neuralis@db:5432/neuralis?sslmode=require",
+            ),
+            ("NEURALIS__SYNC__BUS__KIND", "redis"),
+            ("NEURALIS__SYNC__BUS__URL", "rediss://:password@redis:6380"),
+        ],
+    );
+    let out = neuralis(dir.path(), &["config", "check", "--target", "sync"], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_server_with_an_https_otlp_endpoint_starts_and_stops_cleanly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neuralis"))
+        .current_dir(dir.path())
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--announce",
+            "--data-dir",
+            "data",
+        ])
+        .env_clear()
+        .env("NEURALIS__TELEMETRY__OTLP_ENDPOINT", "https://127.0.0.1:9/")
+        .env("NEURALIS__TELEMETRY__LOG_FILTER", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("listening "), "did not start: {line:?}");
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+}
