@@ -5,6 +5,8 @@
 
 pub mod cluster;
 pub mod fixture;
+pub mod pki;
+pub mod pod;
 pub mod raw;
 
 pub use cluster::{Cluster, Mode};

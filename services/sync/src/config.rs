@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Everything the sync service reads at start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SyncConfig {
     /// Where the index lives.
     pub index: IndexStoreConfig,
@@ -56,7 +56,7 @@ impl SyncConfig {
 
 /// The index store backend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum IndexStoreConfig {
     /// One SQLite file, no server (all-in-one).
     Embedded {
@@ -87,7 +87,7 @@ impl Default for IndexStoreConfig {
 
 /// The invalidation bus.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BusConfig {
     /// A broadcast inside this process (all-in-one).
     #[default]
@@ -108,7 +108,7 @@ fn default_channel() -> String {
 
 /// The embedder behind vector search.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum EmbedderConfig {
     /// No vectors: search is full text.
     #[default]

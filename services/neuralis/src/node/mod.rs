@@ -3,9 +3,10 @@
 //! reflection, trace propagation and a graceful drain; plus, in a process that runs
 //! sync without discovery, the index feed on a second, internal listener.
 
-pub mod check;
+pub mod checks;
 pub mod keys;
-mod run;
+pub mod redact;
+pub mod run;
 pub mod settings;
 pub mod target;
 mod wiring;
@@ -17,11 +18,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use futures::TryFutureExt;
 use neuralis_host::Shutdown;
-use neuralis_host::grpc::{Health, add_reflection, serve};
+use neuralis_host::grpc::{Health, add_reflection, serve_tls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-pub use check::check;
+pub use checks::check;
 pub use run::serve_main;
 pub use settings::NodeSettings;
 pub use target::{Target, Targets};
@@ -56,8 +57,7 @@ impl ServeArgs {
     /// The settings these flags select, from `env` (a map, so tests never touch the
     /// process environment).
     pub fn settings(&self, env: &HashMap<String, String>) -> Result<(NodeSettings, Targets)> {
-        let mut settings: NodeSettings = neuralis_host::load_settings(self.config.as_deref(), env)
-            .context("loading configuration")?;
+        let mut settings: NodeSettings = neuralis_host::load_settings(self.config.as_deref(), env)?;
         if let Some(listen) = &self.listen {
             settings.listen = listen.clone();
         }
@@ -112,19 +112,30 @@ pub async fn start(
     shutdown: Shutdown,
 ) -> Result<Node> {
     let addr = listener.local_addr()?;
-    let wired = wiring::wire(&settings, &targets).await?;
+    let checked = checks::check(&settings, &targets)?;
+    let wired = wiring::wire(&settings, &targets, &checked.peers).await?;
     let names: Vec<&str> = wired.service_names.clone();
     let (health, health_service) = Health::new(&names).await;
     let routes = add_reflection(wired.routes.add_service(health_service), &names)?;
+    let server_tls = checked.server_tls;
     let internal = match wired.internal {
-        Some(feed) => Some(internal(&settings.internal_listen, feed, &shutdown).await?),
+        Some(feed) => Some(
+            internal(
+                &settings.internal_listen,
+                feed,
+                &shutdown,
+                server_tls.clone(),
+            )
+            .await?,
+        ),
         None => None,
     };
     let internal_addr = internal.as_ref().map(|(addr, _)| *addr);
     let server = tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
-            let public = serve(listener, routes, shutdown).map_err(anyhow::Error::from);
+            let public =
+                serve_tls(listener, routes, shutdown, server_tls).map_err(anyhow::Error::from);
             match internal {
                 Some((_, feed)) => {
                     let feed = async { feed.await.context("internal server task")? };
@@ -150,11 +161,13 @@ pub async fn start(
     })
 }
 
-/// Serves the index feed on its own listener, with health and reflection of the feed.
+/// Serves the index feed on its own listener (with the same TLS as the public one),
+/// with health and reflection of the feed.
 async fn internal(
     listen: &str,
     feed: tonic::service::Routes,
     shutdown: &Shutdown,
+    tls: Option<tonic::transport::ServerTlsConfig>,
 ) -> Result<(SocketAddr, JoinHandle<Result<()>>)> {
     let listener = TcpListener::bind(listen)
         .await
@@ -167,7 +180,7 @@ async fn internal(
     health.serving("").await;
     let shutdown = shutdown.clone();
     let task = tokio::spawn(async move {
-        serve(listener, routes, shutdown)
+        serve_tls(listener, routes, shutdown, tls)
             .await
             .map_err(anyhow::Error::from)
     });

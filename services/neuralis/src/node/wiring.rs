@@ -15,13 +15,14 @@ use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
+use neuralis_host::tls::ClientTls;
 use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
 use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::IndexFeedGrpcClient;
 use neuralis_sync::{IndexFeedApi, SourceApi, SyncParts, SyncService};
 use tonic::service::Routes;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use super::keys;
 use super::settings::NodeSettings;
@@ -48,9 +49,13 @@ pub(crate) struct Wired {
     pub clients: Clients,
 }
 
-/// Builds every service `targets` names.
-pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<Wired> {
-    super::check::check(settings, targets)?;
+/// Builds every service `targets` names (`checks::check` passed), calling peers with
+/// `peers`' TLS.
+pub(crate) async fn wire(
+    settings: &NodeSettings,
+    targets: &Targets,
+    peers: &ClientTls,
+) -> Result<Wired> {
     let keys = Keys::load(settings, targets)?;
     let mut routes = Routes::default();
     let mut names = Vec::new();
@@ -91,6 +96,7 @@ pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<W
         let feed: Arc<dyn IndexFeedApi> = match feed_local {
             Some(local) => local,
             None => Arc::new(IndexFeedGrpcClient::new(peer(
+                peers,
                 settings.peers.sync_feed_url.as_deref(),
                 "peers.sync_feed_url",
             )?)),
@@ -98,7 +104,11 @@ pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<W
         let policy: Arc<dyn PolicyApi> = match policy_local {
             Some(local) => local,
             None => Arc::new(PolicyGrpcClient::new(
-                peer(settings.peers.policy_url.as_deref(), "peers.policy_url")?,
+                peer(
+                    peers,
+                    settings.peers.policy_url.as_deref(),
+                    "peers.policy_url",
+                )?,
                 settings.policy.max_message_bytes,
             )),
         };
@@ -226,12 +236,11 @@ async fn discovery(
     })))
 }
 
-fn peer(url: Option<&str>, field: &str) -> Result<Channel> {
+fn peer(tls: &ClientTls, url: Option<&str>, field: &str) -> Result<Channel> {
     let Some(url) = url else {
         bail!("{field}: required when this process does not run that service");
     };
-    let endpoint =
-        Endpoint::from_shared(url.to_owned()).with_context(|| format!("{field}: {url:?}"))?;
+    let endpoint = tls.endpoint(url, field)?;
     // Lazy: the peer may start after us; calls answer UNAVAILABLE until it is up.
     Ok(endpoint.connect_lazy())
 }
