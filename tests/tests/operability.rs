@@ -189,24 +189,3 @@ async fn sigterm_drains_and_exits_cleanly() {
     };
     assert!(exit.success(), "a drained server exits 0, got {exit:?}");
 }
-
-#[test]
-fn split_mode_without_service_keys_exits_64_naming_the_setting() {
-    let data = tempfile::tempdir().unwrap();
-    let output = Command::new(NODE)
-        .args(["--target", "policy", "--listen", "127.0.0.1:0"])
-        .arg("--data-dir")
-        .arg(data.path())
-        .env_clear()
-        .env("NEURALIS__IDENTITY__KEYS__KIND", "hs256")
-        .env("NEURALIS__IDENTITY__KEYS__SECRET", SECRET)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(64));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("service_identity.keys"), "{stderr}");
-    assert!(
-        std::fs::read_dir(data.path()).unwrap().next().is_none(),
-        "nothing was written: no key is generated in split mode"
-    );
-}

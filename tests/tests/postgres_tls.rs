@@ -199,6 +199,14 @@ async fn a_split_policy_node_starts_on_postgres_with_sslmode_require() {
             "0123456789".repeat(4),
         ),
         (
+            "NEURALIS__SERVICE_IDENTITY__KEYS__KIND".to_owned(),
+            "hs256".to_owned(),
+        ),
+        (
+            "NEURALIS__SERVICE_IDENTITY__KEYS__SECRET".to_owned(),
+            "9876543210".repeat(4),
+        ),
+        (
             "NEURALIS__POLICY__STORE__BACKEND".to_owned(),
             "postgres".to_owned(),
         ),
