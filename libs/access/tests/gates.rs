@@ -88,6 +88,28 @@ fn a_source_contributes_only_when_known_enabled_and_with_a_persisted_policy() {
 }
 
 #[test]
+fn a_stored_policy_that_no_longer_validates_contributes_nothing() {
+    // Stored before a rule tightened, read back without validation: evaluation compiles
+    // it, fails, and must fail closed rather than fall back to its default.
+    let invalid = [
+        policy(vec![rule("/absolute", true)]),
+        policy(vec![PathRule::new("sets/nothing")]),
+        policy(vec![PathRule {
+            read: Some(true),
+            ..floor("a/floor/that/grants")
+        }]),
+    ];
+    for policy in invalid {
+        assert!(policy.validate().is_err(), "{policy:?}");
+        assert_eq!(
+            codes(&caller(), &snapshot(policy.clone()), &skill_batch()),
+            (vec![Hidden], vec![Hidden, Hidden]),
+            "{policy:?}"
+        );
+    }
+}
+
+#[test]
 fn discovery_needs_read_on_the_package_root_and_on_each_member_file() {
     let cases = [
         // The rule denies the root folder only: its files are readable, yet hidden with it.

@@ -1,0 +1,73 @@
+//! A skill's directory is its scope (seed 001, "Skill bundles — the directory is the
+//! scope"; DESIGN.md section 4): below a skill's folder, everything is bundle content of
+//! that skill. Only the folder's own `SKILL.md` is the skill; a nested `SKILL.md` or any
+//! other file never becomes a second skill or a contribution of its own.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use neuralis_layout::{Category, GroupOptions, IndexedFile, Trust, UnloadedReason, group};
+use support::*;
+
+#[test]
+fn only_the_skill_folders_own_skill_md_is_a_skill_below_it_everything_is_bundle_content() {
+    // `notes.md` has the length of `SKILL.md`; `sub/SKILL.md` ends like it.
+    let layout = group_synced(&[
+        (".claude/skills/a/SKILL.md", "---\nname: a\n---\n"),
+        (".claude/skills/a/notes.md", NAMED),
+        (".claude/skills/a/sub/SKILL.md", "---\nname: sub\n---\n"),
+        (".claude/skills/a/agents/x.agent.md", NAMED),
+        ("kit/package.json", NEURALIS_PACKAGE),
+        ("kit/review/SKILL.md", "---\nname: review\n---\n"),
+        ("kit/review/abcd.txt", ""),
+        ("kit/review/deep/SKILL.md", "---\nname: deep\n---\n"),
+    ]);
+    let skills: Vec<(&str, &str)> = layout
+        .packages
+        .iter()
+        .flat_map(|p| &p.files)
+        .map(|c| (c.path.as_str(), c.id.as_str()))
+        .collect();
+    assert_eq!(
+        skills,
+        [
+            (".claude/skills/a/SKILL.md", "a"),
+            ("kit/review/SKILL.md", "review")
+        ]
+    );
+    assert_eq!(
+        contribution(&layout, ".claude/skills/a/SKILL.md").bundle,
+        ["SKILL.md", "agents/x.agent.md", "notes.md", "sub/SKILL.md"]
+    );
+    assert_eq!(
+        contribution(&layout, "kit/review/SKILL.md").bundle,
+        ["SKILL.md", "abcd.txt", "deep/SKILL.md"]
+    );
+    for path in [".claude/skills/a/notes.md", ".claude/skills/a/sub/SKILL.md"] {
+        assert_eq!(unloaded_reason(&layout, path), None, "{path}");
+    }
+}
+
+/// "`.mdc` counts only in `.cursor/rules/`", where the file name is the rule's identity
+/// by protocol; any other file there needs an `id` or `name` like every flat file.
+#[test]
+fn only_cursor_rules_mdc_files_are_exempt_from_the_id_or_name_requirement() {
+    let files = [
+        ("package.json", r#"{"name": "acme", "neuralis": {}}"#),
+        (".cursor/rules/c.mdc", "plain"),
+        (".cursor/rules/notes.md", PLAIN),
+        (".cursor/other/x.mdc", "plain"),
+    ];
+    let rows: Vec<IndexedFile> = files.iter().map(|(p, c)| row(p, c)).collect();
+    let layout = group(&rows, &GroupOptions::installed("acme", Trust::FirstParty));
+    assert_eq!(
+        contribution(&layout, ".cursor/rules/c.mdc").category,
+        Category::Rule
+    );
+    assert!(!is_contribution(&layout, ".cursor/rules/notes.md"));
+    assert!(!is_contribution(&layout, ".cursor/other/x.mdc"));
+    assert_eq!(
+        unloaded_reason(&layout, ".cursor/rules/notes.md"),
+        Some(UnloadedReason::NotAContributionPath)
+    );
+}
