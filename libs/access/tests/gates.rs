@@ -8,7 +8,7 @@ mod support;
 
 use neuralis_access::{
     AccessError, AccessSnapshot, Caller, DecisionCode, EvaluationRequest, FileOverrides, Origin,
-    PathRule, Scope, SourceRecord, UriPolicy, evaluate,
+    PathRule, Scope, SourceRecord, UriPolicy, decide, evaluate,
 };
 use neuralis_layout::Category;
 use support::{PROJECT, SOURCE, batch, caller, file, floor, read_all, rule, snapshot};
@@ -305,7 +305,17 @@ fn bad_input_is_rejected_naming_the_field_without_the_value() {
     empty_project.project.clear();
     let mut empty_owner = skill_batch();
     empty_owner.sources[0].scope.owner.clear();
+    // A member file lies strictly below its root: the root folder itself is no member.
+    let mut at_root = skill_batch();
+    at_root.files[0].path = ".claude".into();
+    let mut blank_file_owner = skill_batch();
+    blank_file_owner.files[1].private_owner = Some(" ".into());
+    let mut blank_package_owner = skill_batch();
+    blank_package_owner.packages[0].private_owner = Some(String::new());
     let cases = [
+        (at_root, "files[0].path"),
+        (blank_file_owner, "files[1].private_owner"),
+        (blank_package_owner, "packages[0].private_owner"),
         (outside, "files[1].path"),
         (no_package, "files[2].package"),
         (no_header, "packages[0].source_id"),
@@ -318,5 +328,20 @@ fn bad_input_is_rejected_naming_the_field_without_the_value() {
         let AccessError::InvalidArgument { field, .. } = &error;
         assert_eq!(field, expected);
         assert!(!error.to_string().contains("secret"), "{error}");
+        // The policy service checks a batch before it reads the store: the same error.
+        assert_eq!(request.validate(), Err(error));
     }
+}
+
+#[test]
+fn a_checked_batch_is_decided_as_evaluate_decides_the_batch_it_checked() {
+    let request = skill_batch();
+    let state = snapshot(policy(vec![rule(".claude/skills/b/**", false)]));
+    assert_eq!(request.validate(), Ok(()));
+    let checked = request.check().unwrap();
+    assert_eq!(checked.request(), &request);
+    assert_eq!(
+        decide(&caller(), &state, &checked),
+        evaluate(&caller(), &state, &request).unwrap()
+    );
 }

@@ -98,6 +98,24 @@ fn patterns_and_paths_are_accepted_up_to_4096_bytes_and_refused_beyond() {
     assert_eq!(field, "paths[0].pattern");
 }
 
+#[test]
+fn a_pattern_keeps_its_text_and_names_the_literal_first_segment_every_match_starts_with() {
+    let cases = [
+        ("docs/**", Some("docs")),
+        ("docs/*.md", Some("docs")),
+        ("a/b/c", Some("a")),
+        ("*.md", None),
+        ("d*cs/x", None),
+        ("**/SKILL.md", None),
+        ("**", None),
+    ];
+    for (text, first) in cases {
+        let pattern = PathPattern::new(text).unwrap();
+        assert_eq!(pattern.as_str(), text);
+        assert_eq!(pattern.first_literal(), first, "{text}");
+    }
+}
+
 // === the reference: a naive recursive reading of the pattern language ===
 
 fn naive_matches(pattern: &[&str], path: &[&str]) -> bool {

@@ -200,3 +200,31 @@ fn an_installed_package_keeps_the_catalog_default_and_a_source_default_can_only_
         );
     }
 }
+
+#[test]
+fn only_a_visible_active_file_is_in_use_and_only_a_hidden_one_is_absent() {
+    use DecisionCode::Hidden;
+    let cases = [
+        (Hidden, false, false),
+        (Active, true, true),
+        (OptIn, true, false),
+        (Disabled, true, false),
+        (Manual, true, false),
+    ];
+    for (code, visible, active) in cases {
+        assert_eq!(
+            (code.is_visible(), code.is_active()),
+            (visible, active),
+            "{code:?}"
+        );
+    }
+}
+
+#[test]
+fn an_override_set_is_empty_until_a_switch_is_recorded() {
+    let mut switches = FileOverrides::default();
+    assert!(switches.is_empty());
+    switches.insert(PACKAGE, "rules/a.md", false);
+    assert!(!switches.is_empty());
+    assert_eq!(switches.get(PACKAGE, "rules/a.md"), Some(false));
+}
