@@ -71,3 +71,37 @@ fn only_cursor_rules_mdc_files_are_exempt_from_the_id_or_name_requirement() {
         Some(UnloadedReason::NotAContributionPath)
     );
 }
+
+/// Seed 000: "README* files and anything under template(s)/ directories — indexed for
+/// search, excluded from the contribution categories"; "Nothing under a workflows/
+/// directory is a source contribution at all". A skill folder named like one is no
+/// exception. (Repro: `skills/templates/SKILL.md` alone used to load as a skill, while
+/// the invalidation predicate rightly called adding it harmless.)
+#[test]
+fn a_skill_folder_under_templates_or_workflows_is_never_a_skill() {
+    let layout = group_synced(&[
+        ("skills/templates/SKILL.md", "---\nname: t\n---\n"),
+        (".claude/skills/template/SKILL.md", "---\nname: t\n---\n"),
+        ("kit/package.json", NEURALIS_PACKAGE),
+        ("kit/skills/workflows/SKILL.md", "---\nname: w\n---\n"),
+        ("kit/skills/real/SKILL.md", "---\nname: real\n---\n"),
+    ]);
+    let contributions: Vec<&str> = layout
+        .packages
+        .iter()
+        .flat_map(|p| &p.files)
+        .map(|c| c.path.as_str())
+        .collect();
+    assert_eq!(contributions, ["kit/skills/real/SKILL.md"]);
+    for path in [
+        "skills/templates/SKILL.md",
+        ".claude/skills/template/SKILL.md",
+        "kit/skills/workflows/SKILL.md",
+    ] {
+        assert_eq!(
+            unloaded_reason(&layout, path),
+            Some(UnloadedReason::TemplateOrWorkflow),
+            "{path}"
+        );
+    }
+}
