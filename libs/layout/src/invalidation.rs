@@ -95,13 +95,18 @@ fn could_form_or_feed_a_package(path: &str) -> bool {
     } else {
         parent.split('/').collect()
     };
-    // No root forms under template(s)/ or workflows/, and nothing there is a contribution.
-    if dirs.iter().any(|d| NEVER_CONTRIBUTION_DIRS.contains(d)) {
-        return false;
-    }
-    let creates_root = dirs
+    let forms_a_root = |d: &&str| is_marker(d) || category_folder(d).is_some();
+    // No root forms under template(s)/ or workflows/, and nothing there is a
+    // contribution; but a marker or category folder above one still forms a root
+    // (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a skill whose
+    // bundle the file joins (`skills/a/templates/…`).
+    if let Some(at) = dirs
         .iter()
-        .any(|d| is_marker(d) || category_folder(d).is_some())
+        .position(|d| NEVER_CONTRIBUTION_DIRS.contains(d))
+    {
+        return dirs[..at].iter().any(forms_a_root);
+    }
+    let creates_root = dirs.iter().any(forms_a_root)
         || base == SKILL_FILE
         || manifest_kind(path).is_some()
         || is_marker(base)

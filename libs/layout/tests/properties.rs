@@ -8,7 +8,7 @@ use neuralis_layout::{GroupOptions, IndexedFile, Layout, PackageRoots, group};
 use proptest::prelude::*;
 use support::*;
 
-const DIRS: [&str; 14] = [
+const DIRS: [&str; 16] = [
     "a",
     "b",
     ".claude",
@@ -21,6 +21,8 @@ const DIRS: [&str; 14] = [
     "commands",
     "s1",
     "templates",
+    "template",
+    "workflows",
     "pkg",
     "scripts",
 ];

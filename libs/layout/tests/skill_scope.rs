@@ -6,7 +6,9 @@
 
 mod support;
 
-use neuralis_layout::{Category, GroupOptions, IndexedFile, Trust, UnloadedReason, group};
+use neuralis_layout::{
+    Category, GroupOptions, IndexedFile, PackageRoots, Trust, UnloadedReason, group,
+};
 use support::*;
 
 #[test]
@@ -103,5 +105,42 @@ fn a_skill_folder_under_templates_or_workflows_is_never_a_skill() {
             Some(UnloadedReason::TemplateOrWorkflow),
             "{path}"
         );
+    }
+}
+
+/// A skill's directory is its scope, template folders included: a write there changes
+/// the skill's bundle, so the invalidation predicate must not call it harmless ("a false
+/// no would let discovery serve stale packages"). (Repro: `skills/a/templates/x.md` at
+/// the source root was called harmless while it joined skill `a`'s bundle, and so was
+/// `kit/skills/templates/SKILL.md` while it made `kit` a package.)
+#[test]
+fn a_write_inside_a_skill_folder_is_never_called_harmless_whatever_its_subfolder() {
+    let before = group_synced(&[("skills/a/SKILL.md", "---\nname: a\n---\n")]);
+    let roots = PackageRoots::from_layout(&before);
+    for path in [
+        "skills/a/templates/x.md",
+        "skills/a/workflows/flow.json",
+        "skills/a/scripts/run.sh",
+    ] {
+        assert!(roots.can_move_package(path), "{path}");
+        let after = group_synced(&[("skills/a/SKILL.md", "---\nname: a\n---\n"), (path, "x")]);
+        assert_ne!(after.packages, before.packages, "{path}");
+    }
+    // A category folder above a template folder still forms a root around it.
+    let with_identity = group_synced(&[("kit/AGENTS.md", "x")]);
+    let after = group_synced(&[
+        ("kit/AGENTS.md", "x"),
+        ("kit/skills/templates/SKILL.md", "x"),
+    ]);
+    assert!(with_identity.packages.is_empty());
+    assert!(after.packages.iter().any(|p| p.root == "kit"));
+    assert!(
+        PackageRoots::from_layout(&with_identity).can_move_package("kit/skills/templates/SKILL.md")
+    );
+    // Template folders below no marker or category folder stay harmless.
+    for path in ["templates/skills/a/SKILL.md", "notes/workflows/x.md"] {
+        assert!(!roots.can_move_package(path), "{path}");
+        let after = group_synced(&[("skills/a/SKILL.md", "---\nname: a\n---\n"), (path, "x")]);
+        assert_eq!(after.packages, before.packages, "{path}");
     }
 }
