@@ -67,14 +67,9 @@ fn a_star_matches_any_text_within_one_segment_including_none() {
 #[test]
 fn patterns_and_paths_are_accepted_up_to_4096_bytes_and_refused_beyond() {
     let long = |len: usize| {
-        // `a/a/.../a` or `a/.../aa`: valid segments whatever the length.
-        let mut text = "a/".repeat(len / 2);
-        if len % 2 == 0 {
-            text.pop();
-            text.push('a');
-        } else {
-            text.push('a');
-        }
+        // `a/a/.../a`, the last segment lengthened to reach `len` exactly.
+        let mut text = "a/".repeat((len - 1) / 2);
+        text.push_str(&"a".repeat(len - text.len()));
         assert_eq!(text.len(), len);
         text
     };
