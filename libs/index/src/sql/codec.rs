@@ -1,7 +1,7 @@
 //! Conversions between rows as stored and rows as typed. Every failure names the
 //! column, so a damaged row is reported, never a panic.
 
-use crate::{FileRow, IndexError, ScopeKind, SourceKind, SourceRecord, SyncStatus};
+use crate::{FileRow, IndexError, ScopeKind, SourceKind, SourceRecord, StoredFile, SyncStatus};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -69,6 +69,24 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
         usable_manifest: column::<i64>(row, "usable_manifest")? != 0,
         privacy_owner: column(row, "privacy_owner")?,
         payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
+    })
+}
+
+pub(crate) fn stored_file(row: &AnyRow) -> Result<StoredFile, IndexError> {
+    let payload: Option<String> = column(row, "payload")?;
+    let payload = payload
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|err| corrupt("payload", err.to_string()))?;
+    Ok(StoredFile {
+        path: column(row, "path")?,
+        size: to_u64(column(row, "size")?, "size")?,
+        modified: column(row, "modified")?,
+        content_hash: column(row, "content_hash")?,
+        payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
+        privacy_owner: column(row, "privacy_owner")?,
+        classification: column(row, "classification")?,
+        payload,
     })
 }
 
