@@ -6,7 +6,8 @@
 //! Conservative by design: a false "no" would let discovery serve stale packages, so
 //! anything inside a root, and anything outside that could form or feed one, is "yes".
 
-use crate::layout::{Layout, RootRule};
+use crate::frontmatter::FrontmatterStatus;
+use crate::layout::{GroupOptions, IndexedFile, Layout, RootRule};
 use crate::manifest::manifest_kind;
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
@@ -39,6 +40,29 @@ impl PackageRoots {
             .any(|r| r.root.is_empty() && r.rule != RootRule::SourceRoot);
         Self::new(
             layout.detected_roots.iter().map(|r| r.root.as_str()),
+            source_root_skill || source_root_manifest,
+        )
+    }
+
+    /// The roots of the layout `files` group into: the same as
+    /// `PackageRoots::from_layout(&group(files, options))`, without recognizing,
+    /// admitting or bundling a single file (a sync asks this of a whole source around
+    /// every run that writes).
+    pub fn of_files(files: &[IndexedFile], options: &GroupOptions) -> Self {
+        let files = crate::group::sorted_unique(files, &mut Vec::new());
+        let skills = crate::roots::skill_dirs(&files);
+        let roots = crate::roots::detect(&files, &skills, options);
+        // A root SKILL.md binds the source root's package whenever it is admitted, and a
+        // skill is admitted unless its frontmatter cannot be read.
+        let source_root_skill = files.iter().any(|file| {
+            file.path == SKILL_FILE
+                && file.payload.frontmatter_status != FrontmatterStatus::Malformed
+        });
+        let source_root_manifest = roots
+            .iter()
+            .any(|root| root.dir.is_empty() && root.rule != RootRule::SourceRoot);
+        Self::new(
+            roots.iter().map(|root| root.dir),
             source_root_skill || source_root_manifest,
         )
     }
@@ -95,8 +119,15 @@ fn could_form_or_feed_a_package(path: &str) -> bool {
     } else {
         parent.split('/').collect()
     };
-    // No root forms under template(s)/ or workflows/, and nothing there is a contribution.
-    if dirs.iter().any(|d| NEVER_CONTRIBUTION_DIRS.contains(d)) {
+    // No root forms under template(s)/ or workflows/, and nothing there is a
+    // contribution, unless a category folder or marker directory above it can still
+    // make a root of a folder above it, or make it a skill's bundle (`skills/templates/`
+    // is the skill named "templates").
+    if let Some(never) = dirs.iter().position(|d| NEVER_CONTRIBUTION_DIRS.contains(d))
+        && !dirs[..never]
+            .iter()
+            .any(|d| is_marker(d) || category_folder(d).is_some())
+    {
         return false;
     }
     let creates_root = dirs
@@ -162,6 +193,24 @@ mod tests {
             ".claude",
         ] {
             assert!(can_move_package(path, &[""]), "{path}");
+        }
+    }
+
+    /// Found by the property `a_write_the_predicate_calls_harmless_never_changes_the_packages`:
+    /// a skill folder may be named like a never-contribution folder.
+    #[test]
+    fn a_skill_named_like_a_template_folder_invalidates() {
+        for path in [
+            "skills/templates/SKILL.md",
+            "skills/workflows/run.sh",
+            "skills/x/templates/notes.txt",
+            "a/docs/templates/x.md",
+            "a/.claude/workflows/x.md",
+        ] {
+            assert!(can_move_package(path, &[""]), "{path}");
+        }
+        for path in ["templates/skills/a/SKILL.md", "a/templates/docs/x.md"] {
+            assert!(!can_move_package(path, &[""]), "{path}");
         }
     }
 
