@@ -232,8 +232,16 @@ impl LocalConnector {
     /// walk found inside the root, whatever links changed since. Anything else (a
     /// replaced file, a moved link, a listing from elsewhere) takes the careful path.
     pub fn read_listed(&self, listed: &ListedFile) -> Result<Vec<u8>, ConnectorError> {
-        let path = listed.path.as_str();
-        if let Some(identity) = listed.identity
+        self.read_identified(&listed.path, listed.identity)
+    }
+
+    /// [`read_listed`](Self::read_listed) for a path and the identity its listing gave.
+    pub fn read_identified(
+        &self,
+        path: &str,
+        identity: Option<FileIdentity>,
+    ) -> Result<Vec<u8>, ConnectorError> {
+        if let Some(identity) = identity
             && identity.root == self.root_inode
             && resolve::is_plain_relative(path)
             && let Some((file, size)) = self.open_same(path, identity.file)

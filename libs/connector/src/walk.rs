@@ -62,6 +62,32 @@ impl Tree<'_> {
     }
 }
 
+fn sort(listing: &mut Listing) {
+    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+}
+
+/// Merges lists each sorted by `key` into one sorted list.
+fn merge<T>(parts: Vec<Vec<T>>, key: impl Fn(&T) -> &str) -> Vec<T> {
+    let mut merged = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut parts: Vec<std::iter::Peekable<std::vec::IntoIter<T>>> = parts
+        .into_iter()
+        .map(|part| part.into_iter().peekable())
+        .collect();
+    loop {
+        let next = parts
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(at, part)| part.peek().map(|item| (at, key(item))))
+            .min_by(|a, b| a.1.cmp(b.1))
+            .map(|(at, _)| at);
+        match next.and_then(|at| parts[at].next()) {
+            Some(item) => merged.push(item),
+            None => return merged,
+        }
+    }
+}
+
 /// Depth-first in name order on one thread, stopping at `max_files`.
 fn sequential_walk(tree: &Tree<'_>) -> Listing {
     let (root, limits) = (tree.root, tree.limits);
@@ -90,9 +116,10 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
     listing
 }
 
-/// Directories waiting for a thread, and how many threads are inside one.
+/// Directories shared between the threads, and how many threads are still working.
 struct Queue {
     pending: Vec<Pending>,
+    /// Threads not waiting for work (each may hold directories of its own).
     busy: usize,
 }
 
@@ -101,6 +128,8 @@ struct Shared<'a> {
     tree: &'a Tree<'a>,
     queue: Mutex<Queue>,
     wakeup: Condvar,
+    /// Threads waiting for work: a thread with directories to spare shares them then.
+    waiting: AtomicUsize,
     accepted: AtomicUsize,
     /// Set once `max_files` is reached: the threads stop, the walk is redone in order.
     too_many: AtomicBool,
@@ -113,15 +142,23 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
         tree,
         queue: Mutex::new(Queue {
             pending: vec![Pending::root(tree.root)],
-            busy: 0,
+            busy: threads,
         }),
         wakeup: Condvar::new(),
+        waiting: AtomicUsize::new(0),
         accepted: AtomicUsize::new(0),
         too_many: AtomicBool::new(false),
     };
+    // Each thread sorts what it found; the sorted parts are merged.
     let parts: Vec<Listing> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| worker(&shared)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut part = worker(&shared);
+                    sort(&mut part);
+                    part
+                })
+            })
             .collect();
         workers
             .into_iter()
@@ -131,22 +168,30 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
     if shared.too_many.load(Ordering::Relaxed) {
         return None;
     }
-    let mut listing = Listing::default();
-    for part in parts {
-        listing.files.extend(part.files);
-        listing.skipped.extend(part.skipped);
-    }
-    Some(listing)
+    let (files, skipped): (Vec<_>, Vec<_>) = parts
+        .into_iter()
+        .map(|part| (part.files, part.skipped))
+        .unzip();
+    Some(Listing {
+        files: merge(files, |file| file.path.as_str()),
+        skipped: merge(skipped, |skipped| skipped.path.as_str()),
+    })
 }
 
+/// Scans directories depth-first from a stack of its own, taking from the shared
+/// queue only when that stack is empty and giving to it only when a thread waits, so
+/// the threads rarely touch the lock.
 fn worker(shared: &Shared<'_>) -> Listing {
     let tree = shared.tree;
     let mut listing = Listing::default();
-    while let Some(directory) = next_directory(shared) {
-        let mut children = Vec::new();
+    let mut own: Vec<Pending> = Vec::new();
+    loop {
+        let Some(directory) = own.pop().or_else(|| next_directory(shared)) else {
+            return listing;
+        };
         for found in scan(&directory, tree.root, tree.limits, false) {
             match found {
-                Found::Child(child) => children.push(child),
+                Found::Child(child) => own.push(child),
                 Found::Skip(skipped) => listing.skipped.push(skipped),
                 Found::File { relative, metadata } => {
                     let fits = metadata.len() <= tree.limits.max_file_size;
@@ -160,14 +205,30 @@ fn worker(shared: &Shared<'_>) -> Listing {
                 }
             }
         }
-        finish_directory(shared, children);
+        if shared.too_many.load(Ordering::Relaxed) {
+            shared.wakeup.notify_all();
+            return listing;
+        }
+        if own.len() > 1 && shared.waiting.load(Ordering::Relaxed) > 0 {
+            share(shared, &mut own);
+        }
     }
-    listing
 }
 
-/// The next directory to scan, or `None` when the walk is over (or abandoned).
+/// Gives the shallowest half of this thread's directories to the waiting threads.
+fn share(shared: &Shared<'_>, own: &mut Vec<Pending>) {
+    let given: Vec<Pending> = own.drain(..own.len() / 2).collect();
+    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    queue.pending.extend(given);
+    drop(queue);
+    shared.wakeup.notify_all();
+}
+
+/// The next shared directory, or `None` when the walk is over (every thread out of
+/// work and nothing queued) or abandoned.
 fn next_directory(shared: &Shared<'_>) -> Option<Pending> {
     let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    queue.busy -= 1;
     loop {
         if shared.too_many.load(Ordering::Relaxed) {
             shared.wakeup.notify_all();
@@ -178,28 +239,15 @@ fn next_directory(shared: &Shared<'_>) -> Option<Pending> {
             return Some(directory);
         }
         if queue.busy == 0 {
-            // Nothing queued and nobody scanning: nothing more will be queued.
             shared.wakeup.notify_all();
             return None;
         }
+        shared.waiting.fetch_add(1, Ordering::Relaxed);
         queue = shared
             .wakeup
             .wait(queue)
             .unwrap_or_else(PoisonError::into_inner);
-    }
-}
-
-fn finish_directory(shared: &Shared<'_>, children: Vec<Pending>) {
-    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-    queue.busy -= 1;
-    let woken = children.len();
-    queue.pending.extend(children);
-    drop(queue);
-    if woken > 1 || shared.too_many.load(Ordering::Relaxed) {
-        shared.wakeup.notify_all();
-    } else {
-        // One child (this thread takes it) or none (the last one out must wake the rest).
-        shared.wakeup.notify_one();
+        shared.waiting.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -47,8 +47,6 @@ pub struct StoredFile {
     pub payload_version: u32,
     /// The agent this file is private to, when it sits in an agent-private subtree.
     pub privacy_owner: Option<String>,
-    /// The layout core's classification of the path.
-    pub classification: String,
     /// The payload, for every row whose classification is not `file`.
     pub payload: Option<serde_json::Value>,
 }
@@ -67,7 +65,6 @@ impl StoredFile {
             content_hash: row.content_hash,
             payload_version: row.payload_version,
             privacy_owner: row.privacy_owner,
-            classification: row.classification,
             payload,
         }
     }

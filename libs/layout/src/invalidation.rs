@@ -11,7 +11,7 @@ use crate::layout::{GroupOptions, IndexedFile, Layout, RootRule};
 use crate::manifest::manifest_kind;
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
-    category_folder, is_marker, relative_to, split_parent,
+    category_folder, is_marker, split_parent,
 };
 
 /// The package roots of a project's current layout, for [`PackageRoots::can_move_package`].
@@ -90,14 +90,18 @@ impl PackageRoots {
         if self.source_root_binds_all || path.is_empty() {
             return true;
         }
-        let inside_a_root = self
-            .nested
-            .iter()
-            .any(|root| relative_to(path, root).is_some());
-        // Deleting a root's own folder entry is a write at the root path itself.
-        inside_a_root
-            || self.nested.iter().any(|root| root == path)
-            || could_form_or_feed_a_package(path)
+        // Inside a root when one of the path's folders is a root; deleting a root's own
+        // folder entry is a write at the root path itself. The roots are sorted, so each
+        // of the few candidates is a binary search, whatever the number of roots.
+        let is_root = |dir: &str| {
+            self.nested
+                .binary_search_by(|root| root.as_str().cmp(dir))
+                .is_ok()
+        };
+        let inside_a_root = path
+            .match_indices('/')
+            .any(|(slash, _)| is_root(&path[..slash]));
+        inside_a_root || is_root(path) || could_form_or_feed_a_package(path)
     }
 }
 
@@ -114,25 +118,18 @@ pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
 /// the source-root package?
 fn could_form_or_feed_a_package(path: &str) -> bool {
     let (parent, base) = split_parent(path);
-    let dirs: Vec<&str> = if parent.is_empty() {
-        Vec::new()
-    } else {
-        parent.split('/').collect()
-    };
+    let dirs = || parent.split('/').filter(|dir| !dir.is_empty());
     // No root forms under template(s)/ or workflows/, and nothing there is a
     // contribution, unless a category folder or marker directory above it can still
     // make a root of a folder above it, or make it a skill's bundle (`skills/templates/`
     // is the skill named "templates").
-    if let Some(never) = dirs.iter().position(|d| NEVER_CONTRIBUTION_DIRS.contains(d))
-        && !dirs[..never]
-            .iter()
-            .any(|d| is_marker(d) || category_folder(d).is_some())
+    let creates_root_above = |dir: &&str| is_marker(dir) || category_folder(dir).is_some();
+    if let Some(never) = dirs().position(|d| NEVER_CONTRIBUTION_DIRS.contains(&d))
+        && !dirs().take(never).any(|d| creates_root_above(&d))
     {
         return false;
     }
-    let creates_root = dirs
-        .iter()
-        .any(|d| is_marker(d) || category_folder(d).is_some())
+    let creates_root = dirs().any(|d| creates_root_above(&d))
         || base == SKILL_FILE
         || manifest_kind(path).is_some()
         || is_marker(base)

@@ -18,8 +18,9 @@ pub(crate) struct Pending {
     path: PathBuf,
     /// Relative to the root, `/`-separated ("" for the root).
     relative: String,
-    /// Where it really is, to detect a link back to an enclosing directory.
-    canonical: PathBuf,
+    /// Where it really is, to detect a link back to an enclosing directory; `None`
+    /// while no link was followed on the way (then it is `path`).
+    canonical: Option<PathBuf>,
     depth: usize,
 }
 
@@ -28,7 +29,7 @@ impl Pending {
         Pending {
             path: root.to_path_buf(),
             relative: String::new(),
-            canonical: root.to_path_buf(),
+            canonical: None,
             depth: 0,
         }
     }
@@ -49,8 +50,13 @@ pub(crate) enum Found {
 
 /// What one directory entry turned out to be.
 enum Entry {
-    Directory { canonical: PathBuf },
-    File { metadata: Metadata },
+    /// A directory; `canonical` when reached through a link.
+    Directory {
+        canonical: Option<PathBuf>,
+    },
+    File {
+        metadata: Metadata,
+    },
     Skip(SkipReason),
 }
 
@@ -116,7 +122,10 @@ fn classify(entry: &DirEntry, root: &Path, parent: &Pending) -> Entry {
     }
     if file_type.is_dir() {
         return Entry::Directory {
-            canonical: parent.canonical.join(entry.file_name()),
+            canonical: parent
+                .canonical
+                .as_ref()
+                .map(|canonical| canonical.join(entry.file_name())),
         };
     }
     if !file_type.is_file() {
@@ -150,10 +159,13 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
         Err(error) => return Entry::Skip(unreadable_reason(&error)),
     };
     if metadata.is_dir() {
-        if parent.canonical.starts_with(&target) {
+        let parent_canonical = parent.canonical.as_deref().unwrap_or(&parent.path);
+        if parent_canonical.starts_with(&target) {
             return Entry::Skip(SkipReason::SymlinkLoop);
         }
-        return Entry::Directory { canonical: target };
+        return Entry::Directory {
+            canonical: Some(target),
+        };
     }
     if metadata.is_file() {
         Entry::File { metadata }

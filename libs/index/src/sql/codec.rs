@@ -39,7 +39,7 @@ pub(crate) fn to_u32(value: i64, field: &'static str) -> Result<u32, IndexError>
     u32::try_from(value).map_err(|_| corrupt(field, format!("{value} is out of range")))
 }
 
-fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
+pub(crate) fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
     IndexError::Corrupt {
         field,
         message: message.into(),
@@ -72,20 +72,29 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
     })
 }
 
-pub(crate) fn stored_file(row: &AnyRow) -> Result<StoredFile, IndexError> {
-    let payload: Option<String> = column(row, "payload")?;
+/// A row of a page of stored files (see `rows::visit_source_files`).
+pub(crate) fn stored_file(
+    (path, size, modified, content_hash, payload_version, privacy_owner, payload): (
+        String,
+        i64,
+        i64,
+        String,
+        i64,
+        Option<String>,
+        Option<String>,
+    ),
+) -> Result<StoredFile, IndexError> {
     let payload = payload
         .map(|text| serde_json::from_str(&text))
         .transpose()
         .map_err(|err| corrupt("payload", err.to_string()))?;
     Ok(StoredFile {
-        path: column(row, "path")?,
-        size: to_u64(column(row, "size")?, "size")?,
-        modified: column(row, "modified")?,
-        content_hash: column(row, "content_hash")?,
-        payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
-        privacy_owner: column(row, "privacy_owner")?,
-        classification: column(row, "classification")?,
+        path,
+        size: to_u64(size, "size")?,
+        modified,
+        content_hash,
+        payload_version: to_u32(payload_version, "payload_version")?,
+        privacy_owner,
         payload,
     })
 }

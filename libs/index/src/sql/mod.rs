@@ -207,7 +207,7 @@ impl IndexStore for SqlIndexStore {
         source: &str,
         visit: &mut (dyn FnMut(StoredFile) + Send),
     ) -> Result<(), IndexError> {
-        rows::visit_source_files(&self.pool, project, source, visit).await
+        rows::visit_source_files(&self.pool, self.dialect, project, source, visit).await
     }
 
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {

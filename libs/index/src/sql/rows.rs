@@ -3,7 +3,6 @@
 use super::Dialect;
 use super::codec::{self, file_columns};
 use crate::{FileRow, IndexError, ProjectSnapshot, StoredFile};
-use futures::TryStreamExt;
 use sqlx::AnyPool;
 use sqlx::any::Any;
 use sqlx::{Executor, Transaction};
@@ -59,26 +58,80 @@ pub(crate) async fn source_rows(
     rows.iter().map(codec::file_row).collect()
 }
 
-/// Streams a source's rows in their comparison form; the payload column is read only
+/// Rows per page of [`visit_source_files`].
+const ROWS_PER_PAGE: i64 = 5_000;
+
+/// One page: the database encodes the rows as one JSON array (a row per element, the
+/// columns in the order `StoredColumns` reads them), so a page crosses the driver as
+/// one value instead of thousands of rows of decoded columns. The payload is read only
 /// for rows that are not plain files.
+const SQLITE_PAGE: &str = "SELECT json_group_array(json_array(path, size, modified, \
+     content_hash, payload_version, privacy_owner, \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END)) \
+     FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
+     ORDER BY path LIMIT $4)";
+const POSTGRES_PAGE: &str = "SELECT CAST(json_agg(json_build_array(path, size, modified, \
+     content_hash, payload_version, privacy_owner, \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END) ORDER BY path) AS TEXT) \
+     FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
+     ORDER BY path LIMIT $4) AS page";
+
+/// One stored row as a page carries it.
+type StoredColumns = (
+    String,
+    i64,
+    i64,
+    String,
+    i64,
+    Option<String>,
+    Option<String>,
+);
+
+/// Streams a source's rows in their comparison form, a page at a time (keyset pages in
+/// path order), so neither side holds the whole source.
 pub(crate) async fn visit_source_files(
     pool: &AnyPool,
+    dialect: Dialect,
     project: &str,
     source: &str,
     visit: &mut (dyn FnMut(StoredFile) + Send),
 ) -> Result<(), IndexError> {
-    let mut rows = sqlx::query(
-        "SELECT path, size, modified, content_hash, payload_version, privacy_owner, \
-         classification, CASE WHEN classification = 'file' THEN NULL ELSE payload END AS payload \
-         FROM index_files WHERE project = $1 AND source = $2",
-    )
-    .bind(project)
-    .bind(source)
-    .fetch(pool);
-    while let Some(row) = rows.try_next().await? {
-        visit(codec::stored_file(&row)?);
+    let statement = match dialect {
+        Dialect::Sqlite => SQLITE_PAGE,
+        Dialect::Postgres => POSTGRES_PAGE,
+    };
+    let mut after = String::new();
+    loop {
+        let page: Option<String> = sqlx::query_scalar(statement)
+            .bind(project)
+            .bind(source)
+            .bind(after.as_str())
+            .bind(ROWS_PER_PAGE)
+            .fetch_one(pool)
+            .await?;
+        let rows: Vec<StoredColumns> = match page {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|err| codec::corrupt("page", err.to_string()))?,
+            None => Vec::new(),
+        };
+        let full = rows.len() as i64 == ROWS_PER_PAGE;
+        // The next page starts after this page's greatest path: in byte order on SQLite
+        // (its `BINARY` collation), and on PostgreSQL the last of the aggregate's own
+        // `ORDER BY`, which follows the column's collation.
+        let greatest = match dialect {
+            Dialect::Sqlite => rows.iter().map(|row| &row.0).max(),
+            Dialect::Postgres => rows.last().map(|row| &row.0),
+        };
+        if let Some(greatest) = greatest {
+            after.clone_from(greatest);
+        }
+        for row in rows {
+            visit(codec::stored_file(row)?);
+        }
+        if !full {
+            return Ok(());
+        }
     }
-    Ok(())
 }
 
 /// Reads the revision and the rows in one transaction: on PostgreSQL at REPEATABLE READ,

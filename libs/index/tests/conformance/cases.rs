@@ -706,3 +706,21 @@ pub async fn unusual_text_round_trips_through_a_batch(store: Store) {
             .is_empty()
     );
 }
+
+/// Rows stream in pages: every row of a source several pages long is visited once.
+pub async fn visiting_a_large_source_yields_every_row_once(store: Store) {
+    let paths: Vec<String> = (0..11_000).map(|n| format!("d{}/f{n}.rs", n % 7)).collect();
+    for chunk in paths.chunks(2_000) {
+        let writes = chunk.iter().map(|p| put(row("p1", "s", p), None)).collect();
+        write(&store, batch("p1", "s", writes)).await;
+    }
+    let mut seen = Vec::new();
+    store
+        .visit_source_files("p1", "s", &mut |file| seen.push(file.path))
+        .await
+        .expect("visited");
+    seen.sort();
+    let mut expected = paths;
+    expected.sort();
+    assert_eq!(seen, expected);
+}

@@ -7,7 +7,9 @@
 //!
 //! `cargo bench -p neuralis-sync --bench sync_tree`. Settings, from the environment:
 //! `NEURALIS_BENCH_FILES` (tree size), `NEURALIS_BENCH_ROUNDS` (default 3),
-//! `NEURALIS_BENCH_STORES` (`embedded,postgres`); PostgreSQL runs when
+//! `NEURALIS_BENCH_STORES` (`embedded,postgres`), `NEURALIS_BENCH_BATCH` (rows per
+//! batch; the service's default otherwise), `NEURALIS_BENCH_TREE` (a folder to
+//! keep the tree in between runs, generated when missing); PostgreSQL runs when
 //! `NEURALIS_TEST_DATABASE_URL` (or the local default) answers. Without ripgrep the rg
 //! columns say so and the walk ratios still print.
 
@@ -56,8 +58,8 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let tree = tempfile::tempdir().expect("tempdir");
-    let markdown = tree::generate(tree.path(), files);
+    let tree = tree::Tree::at(std::env::var_os("NEURALIS_BENCH_TREE"), files);
+    let markdown = tree::markdown_files(files);
     println!(
         "tree: {files} files, {markdown} markdown contributions ({:.1} %)",
         100.0 * markdown as f64 / files as f64
@@ -128,9 +130,14 @@ async fn postgres_round(root: &Path, round: usize) -> Result<Round, String> {
 async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
     let ripgrep = baseline::ripgrep(root);
     let walk = baseline::parallel_walk(root);
+    let defaults = SyncConfig::default();
     let config = SyncConfig {
         max_file_size: 1024 * 1024,
-        ..SyncConfig::default()
+        batch_size: std::env::var("NEURALIS_BENCH_BATCH")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(defaults.batch_size),
+        ..defaults
     };
     let parts = SyncParts {
         store: Arc::clone(&store),

@@ -3,12 +3,49 @@
 
 use std::path::{Path, PathBuf};
 
-/// Writes `files` files under `root`; returns how many are markdown contributions.
-pub fn generate(root: &Path, files: usize) -> usize {
-    let mut markdown = 0;
+/// Where the tree is: a temporary folder, or one kept between runs.
+pub enum Tree {
+    Temporary(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+impl Tree {
+    /// The tree of `files` files in `kept` (generated there when the folder does not
+    /// exist yet), or in a fresh temporary folder.
+    pub fn at(kept: Option<std::ffi::OsString>, files: usize) -> Self {
+        match kept {
+            Some(folder) => {
+                let folder = PathBuf::from(folder);
+                if !folder.exists() {
+                    generate(&folder, files);
+                }
+                Tree::Kept(folder)
+            }
+            None => {
+                let folder = tempfile::tempdir().expect("tempdir");
+                generate(folder.path(), files);
+                Tree::Temporary(folder)
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            Tree::Temporary(folder) => folder.path(),
+            Tree::Kept(folder) => folder,
+        }
+    }
+}
+
+/// How many of the first `files` files are markdown contributions.
+pub fn markdown_files(files: usize) -> usize {
+    files.div_ceil(33)
+}
+
+/// Writes `files` files under `root`.
+fn generate(root: &Path, files: usize) {
     for n in 0..files {
         let (path, content) = if n % 33 == 0 {
-            markdown += 1;
             contribution(n)
         } else {
             (
@@ -20,7 +57,6 @@ pub fn generate(root: &Path, files: usize) -> usize {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, content).expect("write");
     }
-    markdown
 }
 
 fn contribution(n: usize) -> (PathBuf, String) {
