@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: help run test test-unit lint fmt bench build
+.PHONY: help run test test-all lint fmt bench chart chart-golden dockerfile image
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -13,8 +13,22 @@ run: ## the main job: the all-in-one server on the embedded store, syncing the s
 test: ## the whole suite: lint, unit, property, integration (starts Redis/PostgreSQL if absent)
 	bash tests/support/with-services.sh $(MAKE) --no-print-directory test-all
 
-test-all: lint
+test-all: lint chart dockerfile
 	$(CARGO) test --workspace --all-targets --locked
+
+chart: ## render the chart with Helm's engine for every helm/ci/*-values.yaml: strict lint, kubernetes-validate, golden renders
+	bash tests/support/python-tools.sh python helm/ci/check.py
+
+chart-golden: ## rewrite helm/ci/golden/ from the current chart (review the diff)
+	UPDATE_GOLDEN=1 bash tests/support/python-tools.sh python helm/ci/check.py
+
+dockerfile: ## hadolint the Dockerfile
+	bash tests/support/python-tools.sh hadolint Dockerfile
+
+IMAGE ?= ghcr.io/example/neuralis:dev
+image: ## build the container image (needs a running docker engine)
+	@docker info >/dev/null 2>&1 || { echo "make image: no docker engine answers (docker info failed); start one, or build elsewhere from this Dockerfile" >&2; exit 1; }
+	docker build -t $(IMAGE) .
 
 lint: ## cargo fmt --check and clippy -D warnings
 	$(CARGO) fmt --all -- --check

@@ -13,11 +13,14 @@ use neuralis::node::{self, NodeSettings, Targets};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::grpc::DiscoveryGrpcClient;
 use neuralis_host::Shutdown;
+use neuralis_host::tls::ClientTls;
 use neuralis_identity::Secret;
 use neuralis_policy::{PolicyApi, PolicyGrpcClient};
 use neuralis_sync::SyncApi;
 use neuralis_sync::grpc::SyncGrpcClient;
 use tonic::transport::{Channel, Endpoint};
+
+use crate::pki::Pki;
 
 /// The two shapes every scenario runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,9 @@ pub enum Mode {
     AllInOne,
     /// Three processes, PostgreSQL stores, Redis bus.
     Split,
+    /// Split, with TLS on every port, mutual TLS between the services and towards
+    /// the test's clients, from certificates made for the run.
+    SplitTls,
 }
 
 /// A deployment plus clients of its three services.
@@ -48,7 +54,8 @@ impl Cluster {
     pub async fn start(mode: Mode, node_bin: &str) -> Result<Self> {
         match mode {
             Mode::AllInOne => Self::all_in_one(HashMap::new()).await,
-            Mode::Split => Self::split(node_bin).await,
+            Mode::Split => Self::split(node_bin, false).await,
+            Mode::SplitTls => Self::split(node_bin, true).await,
         }
     }
 
@@ -68,7 +75,7 @@ impl Cluster {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let node = node::start(settings, targets, listener, Shutdown::new()).await?;
         let addr = node.addr;
-        let channel = channel(addr)?;
+        let channel = channel(addr, None)?;
         let addrs = ["sync", "policy", "discovery"]
             .into_iter()
             .map(|name| (name, addr))
@@ -88,8 +95,9 @@ impl Cluster {
     }
 
     /// Three `neuralis-node` processes on PostgreSQL and Redis, each its own schema and
-    /// channel so scenarios run side by side.
-    pub async fn split(node_bin: &str) -> Result<Self> {
+    /// channel so scenarios run side by side; with `tls`, every port serves TLS and
+    /// requires a client certificate, and every call between them presents one.
+    pub async fn split(node_bin: &str, tls: bool) -> Result<Self> {
         let data = tempfile::tempdir()?;
         let secret = random_secret()?;
         let tag = format!("e2e_{}", hex::encode(random_bytes::<6>()?));
@@ -99,6 +107,19 @@ impl Cluster {
             .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
         let mut env = identity_env(&secret);
         env.extend(split_env(&database, &redis, &tag));
+        let client_tls = if tls {
+            let pki = Pki::create(&data.path().join("tls"), &[])?;
+            env.extend(tls_env(&pki));
+            Some(ClientTls::load(
+                "peers",
+                Some(&pki.ca),
+                Some(&pki.cert),
+                Some(&pki.key),
+            )?)
+        } else {
+            None
+        };
+        let scheme = if tls { "https" } else { "http" };
         let mut processes = HashMap::new();
         let mut addrs = HashMap::new();
         for target in ["policy", "sync"] {
@@ -108,20 +129,28 @@ impl Cluster {
         }
         env.insert(
             "NEURALIS__PEERS__SYNC_URL".into(),
-            format!("http://{}", addrs["sync"]),
+            format!("{scheme}://{}", addrs["sync"]),
         );
         env.insert(
             "NEURALIS__PEERS__POLICY_URL".into(),
-            format!("http://{}", addrs["policy"]),
+            format!("{scheme}://{}", addrs["policy"]),
         );
         let (child, addr) = spawn_node(node_bin, "discovery", &env, data.path())?;
         processes.insert("discovery", child);
         addrs.insert("discovery", addr);
+        let tls = client_tls.as_ref();
         Ok(Self {
-            mode: Mode::Split,
-            sync: Arc::new(SyncGrpcClient::new(channel(addrs["sync"])?)),
-            policy: Arc::new(PolicyGrpcClient::new(channel(addrs["policy"])?, 32 << 20)),
-            discovery: Arc::new(DiscoveryGrpcClient::new(channel(addrs["discovery"])?)),
+            mode: if tls.is_some() {
+                Mode::SplitTls
+            } else {
+                Mode::Split
+            },
+            sync: Arc::new(SyncGrpcClient::new(channel(addrs["sync"], tls)?)),
+            policy: Arc::new(PolicyGrpcClient::new(
+                channel(addrs["policy"], tls)?,
+                32 << 20,
+            )),
+            discovery: Arc::new(DiscoveryGrpcClient::new(channel(addrs["discovery"], tls)?)),
             addrs,
             secret,
             processes,
@@ -180,8 +209,28 @@ impl Drop for Cluster {
     }
 }
 
-fn channel(addr: SocketAddr) -> Result<Channel> {
-    Ok(Endpoint::from_shared(format!("http://{addr}"))?.connect_lazy())
+/// A lazy channel to `addr`, over TLS with the test CA and client certificate when
+/// `tls` is given.
+pub fn channel(addr: SocketAddr, tls: Option<&ClientTls>) -> Result<Channel> {
+    match tls {
+        Some(tls) => Ok(tls
+            .endpoint(&format!("https://{addr}"), "test")?
+            .connect_lazy()),
+        None => Ok(Endpoint::from_shared(format!("http://{addr}"))?.connect_lazy()),
+    }
+}
+
+/// TLS on every port (a client certificate required) and on every call to a peer.
+fn tls_env(pki: &Pki) -> HashMap<String, String> {
+    let path = |p: &Path| p.display().to_string();
+    HashMap::from([
+        ("NEURALIS__TLS__CERT_FILE".into(), path(&pki.cert)),
+        ("NEURALIS__TLS__KEY_FILE".into(), path(&pki.key)),
+        ("NEURALIS__TLS__CLIENT_CA_FILE".into(), path(&pki.ca)),
+        ("NEURALIS__PEERS__CA_FILE".into(), path(&pki.ca)),
+        ("NEURALIS__PEERS__CERT_FILE".into(), path(&pki.cert)),
+        ("NEURALIS__PEERS__KEY_FILE".into(), path(&pki.key)),
+    ])
 }
 
 fn random_bytes<const N: usize>() -> Result<[u8; N]> {

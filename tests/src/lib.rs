@@ -5,5 +5,7 @@
 
 pub mod cluster;
 pub mod fixture;
+pub mod pki;
+pub mod pod;
 
 pub use cluster::{Cluster, Mode};

@@ -20,8 +20,10 @@ use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
 const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef";
 
-/// A policy-only node with its own embedded store.
-fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String) {
+/// A policy-only node on the test PostgreSQL, in a schema of its own (split mode
+/// never opens an embedded store), dropped with the returned guard.
+fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String, Schema) {
+    let schema = Schema::new();
     let mut child = Command::new(NODE)
         .args([
             "--target",
@@ -36,6 +38,9 @@ fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String) {
         .env("NEURALIS__IDENTITY__KEYS__KIND", "hs256")
         .env("NEURALIS__IDENTITY__KEYS__SECRET", SECRET)
         .env("NEURALIS__TELEMETRY__LOG_FILTER", "warn")
+        .env("NEURALIS__POLICY__STORE__BACKEND", "postgres")
+        .env("NEURALIS__POLICY__STORE__URL", &schema.database)
+        .env("NEURALIS__POLICY__STORE__SCHEMA", &schema.name)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -49,7 +54,39 @@ fn start_policy_node(data: &std::path::Path) -> (std::process::Child, String) {
         .strip_prefix("listening ")
         .expect("announced address")
         .to_owned();
-    (child, format!("http://{addr}"))
+    (child, format!("http://{addr}"), schema)
+}
+
+/// A schema on the test PostgreSQL, dropped when the test ends.
+struct Schema {
+    database: String,
+    name: String,
+}
+
+impl Schema {
+    fn new() -> Self {
+        let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let mut bytes = [0u8; 6];
+        getrandom::fill(&mut bytes).unwrap();
+        let name = format!("operability_{}", hex::encode(bytes));
+        Self { database, name }
+    }
+}
+
+impl Drop for Schema {
+    fn drop(&mut self) {
+        let _ = Command::new("psql")
+            .arg(&self.database)
+            .args([
+                "-q",
+                "-c",
+                &format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
 }
 
 async fn status(url: &str, service: &str) -> Result<ServingStatus, tonic::Code> {
@@ -96,7 +133,7 @@ async fn listed_services(url: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_policy_node_reports_health_and_reflects_exactly_what_it_mounts() {
     let data = tempfile::tempdir().unwrap();
-    let (mut child, url) = start_policy_node(data.path());
+    let (mut child, url, _schema) = start_policy_node(data.path());
     assert_eq!(
         status(&url, "neuralis.policy.v1.PolicyService").await,
         Ok(ServingStatus::Serving)
@@ -129,7 +166,7 @@ async fn a_policy_node_reports_health_and_reflects_exactly_what_it_mounts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_and_exits_cleanly() {
     let data = tempfile::tempdir().unwrap();
-    let (mut child, url) = start_policy_node(data.path());
+    let (mut child, url, _schema) = start_policy_node(data.path());
     assert_eq!(status(&url, "").await, Ok(ServingStatus::Serving));
     let sent = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

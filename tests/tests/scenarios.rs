@@ -1,5 +1,6 @@
-//! The end-to-end scenarios of the product, each run twice: all three services in one
-//! process, and three processes over PostgreSQL and Redis. Every call goes over gRPC.
+//! The end-to-end scenarios of the product, each run three times: all three services in one
+//! process, three processes over PostgreSQL and Redis, and the same three over mutual TLS.
+//! Every call goes over gRPC.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -30,6 +31,10 @@ macro_rules! in_both_modes {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn split() {
                 super::$scenario(super::Mode::Split).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn split_over_tls() {
+                super::$scenario(super::Mode::SplitTls).await;
             }
         }
     )*};

@@ -6,6 +6,7 @@
 app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
@@ -19,73 +20,146 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
+{{- define "neuralis.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}{{ .Values.serviceAccount.name | default (include "neuralis.fullname" .) }}{{- else -}}{{ .Values.serviceAccount.name | default "default" }}{{- end -}}
+{{- end -}}
+
 {{- define "neuralis.secretName" -}}
-{{- if .Values.secret.existingSecret -}}{{ .Values.secret.existingSecret }}{{- else -}}{{ include "neuralis.fullname" . }}{{- end -}}
+{{- .Values.secret.existingSecret | default (include "neuralis.fullname" .) -}}
 {{- end -}}
 
-{{/* The gRPC service name a component's probes check. */}}
+{{- define "neuralis.keyFilesName" -}}
+{{- .Values.keyFiles.existingSecret | default (printf "%s-keys" (include "neuralis.fullname" .)) -}}
+{{- end -}}
+
+{{- define "neuralis.hasKeyFiles" -}}
+{{- if or .Values.keyFiles.existingSecret .Values.keyFiles.files -}}true{{- end -}}
+{{- end -}}
+
+{{/* The gRPC service name a component's probes ask about ("" for the whole server). */}}
 {{- define "neuralis.healthService" -}}
-{{- if eq . "sync" -}}neuralis.sync.v1.SyncService{{- else if eq . "policy" -}}neuralis.policy.v1.PolicyService{{- else if eq . "discovery" -}}neuralis.discovery.v1.DiscoveryService{{- else -}}{{- end -}}
+{{- if eq . "sync" -}}neuralis.sync.v1.SyncService{{- else if eq . "policy" -}}neuralis.policy.v1.PolicyService{{- else if eq . "discovery" -}}neuralis.discovery.v1.DiscoveryService{{- end -}}
 {{- end -}}
 
-{{/* One container running the given targets. */}}
-{{- define "neuralis.container" -}}
+{{/* The Service a component is reached at. */}}
+{{- define "neuralis.serviceHost" -}}
+{{- if eq .component "all-in-one" -}}{{ include "neuralis.fullname" .root }}{{- else -}}{{ include "neuralis.fullname" .root }}-{{ .component }}{{- end -}}
+{{- end -}}
+
+{{- define "neuralis.scheme" -}}
+{{- if .Values.tls.enabled -}}https{{- else -}}http{{- end -}}
+{{- end -}}
+
+{{/* Whether verification keys come from the Secret (hs256) rather than key files. */}}
+{{- define "neuralis.hs256" -}}
+{{- $identity := .Values.config.identity | default dict -}}
+{{- $keys := $identity.keys | default dict -}}
+{{- if eq ($keys.kind | default "hs256") "hs256" -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Secret keys each distributed service reads: least privilege per service.
+     (When the service credentials land, NEURALIS__SERVICE_IDENTITY__KEYS__SECRET joins
+     the three lists.) */}}
+{{- define "neuralis.secretKeys" -}}
 {{- $root := .root -}}
-- name: neuralis
-  image: {{ include "neuralis.image" $root }}
-  imagePullPolicy: {{ $root.Values.image.pullPolicy }}
-  args:
-    - serve
-    - --config
-    - /etc/neuralis/neuralis.yaml
-    {{- range .targets }}
-    - --target
-    - {{ . }}
-    {{- end }}
-  env:
-    - name: NEURALIS__LISTEN
-      value: "0.0.0.0:{{ $root.Values.port }}"
-    {{- if eq $root.Values.mode "distributed" }}
-    - name: NEURALIS__PEERS__SYNC_URL
-      value: "http://{{ include "neuralis.fullname" $root }}-sync:{{ $root.Values.port }}"
-    - name: NEURALIS__PEERS__POLICY_URL
-      value: "http://{{ include "neuralis.fullname" $root }}-policy:{{ $root.Values.port }}"
-    {{- end }}
-    {{- with $root.Values.extraEnv }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
-  envFrom:
-    - secretRef:
-        name: {{ include "neuralis.secretName" $root }}
-  ports:
-    - name: grpc
-      containerPort: {{ $root.Values.port }}
-  startupProbe:
-    grpc:
-      port: {{ $root.Values.port }}
-      service: {{ include "neuralis.healthService" .probe | quote }}
-    failureThreshold: 30
-    periodSeconds: 2
-  readinessProbe:
-    grpc:
-      port: {{ $root.Values.port }}
-      service: {{ include "neuralis.healthService" .probe | quote }}
-    periodSeconds: 5
-  livenessProbe:
-    grpc:
-      port: {{ $root.Values.port }}
-    periodSeconds: 10
-  resources:
-    {{- toYaml .resources | nindent 4 }}
-  securityContext:
-    {{- toYaml $root.Values.securityContext | nindent 4 }}
-  volumeMounts:
-    - name: config
-      mountPath: /etc/neuralis
-      readOnly: true
-    - name: tmp
-      mountPath: /tmp
-    {{- with .volumeMounts }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
+{{- $keys := list -}}
+{{- if eq .component "sync" }}{{ $keys = list "NEURALIS__SYNC__INDEX__URL" "NEURALIS__SYNC__BUS__URL" }}{{ end -}}
+{{- if eq .component "policy" }}{{ $keys = list "NEURALIS__POLICY__STORE__URL" }}{{ end -}}
+{{- if eq .component "discovery" }}{{ $keys = list "NEURALIS__SYNC__BUS__URL" }}{{ end -}}
+{{- if include "neuralis.hs256" $root }}{{ $keys = append $keys "NEURALIS__IDENTITY__KEYS__SECRET" }}{{ end -}}
+{{- toJson $keys -}}
+{{- end -}}
+
+{{/* Fails the render, naming what is missing, where the schema cannot say it. */}}
+{{- define "neuralis.validate" -}}
+{{- if eq .Values.mode "distributed" -}}
+{{- if not .Values.secret.existingSecret -}}
+{{- $needed := list -}}
+{{- range $component := list "sync" "discovery" "policy" -}}
+{{- range $key := include "neuralis.secretKeys" (dict "root" $ "component" $component) | fromJsonArray -}}
+{{- if not (index $.Values.secret.values $key) -}}{{- $needed = append $needed $key -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- with $needed | uniq -}}
+{{- fail (printf "distributed mode needs secret.values.%s (or secret.existingSecret naming a Secret that holds it)" (join ", secret.values." .)) -}}
+{{- end -}}
+{{- end -}}
+{{- if not (include "neuralis.hs256" .) -}}
+{{- if not (include "neuralis.hasKeyFiles" .) -}}
+{{- fail (printf "config.identity.keys.kind %s reads key files: set keyFiles.files or keyFiles.existingSecret (mounted at /etc/neuralis/keys)" .Values.config.identity.keys.kind) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.tls.enabled (not .Values.tls.existingSecret) -}}
+{{- fail "tls.enabled needs tls.existingSecret: a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt" -}}
+{{- end -}}
+{{- if and .Values.tls.mutual (not .Values.tls.enabled) -}}
+{{- fail "tls.mutual needs tls.enabled" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The configuration file: the values' `config`, verbatim. */}}
+{{- define "neuralis.configFile" -}}
+{{- toYaml (.Values.config | default dict) -}}
+{{- end -}}
+
+{{/* The backends distributed mode decides, per service: each process is told only
+     about the stores it opens (a sync pod never reads the policy store's settings). */}}
+{{- define "neuralis.backendEnv" -}}
+{{- $root := .root -}}
+{{- $env := dict -}}
+{{- if eq .component "sync" }}{{ $_ := set $env "NEURALIS__SYNC__INDEX__KIND" "postgres" }}{{ end -}}
+{{- if eq .component "policy" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__BACKEND" "postgres" }}{{ end -}}
+{{- if has .component (list "sync" "discovery") }}{{ $_ := set $env "NEURALIS__SYNC__BUS__KIND" "redis" }}{{ end -}}
+{{- if include "neuralis.hs256" $root }}{{ $_ := set $env "NEURALIS__IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}
+{{- toJson $env -}}
+{{- end -}}
+
+{{/* Pod-level settings shared by every workload. */}}
+{{- define "neuralis.podSpec" -}}
+serviceAccountName: {{ include "neuralis.serviceAccountName" . }}
+automountServiceAccountToken: false
+terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end -}}
+
+{{/* Checksums that roll the pods when their configuration changes. */}}
+{{- define "neuralis.checksums" -}}
+checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+checksum/keys: {{ include (print .Template.BasePath "/keyfiles.yaml") . | sha256sum }}
+{{- end -}}
+
+{{- define "neuralis.topologySpread" -}}
+{{- if .root.Values.topologySpread.enabled }}
+topologySpreadConstraints:
+  {{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
+  - maxSkew: {{ $.root.Values.topologySpread.maxSkew }}
+    topologyKey: {{ $key }}
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "neuralis.selector" $ | nindent 8 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The volumes every pod has (configuration, scratch, key files, TLS). */}}
+{{- define "neuralis.volumes" -}}
+- name: config
+  configMap:
+    name: {{ include "neuralis.fullname" . }}
+- name: tmp
+  emptyDir: {}
+{{- if include "neuralis.hasKeyFiles" . }}
+- name: keys
+  secret:
+    secretName: {{ include "neuralis.keyFilesName" . }}
+{{- end }}
+{{- if .Values.tls.enabled }}
+- name: tls
+  secret:
+    secretName: {{ .Values.tls.existingSecret }}
+{{- end }}
 {{- end -}}

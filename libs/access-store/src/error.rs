@@ -34,8 +34,16 @@ pub enum StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
+            // A TLS failure is a configuration matter (sslmode, sslrootcert, the
+            // server's certificate): say so, with the TLS library's reason.
+            sqlx::Error::Tls(tls) => {
+                StoreError::Unavailable(format!("TLS to the database failed: {tls}"))
+            }
+            // rustls reports a refused certificate as invalid data on the socket.
+            sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => {
+                StoreError::Unavailable(format!("TLS to the database failed: {io}"))
+            }
             sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_)
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed => StoreError::Unavailable("database unreachable".into()),

@@ -38,11 +38,16 @@ impl PostgresStore {
             options = options.options([("search_path", schema)]);
             migrator.create_schema(schema.to_owned());
         }
-        let pool = PgPoolOptions::new()
+        let pool = match PgPoolOptions::new()
             .max_connections(max_connections.max(1))
             .acquire_timeout(Duration::from_secs(5))
-            .connect_with(options)
-            .await?;
+            .connect_with(options.clone())
+            .await
+        {
+            Ok(pool) => pool,
+            Err(sqlx::Error::PoolTimedOut) => return Err(why_unreachable(&options).await),
+            Err(other) => return Err(other.into()),
+        };
         migrator.run(&pool).await?;
         Ok(PostgresStore { pool })
     }
@@ -50,6 +55,16 @@ impl PostgresStore {
     /// Closes the pool (at shutdown): every later call answers unavailable.
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// A pool that timed out keeps no cause; one direct attempt tells a refused TLS
+/// handshake (sslmode, sslrootcert) from a server that is down.
+async fn why_unreachable(options: &PgConnectOptions) -> StoreError {
+    use sqlx::ConnectOptions as _;
+    match options.connect().await {
+        Err(cause) => cause.into(),
+        Ok(_) => sqlx::Error::PoolTimedOut.into(),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 
 use tonic::service::Routes;
+use tonic::transport::ServerTlsConfig;
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
@@ -95,10 +96,25 @@ pub async fn serve(
     routes: Routes,
     shutdown: Shutdown,
 ) -> Result<(), ServeError> {
+    serve_tls(listener, routes, shutdown, None).await
+}
+
+/// [`serve`] with TLS (and mutual TLS when the configuration names a client CA) on
+/// the port, when `tls` is given.
+pub async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    routes: Routes,
+    shutdown: Shutdown,
+    tls: Option<ServerTlsConfig>,
+) -> Result<(), ServeError> {
     let addr: SocketAddr = listener.local_addr()?;
-    tracing::info!(%addr, "serving grpc");
+    tracing::info!(%addr, tls = tls.is_some(), "serving grpc");
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    tonic::transport::Server::builder()
+    let mut server = tonic::transport::Server::builder();
+    if let Some(tls) = tls {
+        server = server.tls_config(tls)?;
+    }
+    server
         .trace_fn(server_span)
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming, shutdown.drained())

@@ -27,15 +27,18 @@ pub enum LogFormat {
 
 /// Telemetry settings (the `telemetry` section of the configuration).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TelemetrySettings {
     /// `json` or `text`.
     pub log_format: LogFormat,
     /// A `tracing` filter such as `info` or `neuralis=debug,info`.
     pub log_filter: String,
-    /// OTLP/gRPC collector endpoint (e.g. `http://otel-collector:4317`); traces are
-    /// exported only when set.
+    /// OTLP/gRPC collector endpoint (e.g. `http://otel-collector:4317`, or
+    /// `https://...` for TLS); traces are exported only when set.
     pub otlp_endpoint: Option<String>,
+    /// The CA that signed an `https://` collector's certificate (PEM); the system
+    /// roots when unset.
+    pub otlp_ca_file: Option<std::path::PathBuf>,
     /// Spans kept in memory while the exporter is busy; older ones are dropped rather
     /// than slowing requests.
     pub otlp_queue_size: usize,
@@ -47,6 +50,7 @@ impl Default for TelemetrySettings {
             log_format: LogFormat::Json,
             log_filter: "info".into(),
             otlp_endpoint: None,
+            otlp_ca_file: None,
             otlp_queue_size: 4096,
         }
     }
@@ -73,8 +77,57 @@ pub enum TelemetryError {
     Filter(String),
     #[error("telemetry.otlp_endpoint: {0}")]
     Exporter(String),
+    #[error("{0}")]
+    Tls(#[from] crate::tls::TlsError),
     #[error("telemetry: a global subscriber is already installed")]
     AlreadyInstalled,
+}
+
+impl TelemetrySettings {
+    /// Checks every setting without installing anything (for `config check` and the
+    /// start of `serve`): the filter parses, the endpoint is an http(s) URL, a CA file
+    /// holds a certificate.
+    pub fn check(&self) -> Result<(), TelemetryError> {
+        EnvFilter::try_new(&self.log_filter).map_err(|e| TelemetryError::Filter(e.to_string()))?;
+        if let Some(endpoint) = &self.otlp_endpoint {
+            self.exporter_tls(endpoint)?;
+        }
+        Ok(())
+    }
+
+    /// The TLS of the exporter's channel: `None` for `http://`, the configured CA (or
+    /// the system roots) for `https://`.
+    fn exporter_tls(
+        &self,
+        endpoint: &str,
+    ) -> Result<Option<tonic::transport::ClientTlsConfig>, TelemetryError> {
+        let uri: http::Uri = endpoint
+            .parse()
+            .map_err(|e| TelemetryError::Exporter(format!("{endpoint:?}: {e}")))?;
+        match uri.scheme_str() {
+            Some("http") if self.otlp_ca_file.is_some() => Err(TelemetryError::Exporter(format!(
+                "{endpoint:?} is plain http while telemetry.otlp_ca_file is set: use https://"
+            ))),
+            Some("http") => Ok(None),
+            Some("https") => {
+                let mut config = tonic::transport::ClientTlsConfig::new();
+                config = match &self.otlp_ca_file {
+                    Some(path) => {
+                        let pem = std::fs::read(path).map_err(|e| crate::tls::TlsError {
+                            key: "telemetry.otlp_ca_file".into(),
+                            message: format!("cannot read {}: {e}", path.display()),
+                        })?;
+                        config.ca_certificate(tonic::transport::Certificate::from_pem(pem))
+                    }
+                    None => config.with_native_roots(),
+                };
+                Ok(Some(config))
+            }
+            _ => Err(TelemetryError::Exporter(format!(
+                "{endpoint:?}: expected an http:// or https:// URL"
+            ))),
+        }
+    }
 }
 
 /// Installs the global subscriber. Call once, inside a tokio runtime when an OTLP
@@ -83,6 +136,7 @@ pub fn init(
     service_name: &str,
     settings: &TelemetrySettings,
 ) -> Result<TelemetryGuard, TelemetryError> {
+    settings.check()?;
     let filter = EnvFilter::try_new(&settings.log_filter)
         .map_err(|e| TelemetryError::Filter(e.to_string()))?;
     let fmt_layer = match settings.log_format {
@@ -98,6 +152,7 @@ pub fn init(
         Some(endpoint) => Some(tracer_provider(
             service_name,
             endpoint,
+            settings.exporter_tls(endpoint)?,
             settings.otlp_queue_size,
         )?),
         None => None,
@@ -120,12 +175,17 @@ pub fn init(
 fn tracer_provider(
     service_name: &str,
     endpoint: &str,
+    tls: Option<tonic::transport::ClientTlsConfig>,
     queue: usize,
 ) -> Result<SdkTracerProvider, TelemetryError> {
-    use opentelemetry_otlp::WithExportConfig;
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
+    use opentelemetry_otlp::{WithExportConfig, WithTonicConfig};
+    let mut builder = opentelemetry_otlp::SpanExporter::builder()
         .with_tonic()
-        .with_endpoint(endpoint)
+        .with_endpoint(endpoint);
+    if let Some(tls) = tls {
+        builder = builder.with_tls_config(tls);
+    }
+    let exporter = builder
         .build()
         .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
     let batch = BatchSpanProcessor::builder(exporter)

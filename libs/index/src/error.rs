@@ -37,6 +37,10 @@ impl From<sqlx::Error> for IndexError {
     fn from(err: sqlx::Error) -> Self {
         use sqlx::Error as E;
         match err {
+            // rustls reports a refused certificate as invalid data on the socket.
+            E::Io(ref io) if io.kind() == std::io::ErrorKind::InvalidData => {
+                IndexError::Unavailable(format!("TLS to the database failed: {io}"))
+            }
             E::Io(_) | E::Tls(_) | E::PoolTimedOut | E::PoolClosed | E::WorkerCrashed => {
                 IndexError::Unavailable(err.to_string())
             }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Tuning and the installed-package roots.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DiscoverySettings {
     /// The inventory protocol's bounds.
     pub inventory: InventoryConfig,
@@ -32,7 +32,7 @@ impl Default for DiscoverySettings {
 
 /// `inventory.*`
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct InventoryConfig {
     /// How long rows are served before being revalidated against sync's revision.
     pub recovery_window_ms: u64,
@@ -66,7 +66,7 @@ impl InventoryConfig {
 
 /// `installed.*`
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct InstalledConfig {
     /// A directory whose `node_modules/` holds builtin-class dependencies.
     pub dependency_root: Option<PathBuf>,

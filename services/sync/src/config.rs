@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Everything the sync service reads at start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SyncConfig {
     /// Where the index lives.
     pub index: IndexStoreConfig,
@@ -59,7 +59,7 @@ impl SyncConfig {
 
 /// The index store backend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum IndexStoreConfig {
     /// One SQLite file, no server (all-in-one).
     Embedded {
@@ -90,7 +90,7 @@ impl Default for IndexStoreConfig {
 
 /// The invalidation bus.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BusConfig {
     /// A broadcast inside this process (all-in-one).
     #[default]
@@ -111,7 +111,7 @@ fn default_channel() -> String {
 
 /// The embedder behind vector search.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum EmbedderConfig {
     /// No vectors: search is full text.
     #[default]
@@ -136,7 +136,7 @@ fn default_key_env() -> String {
 /// Who may change state: a caller verified by `identity`; without it, nobody (unless
 /// one of the local-use switches below is set).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct AuthConfig {
     /// How callers' JWTs are verified.
     pub identity: Option<neuralis_identity::IdentityConfig>,

@@ -115,7 +115,9 @@ impl SqlIndexStore {
                 field: "index.postgres.url",
                 message: err.to_string(),
             })?;
-        schema::migrate(&pool, Dialect::Postgres, Some(schema)).await?;
+        if let Err(error) = schema::migrate(&pool, Dialect::Postgres, Some(schema)).await {
+            return Err(why_unreachable(url, error).await);
+        }
         Ok(Self {
             pool,
             dialect: Dialect::Postgres,
@@ -243,6 +245,19 @@ impl IndexStore for SqlIndexStore {
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
         search::vector(&self.pool, project, vector, limit).await
+    }
+}
+
+/// A pool that timed out keeps no cause; one direct attempt tells a refused TLS
+/// handshake (sslmode, sslrootcert) from a server that is down.
+async fn why_unreachable(url: &str, error: IndexError) -> IndexError {
+    use sqlx::Connection as _;
+    if !matches!(&error, IndexError::Unavailable(message) if message.contains("timed out")) {
+        return error;
+    }
+    match sqlx::AnyConnection::connect(url).await {
+        Err(cause) => cause.into(),
+        Ok(_) => error,
     }
 }
 

@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 mod client;
+mod config;
 mod demo;
+mod health;
 mod inspect;
 mod packages;
 mod policy;
@@ -26,6 +28,10 @@ pub enum Command {
     Serve(neuralis::node::ServeArgs),
     /// The main job in one step: the all-in-one server with a synced sample source.
     Demo(demo::DemoArgs),
+    /// Check or print the configuration `serve` would run with.
+    Config(config::ConfigArgs),
+    /// Ask a server's health service: exit 0 only when it answers SERVING.
+    Health(health::HealthArgs),
     /// Mint a caller token from the all-in-one server's local signing key.
     Token(token::TokenArgs),
     /// Register, show, change and delete sources (the sync service).
@@ -45,6 +51,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Sync(args) => sync::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Config(args) => config::run(args),
+        Command::Health(args) => health::run(args),
         Command::Token(args) => token::run(args),
         Command::Sources(args) => sources::run(args),
         Command::Policy(args) => policy::run(args),

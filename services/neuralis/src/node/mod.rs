@@ -3,8 +3,10 @@
 //! reflection, trace propagation and a graceful drain.
 
 mod authorize;
+pub mod checks;
 pub mod keys;
-mod run;
+pub mod redact;
+pub mod run;
 pub mod settings;
 pub mod target;
 mod wiring;
@@ -15,7 +17,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use neuralis_host::Shutdown;
-use neuralis_host::grpc::{Health, add_reflection, serve};
+use neuralis_host::grpc::{Health, add_reflection, serve_tls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -48,8 +50,7 @@ impl ServeArgs {
     /// The settings these flags select, from `env` (a map, so tests never touch the
     /// process environment).
     pub fn settings(&self, env: &HashMap<String, String>) -> Result<(NodeSettings, Targets)> {
-        let mut settings: NodeSettings = neuralis_host::load_settings(self.config.as_deref(), env)
-            .context("loading configuration")?;
+        let mut settings: NodeSettings = neuralis_host::load_settings(self.config.as_deref(), env)?;
         if let Some(listen) = &self.listen {
             settings.listen = listen.clone();
         }
@@ -98,14 +99,15 @@ pub async fn start(
     shutdown: Shutdown,
 ) -> Result<Node> {
     let addr = listener.local_addr()?;
-    let wired = wiring::wire(&settings, &targets).await?;
+    let checked = checks::check(&settings, &targets)?;
+    let wired = wiring::wire(&settings, &targets, &checked.peers).await?;
     let names: Vec<&str> = wired.service_names.clone();
     let (health, health_service) = Health::new(&names).await;
     let routes = add_reflection(wired.routes.add_service(health_service), &names)?;
     let server = tokio::spawn({
         let shutdown = shutdown.clone();
         async move {
-            serve(listener, routes, shutdown)
+            serve_tls(listener, routes, shutdown, checked.server_tls)
                 .await
                 .map_err(anyhow::Error::from)
         }

@@ -10,7 +10,7 @@ use crate::node::{self, ServeArgs};
 use neuralis_host::Shutdown;
 
 /// Exit code for bad configuration (sysexits EX_CONFIG would be 78; 64 is usage).
-const BAD_CONFIGURATION: u8 = 64;
+pub const BAD_CONFIGURATION: u8 = 64;
 
 /// Runs `neuralis serve` with these flags until SIGTERM; the process environment
 /// supplies `NEURALIS__*` overrides.
@@ -23,6 +23,11 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
             return ExitCode::from(BAD_CONFIGURATION);
         }
     };
+    neuralis_host::tls::install_crypto_provider();
+    if let Err(problem) = node::checks::check(&settings, &targets) {
+        eprintln!("neuralis serve: configuration: {problem}");
+        return ExitCode::from(BAD_CONFIGURATION);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -13,13 +13,14 @@ use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi};
+use neuralis_host::tls::ClientTls;
 use neuralis_identity::{IdentityConfig, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
-use neuralis_sync::config::{BusConfig, IndexStoreConfig};
+use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::SyncGrpcClient;
 use neuralis_sync::{SyncApi, SyncParts, SyncService};
 use tonic::service::Routes;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use super::authorize::VerifiedAdmins;
 use super::keys;
@@ -42,10 +43,13 @@ pub(crate) struct Wired {
 }
 
 /// Builds every service `targets` names.
-pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<Wired> {
+pub(crate) async fn wire(
+    settings: &NodeSettings,
+    targets: &Targets,
+    peers: &ClientTls,
+) -> Result<Wired> {
     let identity = identity(settings, targets)?;
     let verifier = Arc::new(Verifier::from_config(&identity).context("identity")?);
-    check_split_mode(settings, targets)?;
     let mut routes = Routes::default();
     let mut names = Vec::new();
     let mut clients = Clients::default();
@@ -96,6 +100,7 @@ pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<W
         let sync: Arc<dyn SyncApi> = match &clients.sync {
             Some(local) => local.clone(),
             None => Arc::new(SyncGrpcClient::new(peer(
+                peers,
                 settings.peers.sync_url.as_deref(),
                 "peers.sync_url",
             )?)),
@@ -103,7 +108,11 @@ pub(crate) async fn wire(settings: &NodeSettings, targets: &Targets) -> Result<W
         let policy: Arc<dyn PolicyApi> = match &clients.policy {
             Some(local) => local.clone(),
             None => Arc::new(PolicyGrpcClient::new(
-                peer(settings.peers.policy_url.as_deref(), "peers.policy_url")?,
+                peer(
+                    peers,
+                    settings.peers.policy_url.as_deref(),
+                    "peers.policy_url",
+                )?,
                 settings.policy.max_message_bytes,
             )),
         };
@@ -179,21 +188,11 @@ fn identity(settings: &NodeSettings, targets: &Targets) -> Result<IdentityConfig
     Ok(settings.identity.clone())
 }
 
-/// Sync and discovery in different processes cannot share an in-process bus.
-fn check_split_mode(settings: &NodeSettings, targets: &Targets) -> Result<()> {
-    let separated = targets.runs(Target::Sync) != targets.runs(Target::Discovery);
-    if separated && settings.sync.bus == BusConfig::InProcess {
-        bail!("sync.bus: sync and discovery run in different processes, so the bus must be redis");
-    }
-    Ok(())
-}
-
-fn peer(url: Option<&str>, field: &str) -> Result<Channel> {
+fn peer(tls: &ClientTls, url: Option<&str>, field: &str) -> Result<Channel> {
     let Some(url) = url else {
         bail!("{field}: required when this process does not run that service");
     };
-    let endpoint =
-        Endpoint::from_shared(url.to_owned()).with_context(|| format!("{field}: {url:?}"))?;
+    let endpoint = tls.endpoint(url, field)?;
     // Lazy: the peer may start after us; calls answer UNAVAILABLE until it is up.
     Ok(endpoint.connect_lazy())
 }
@@ -227,21 +226,6 @@ mod tests {
         assert!(
             keys::has_configured_keys(&all_in_one),
             "all-in-one creates its local key"
-        );
-    }
-
-    #[test]
-    fn sync_and_discovery_apart_need_the_redis_bus() {
-        let settings = NodeSettings::default();
-        for alone in [Target::Sync, Target::Discovery] {
-            let error = check_split_mode(&settings, &Targets::new([alone]))
-                .unwrap_err()
-                .to_string();
-            assert!(error.contains("sync.bus"), "{error}");
-        }
-        assert!(check_split_mode(&settings, &Targets::new([Target::Policy])).is_ok());
-        assert!(
-            check_split_mode(&settings, &Targets::new([Target::Sync, Target::Discovery])).is_ok()
         );
     }
 }
