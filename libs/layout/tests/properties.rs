@@ -158,4 +158,24 @@ proptest! {
             prop_assert_eq!(&layout(&without).packages, &before.packages, "removing {}", extra.path);
         }
     }
+
+    /// The sync's shortcut to the roots (no recognition, admission or bundles) gives
+    /// exactly the roots of a full grouping, for synced and installed trees alike.
+    #[test]
+    fn roots_of_the_files_equal_the_roots_of_their_layout(files in tree(), repeated in any::<bool>()) {
+        let mut files = files;
+        if repeated {
+            let again: Vec<IndexedFile> = files.iter().rev().cloned().collect();
+            files.extend(again);
+        }
+        for options in [
+            GroupOptions::synced("source"),
+            GroupOptions::installed("pkg", neuralis_layout::Trust::Untrusted),
+        ] {
+            prop_assert_eq!(
+                PackageRoots::of_files(&files, &options),
+                PackageRoots::from_layout(&group(&files, &options))
+            );
+        }
+    }
 }
