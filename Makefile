@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: help run test test-all lint fmt bench chart chart-golden dockerfile image
+.PHONY: help run test test-all lint fmt bench chart chart-golden dockerfile image mutants
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -39,3 +39,6 @@ fmt: ## format the code
 
 bench: ## criterion benchmarks (numbers go to BENCHMARKS.md)
 	$(CARGO) bench --workspace
+
+mutants: ## mutation testing of the pure crates, one by one (slow; not part of `make test`; CRATES="access layout" for some)
+	bash tests/support/mutants.sh $(CRATES)

@@ -139,4 +139,25 @@ mod tests {
         // Restating the floor does not duplicate it.
         assert_eq!(keep_floors(Some(&stored), stored.clone()), stored);
     }
+
+    #[test]
+    fn a_policy_edit_keeps_only_the_floors_of_the_previous_policy() {
+        // A grant revoked by the edit must not survive it: only floors carry over.
+        let grant = PathRule {
+            read: Some(true),
+            ..PathRule::new("private/**")
+        };
+        let previous = UriPolicy {
+            paths: vec![grant, floor("secret/**")],
+            ..UriPolicy::default()
+        };
+        let stored = keep_floors(Some(&previous), UriPolicy::default());
+        assert_eq!(stored.paths, vec![floor("secret/**")]);
+        // A first policy is stored as given.
+        let first = UriPolicy {
+            paths: vec![floor("a/**")],
+            ..UriPolicy::default()
+        };
+        assert_eq!(keep_floors(None, first.clone()), first);
+    }
 }

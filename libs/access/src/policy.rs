@@ -171,6 +171,36 @@ mod tests {
     }
 
     #[test]
+    fn the_stored_form_carries_only_what_the_policy_sets_and_reads_back_unvalidated() {
+        let policy = UriPolicy {
+            default: Capabilities {
+                read: true,
+                ..Capabilities::default()
+            },
+            paths: vec![PathRule {
+                read: Some(false),
+                ..PathRule::new("secret/**")
+            }],
+        };
+        let stored = policy.to_json();
+        assert_eq!(
+            stored,
+            r#"{"default":{"read":true,"write":false,"exec":false},"paths":[{"pattern":"secret/**","read":false}]}"#
+        );
+        assert_eq!(UriPolicy::from_stored_json(&stored).unwrap(), policy);
+        // Stored before a rule tightened: read back as stored, for evaluation to refuse.
+        let invalid = r#"{"paths":[{"pattern":"/abs","read":true}]}"#;
+        assert_eq!(
+            UriPolicy::from_stored_json(invalid).unwrap().paths[0].pattern,
+            "/abs"
+        );
+        let AccessError::InvalidArgument { field, message } =
+            UriPolicy::from_stored_json(r#"{"paths":"secret"}"#).unwrap_err();
+        assert_eq!(field, "policy");
+        assert!(!message.contains("secret"), "{message}");
+    }
+
+    #[test]
     fn a_missing_default_denies_everything() {
         let policy = UriPolicy::from_json(r#"{"paths":[]}"#).unwrap();
         assert_eq!(policy.default, Capabilities::default());

@@ -8,7 +8,7 @@ mod support;
 
 use neuralis_access::{
     AccessError, AccessSnapshot, Caller, DecisionCode, EvaluationRequest, FileOverrides, Origin,
-    PathRule, Scope, SourceRecord, UriPolicy, evaluate,
+    PathRule, Scope, SourceRecord, UriPolicy, decide, evaluate,
 };
 use neuralis_layout::Category;
 use support::{PROJECT, SOURCE, batch, caller, file, floor, read_all, rule, snapshot};
@@ -84,6 +84,28 @@ fn a_source_contributes_only_when_known_enabled_and_with_a_persisted_policy() {
         let (packages, files) = with(record);
         assert_eq!(packages, vec![expected], "{name}");
         assert_eq!(files, vec![expected; 2], "{name}");
+    }
+}
+
+#[test]
+fn a_stored_policy_that_no_longer_validates_contributes_nothing() {
+    // Stored before a rule tightened, read back without validation: evaluation compiles
+    // it, fails, and must fail closed rather than fall back to its default.
+    let invalid = [
+        policy(vec![rule("/absolute", true)]),
+        policy(vec![PathRule::new("sets/nothing")]),
+        policy(vec![PathRule {
+            read: Some(true),
+            ..floor("a/floor/that/grants")
+        }]),
+    ];
+    for policy in invalid {
+        assert!(policy.validate().is_err(), "{policy:?}");
+        assert_eq!(
+            codes(&caller(), &snapshot(policy.clone()), &skill_batch()),
+            (vec![Hidden], vec![Hidden, Hidden]),
+            "{policy:?}"
+        );
     }
 }
 
@@ -283,7 +305,17 @@ fn bad_input_is_rejected_naming_the_field_without_the_value() {
     empty_project.project.clear();
     let mut empty_owner = skill_batch();
     empty_owner.sources[0].scope.owner.clear();
+    // A member file lies strictly below its root: the root folder itself is no member.
+    let mut at_root = skill_batch();
+    at_root.files[0].path = ".claude".into();
+    let mut blank_file_owner = skill_batch();
+    blank_file_owner.files[1].private_owner = Some(" ".into());
+    let mut blank_package_owner = skill_batch();
+    blank_package_owner.packages[0].private_owner = Some(String::new());
     let cases = [
+        (at_root, "files[0].path"),
+        (blank_file_owner, "files[1].private_owner"),
+        (blank_package_owner, "packages[0].private_owner"),
         (outside, "files[1].path"),
         (no_package, "files[2].package"),
         (no_header, "packages[0].source_id"),
@@ -296,5 +328,20 @@ fn bad_input_is_rejected_naming_the_field_without_the_value() {
         let AccessError::InvalidArgument { field, .. } = &error;
         assert_eq!(field, expected);
         assert!(!error.to_string().contains("secret"), "{error}");
+        // The policy service checks a batch before it reads the store: the same error.
+        assert_eq!(request.validate(), Err(error));
     }
+}
+
+#[test]
+fn a_checked_batch_is_decided_as_evaluate_decides_the_batch_it_checked() {
+    let request = skill_batch();
+    let state = snapshot(policy(vec![rule(".claude/skills/b/**", false)]));
+    assert_eq!(request.validate(), Ok(()));
+    let checked = request.check().unwrap();
+    assert_eq!(checked.request(), &request);
+    assert_eq!(
+        decide(&caller(), &state, &checked),
+        evaluate(&caller(), &state, &request).unwrap()
+    );
 }

@@ -166,3 +166,65 @@ fn a_source_default_cannot_be_widened_by_the_candidate() {
         vec![OptIn, OptIn]
     );
 }
+
+#[test]
+fn an_installed_package_keeps_the_catalog_default_and_a_source_default_can_only_narrow() {
+    // Source files: the server-pinned default, narrowed (never widened) by the candidate.
+    // Installed files: the catalog's default as given, either way.
+    let cases = [
+        (false, Category::Skill, true, Active),
+        (false, Category::Skill, false, OptIn),
+        (false, Category::Rule, true, OptIn),
+        (true, Category::Skill, false, OptIn),
+        (true, Category::Rule, true, Active),
+        (true, Category::Rule, false, OptIn),
+    ];
+    for (installed, category, default_enabled, expected) in cases {
+        let path = match category {
+            Category::Rule => "rules/style.md",
+            _ => "skills/review/SKILL.md",
+        };
+        let mut request = batch("", &[(path, category)]);
+        request.files[0].default_enabled = default_enabled;
+        if installed {
+            request.sources.clear();
+            request.packages[0].origin = neuralis_access::Origin::Installed;
+        }
+        let got = evaluate(&caller(), &snapshot(read_all()), &request)
+            .unwrap()
+            .files[0]
+            .code;
+        assert_eq!(
+            got, expected,
+            "installed {installed}, {category:?}, candidate default {default_enabled}"
+        );
+    }
+}
+
+#[test]
+fn only_a_visible_active_file_is_in_use_and_only_a_hidden_one_is_absent() {
+    use DecisionCode::Hidden;
+    let cases = [
+        (Hidden, false, false),
+        (Active, true, true),
+        (OptIn, true, false),
+        (Disabled, true, false),
+        (Manual, true, false),
+    ];
+    for (code, visible, active) in cases {
+        assert_eq!(
+            (code.is_visible(), code.is_active()),
+            (visible, active),
+            "{code:?}"
+        );
+    }
+}
+
+#[test]
+fn an_override_set_is_empty_until_a_switch_is_recorded() {
+    let mut switches = FileOverrides::default();
+    assert!(switches.is_empty());
+    switches.insert(PACKAGE, "rules/a.md", false);
+    assert!(!switches.is_empty());
+    assert_eq!(switches.get(PACKAGE, "rules/a.md"), Some(false));
+}

@@ -93,6 +93,29 @@ fn a_built_in_skill_id_always_wins() {
 }
 
 #[test]
+fn every_claimant_of_a_contested_id_answers_to_its_qualified_id_and_nothing_else_is_minted() {
+    let mut packages = vec![
+        source(
+            "repo",
+            "r",
+            "",
+            vec![skill("skills/review/SKILL.md", "review")],
+        ),
+        installed("acme", vec![skill("skills/review/SKILL.md", "review")]),
+        source("repo", "r", "", vec![skill("skills/solo/SKILL.md", "solo")]),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    // review, review.acme, review.repo, solo
+    assert_eq!(index.len(), 4);
+    assert!(!index.is_empty());
+    assert_eq!(index.resolve("review.acme"), Some((1, 0)));
+    assert_eq!(index.resolve("solo.repo"), None);
+    let empty = assign_activation_ids(&mut []);
+    assert!(empty.is_empty());
+    assert_eq!(empty.len(), 0);
+}
+
+#[test]
 fn two_packages_of_one_source_are_qualified_by_package_key() {
     // "when two packages of the same source collide, as <id>.<sourceSlug>.<packageKey>"
     let mut packages = vec![
@@ -202,6 +225,27 @@ fn the_overview_lists_active_files_and_docs_with_the_files_suffix() {
     order_packages(&mut packages);
     assign_activation_ids(&mut packages);
     insta::assert_snapshot!(render_overview(&packages));
+}
+
+#[test]
+fn the_overview_names_a_skill_by_the_id_it_answers_to_with_files_only_when_it_has_them() {
+    let mut bare = skill("skills/review/SKILL.md", "review");
+    bare.bundle.clear();
+    let mut agent = file("agents/x.md", Category::Agent, "x", FileState::Active, 1);
+    agent.bundle = vec!["agents/x.md".into()];
+    let mut packages = vec![
+        installed("acme", vec![skill("skills/review/SKILL.md", "review")]),
+        source("repo", "r", "", vec![bare, agent]),
+    ];
+    assign_activation_ids(&mut packages);
+    let overview = render_overview(&packages);
+    // The source skill lost the bare id to the installed one: it is listed as it answers.
+    assert!(
+        overview.contains("- skill review.repo \"review\"\n"),
+        "{overview}"
+    );
+    assert!(overview.contains("- agent x\n"), "{overview}");
+    assert!(!overview.contains("[files: ]"), "{overview}");
 }
 
 #[test]

@@ -52,6 +52,48 @@ pub struct ListedFile {
     pub path: String,
     pub size: u64,
     pub modified: Option<SystemTime>,
+    /// Which file the listing saw, so [`LocalConnector::read_listed`] can read it
+    /// again without resolving its path in user space (`None` when not known).
+    pub identity: Option<FileIdentity>,
+}
+
+impl ListedFile {
+    pub(crate) fn from_metadata(path: String, metadata: &fs::Metadata, root: Inode) -> Self {
+        ListedFile {
+            path,
+            size: metadata.len(),
+            modified: metadata.modified().ok(),
+            identity: Some(FileIdentity {
+                root,
+                file: Inode::of(metadata),
+            }),
+        }
+    }
+}
+
+/// Which file a listing saw, and under which root: only the connector of that root
+/// honours it, and only code of this crate can make one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    root: Inode,
+    file: Inode,
+}
+
+/// A device and inode: the same pair is the same file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Inode {
+    device: u64,
+    inode: u64,
+}
+
+impl Inode {
+    fn of(metadata: &fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Inode {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        }
+    }
 }
 
 /// Why an entry was left out of a listing.
@@ -118,6 +160,8 @@ pub struct Listing {
 #[derive(Debug, Clone)]
 pub struct LocalConnector {
     root: PathBuf,
+    /// The root directory's own identity, stamped on every listed file.
+    root_inode: Inode,
     limits: ConnectorLimits,
 }
 
@@ -129,13 +173,21 @@ impl LocalConnector {
             path: given.display().to_string(),
             source,
         })?;
-        if !root.is_dir() {
+        let metadata = fs::metadata(&root).map_err(|source| ConnectorError::Root {
+            path: given.display().to_string(),
+            source,
+        })?;
+        if !metadata.is_dir() {
             return Err(ConnectorError::Root {
                 path: given.display().to_string(),
                 source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
             });
         }
-        Ok(Self { root, limits })
+        Ok(Self {
+            root,
+            root_inode: Inode::of(&metadata),
+            limits,
+        })
     }
 
     /// The canonical root directory.
@@ -150,46 +202,95 @@ impl LocalConnector {
 
     /// Walks the whole source, iteratively.
     pub fn list(&self) -> Listing {
-        walk::walk(&self.root, &self.limits)
+        walk::walk(&self.root, self.root_inode, &self.limits)
     }
 
     /// The size and modification time of one file. Missing, escaping or non-file
     /// paths are `NotFound`.
     pub fn stat(&self, path: &str) -> Result<ListedFile, ConnectorError> {
         let (_, metadata) = resolve::resolve_file(&self.root, path)?;
-        Ok(ListedFile {
-            path: path.to_owned(),
-            size: metadata.len(),
-            modified: metadata.modified().ok(),
-        })
+        Ok(ListedFile::from_metadata(
+            path.to_owned(),
+            &metadata,
+            self.root_inode,
+        ))
     }
 
     /// Reads one file whole, within the size limit. Missing, escaping or non-file paths
     /// are `NotFound`; the content is never read for them.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, ConnectorError> {
         let (resolved, metadata) = resolve::resolve_file(&self.root, path)?;
-        let limit = self.limits.max_file_size;
-        let too_large = |size| ConnectorError::TooLarge {
-            path: path.to_owned(),
-            size,
-            limit,
-        };
-        if metadata.len() > limit {
-            return Err(too_large(metadata.len()));
+        self.check_size(path, metadata.len())?;
+        let file = fs::File::open(&resolved).map_err(|source| io_error(path, source))?;
+        self.read_open(path, file, metadata.len())
+    }
+
+    /// Reads a file this connector listed, as [`read`](Self::read) would, but cheaply
+    /// when it is still the file the listing saw: the path is opened as it stands
+    /// (one `open`, no user-space resolution of each segment) and read only when the
+    /// opened file has the listed device and inode, which proves it is the file the
+    /// walk found inside the root, whatever links changed since. Anything else (a
+    /// replaced file, a moved link, a listing from elsewhere) takes the careful path.
+    pub fn read_listed(&self, listed: &ListedFile) -> Result<Vec<u8>, ConnectorError> {
+        self.read_identified(&listed.path, listed.identity)
+    }
+
+    /// [`read_listed`](Self::read_listed) for a path and the identity its listing gave.
+    pub fn read_identified(
+        &self,
+        path: &str,
+        identity: Option<FileIdentity>,
+    ) -> Result<Vec<u8>, ConnectorError> {
+        if let Some(identity) = identity
+            && identity.root == self.root_inode
+            && resolve::is_plain_relative(path)
+            && let Some((file, size)) = self.open_same(path, identity.file)
+        {
+            self.check_size(path, size)?;
+            return self.read_open(path, file, size);
         }
-        let io = |source| ConnectorError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let file = fs::File::open(&resolved).map_err(io)?;
-        let mut content = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+        self.read(path)
+    }
+
+    /// The file at `path` when it is the file `identity` names. Opened non-blocking, so
+    /// a fifo swapped in since the listing cannot stall the read.
+    fn open_same(&self, path: &str, identity: Inode) -> Option<(fs::File, u64)> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(self.root.join(path))
+            .ok()?;
+        let metadata = file.metadata().ok()?;
+        (metadata.is_file() && Inode::of(&metadata) == identity).then_some((file, metadata.len()))
+    }
+
+    fn check_size(&self, path: &str, size: u64) -> Result<(), ConnectorError> {
+        if size > self.limits.max_file_size {
+            return Err(ConnectorError::TooLarge {
+                path: path.to_owned(),
+                size,
+                limit: self.limits.max_file_size,
+            });
+        }
+        Ok(())
+    }
+
+    fn read_open(&self, path: &str, file: fs::File, size: u64) -> Result<Vec<u8>, ConnectorError> {
+        let limit = self.limits.max_file_size;
+        let mut content = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         // The file may grow between the stat and the read: never read past the limit.
         file.take(limit.saturating_add(1))
             .read_to_end(&mut content)
-            .map_err(io)?;
-        if content.len() as u64 > limit {
-            return Err(too_large(content.len() as u64));
-        }
+            .map_err(|source| io_error(path, source))?;
+        self.check_size(path, content.len() as u64)?;
         Ok(content)
+    }
+}
+
+fn io_error(path: &str, source: std::io::Error) -> ConnectorError {
+    ConnectorError::Io {
+        path: path.to_owned(),
+        source,
     }
 }

@@ -27,7 +27,7 @@ pub(crate) fn resolve_file(root: &Path, path: &str) -> Result<(PathBuf, Metadata
 }
 
 /// Only normal segments: no root, no `..`, no `.`, no empty segment, no NUL.
-fn is_plain_relative(path: &str) -> bool {
+pub(crate) fn is_plain_relative(path: &str) -> bool {
     if path.is_empty()
         || path.contains('\0')
         || path

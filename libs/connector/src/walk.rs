@@ -1,197 +1,336 @@
-//! The walk behind `list`: depth-first over an explicit stack (no recursion, so a
-//! deep tree cannot overflow the call stack), entries in name order, symlinks followed
-//! only inside the root, everything left out reported with its reason.
+//! The walk behind `list`. Directories are scanned by a few threads at once (listing a
+//! large tree is mostly one `stat` per file, and the kernel serves those in parallel);
+//! the result is sorted by path, so it does not depend on which thread saw what.
+//!
+//! When the tree holds as many files as `max_files` or more, the parallel result is
+//! dropped and the tree walked again on one thread, depth-first in name order: which
+//! files make the cut must not depend on thread timing. Either way no recursion, so a
+//! deep tree cannot overflow the call stack; symlinks are followed only inside the
+//! root, and everything left out is reported with its reason.
 
-use std::fs::{self, DirEntry, Metadata};
-use std::path::{Path, PathBuf};
+mod scan;
 
-use crate::{ConnectorLimits, ListedFile, Listing, SkipReason, Skipped};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 
-/// Linux's "too many levels of symbolic links" (`ErrorKind::FilesystemLoop` is not
-/// stable yet).
-const ELOOP: i32 = 40;
+use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
+use scan::{Found, Pending, scan};
 
-/// A directory waiting to be read.
-struct Pending {
-    /// The path the walk opens (through any followed links).
-    path: PathBuf,
-    /// Relative to the root, `/`-separated ("" for the root).
-    relative: String,
-    /// Where it really is, to detect a link back to an enclosing directory.
-    canonical: PathBuf,
-    depth: usize,
+/// The most threads a walk uses.
+const MAX_WALK_THREADS: usize = 4;
+
+pub(crate) fn walk(root: &Path, root_inode: Inode, limits: &ConnectorLimits) -> Listing {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_WALK_THREADS);
+    let tree = Tree {
+        root,
+        root_inode,
+        limits,
+    };
+    let parallel = (threads > 1)
+        .then(|| parallel_walk(&tree, threads))
+        .flatten();
+    let mut listing = parallel.unwrap_or_else(|| sequential_walk(&tree));
+    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    listing
 }
 
-/// What one directory entry turned out to be.
-enum Entry {
-    Directory { canonical: PathBuf },
-    File { metadata: Metadata },
-    Skip(SkipReason),
+/// The tree being walked.
+struct Tree<'a> {
+    root: &'a Path,
+    root_inode: Inode,
+    limits: &'a ConnectorLimits,
 }
 
-pub(crate) fn walk(root: &Path, limits: &ConnectorLimits) -> Listing {
-    let mut listing = Listing::default();
-    let mut stack = vec![Pending {
-        path: root.to_path_buf(),
-        relative: String::new(),
-        canonical: root.to_path_buf(),
-        depth: 0,
-    }];
-    'walk: while let Some(directory) = stack.pop() {
-        let entries = match read_sorted(&directory.path) {
-            Ok(entries) => entries,
-            Err(error) => {
-                listing
-                    .skipped
-                    .push(unreadable(&directory.relative, &error));
-                continue;
-            }
-        };
-        let mut children = Vec::new();
-        for entry in entries {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else {
-                let lossy = join(&directory.relative, &name.to_string_lossy());
-                listing
-                    .skipped
-                    .push(skipped(lossy, SkipReason::NonUtf8Name));
-                continue;
+impl Tree<'_> {
+    /// A file within the size limit is listed; a larger one is reported.
+    fn accept(&self, listing: &mut Listing, relative: String, metadata: &std::fs::Metadata) {
+        let limit = self.limits.max_file_size;
+        if metadata.len() > limit {
+            let reason = SkipReason::TooLarge {
+                size: metadata.len(),
+                limit,
             };
-            let relative = join(&directory.relative, name);
-            match classify(&entry, root, &directory) {
-                Entry::Skip(reason) => listing.skipped.push(skipped(relative, reason)),
-                Entry::Directory { canonical } => {
-                    if limits.excluded_dirs.iter().any(|excluded| excluded == name) {
-                        listing
-                            .skipped
-                            .push(skipped(relative, SkipReason::Excluded));
-                    } else if directory.depth + 1 > limits.max_depth {
-                        listing.skipped.push(skipped(relative, SkipReason::TooDeep));
-                    } else {
-                        children.push(Pending {
-                            path: directory.path.join(name),
-                            relative,
-                            canonical,
-                            depth: directory.depth + 1,
-                        });
-                    }
-                }
-                Entry::File { metadata } => {
+            listing.skipped.push(skipped(relative, reason));
+        } else {
+            let file = ListedFile::from_metadata(relative, metadata, self.root_inode);
+            listing.files.push(file);
+        }
+    }
+}
+
+fn sort(listing: &mut Listing) {
+    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+}
+
+/// Merges lists each sorted by `key` into one sorted list.
+fn merge<T>(parts: Vec<Vec<T>>, key: impl Fn(&T) -> &str) -> Vec<T> {
+    let mut merged = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut parts: Vec<std::iter::Peekable<std::vec::IntoIter<T>>> = parts
+        .into_iter()
+        .map(|part| part.into_iter().peekable())
+        .collect();
+    loop {
+        let next = parts
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(at, part)| part.peek().map(|item| (at, key(item))))
+            .min_by(|a, b| a.1.cmp(b.1))
+            .map(|(at, _)| at);
+        match next.and_then(|at| parts[at].next()) {
+            Some(item) => merged.push(item),
+            None => return merged,
+        }
+    }
+}
+
+/// Depth-first in name order on one thread, stopping at `max_files`.
+fn sequential_walk(tree: &Tree<'_>) -> Listing {
+    let (root, limits) = (tree.root, tree.limits);
+    let mut listing = Listing::default();
+    let mut stack = vec![Pending::root(root)];
+    while let Some(directory) = stack.pop() {
+        let mut children = Vec::new();
+        for found in scan(&directory, root, limits, true) {
+            match found {
+                Found::Child(child) => children.push(child),
+                Found::Skip(skipped) => listing.skipped.push(skipped),
+                Found::File { relative, metadata } => {
                     if listing.files.len() >= limits.max_files {
                         listing
                             .skipped
                             .push(skipped(relative, SkipReason::FileLimitReached));
-                        break 'walk;
+                        return listing;
                     }
-                    if metadata.len() > limits.max_file_size {
-                        let reason = SkipReason::TooLarge {
-                            size: metadata.len(),
-                            limit: limits.max_file_size,
-                        };
-                        listing.skipped.push(skipped(relative, reason));
-                    } else {
-                        listing.files.push(ListedFile {
-                            path: relative,
-                            size: metadata.len(),
-                            modified: metadata.modified().ok(),
-                        });
-                    }
+                    tree.accept(&mut listing, relative, &metadata);
                 }
             }
         }
         // Reversed, so the stack pops children in name order.
         stack.extend(children.into_iter().rev());
     }
-    listing.files.sort_by(|a, b| a.path.cmp(&b.path));
-    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     listing
 }
 
-fn read_sorted(directory: &Path) -> std::io::Result<Vec<DirEntry>> {
-    let mut entries = fs::read_dir(directory)?.collect::<std::io::Result<Vec<_>>>()?;
-    entries.sort_by_key(DirEntry::file_name);
-    Ok(entries)
+/// Directories shared between the threads, and how many threads are still working.
+struct Queue {
+    pending: Vec<Pending>,
+    /// Threads not waiting for work (each may hold directories of its own).
+    busy: usize,
 }
 
-fn classify(entry: &DirEntry, root: &Path, parent: &Pending) -> Entry {
-    let file_type = match entry.file_type() {
-        Ok(file_type) => file_type,
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
+/// What the walking threads share.
+struct Shared<'a> {
+    tree: &'a Tree<'a>,
+    queue: Mutex<Queue>,
+    wakeup: Condvar,
+    /// Threads waiting for work: a thread with directories to spare shares them then.
+    waiting: AtomicUsize,
+    accepted: AtomicUsize,
+    /// Set once `max_files` is reached: the threads stop, the walk is redone in order.
+    too_many: AtomicBool,
+}
+
+/// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
+/// more (then only the ordered walk knows which ones to keep).
+fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
+    let shared = Shared {
+        tree,
+        queue: Mutex::new(Queue {
+            pending: vec![Pending::root(tree.root)],
+            busy: threads,
+        }),
+        wakeup: Condvar::new(),
+        waiting: AtomicUsize::new(0),
+        accepted: AtomicUsize::new(0),
+        too_many: AtomicBool::new(false),
     };
-    if file_type.is_symlink() {
-        return follow_link(&entry.path(), root, parent);
+    // Each thread sorts what it found; the sorted parts are merged.
+    let parts: Vec<Listing> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut part = worker(&shared);
+                    sort(&mut part);
+                    part
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    if shared.too_many.load(Ordering::Relaxed) {
+        return None;
     }
-    if file_type.is_dir() {
-        return Entry::Directory {
-            canonical: parent.canonical.join(entry.file_name()),
+    let (files, skipped): (Vec<_>, Vec<_>) = parts
+        .into_iter()
+        .map(|part| (part.files, part.skipped))
+        .unzip();
+    Some(Listing {
+        files: merge(files, |file| file.path.as_str()),
+        skipped: merge(skipped, |skipped| skipped.path.as_str()),
+    })
+}
+
+/// Scans directories depth-first from a stack of its own, taking from the shared
+/// queue only when that stack is empty and giving to it only when a thread waits, so
+/// the threads rarely touch the lock.
+fn worker(shared: &Shared<'_>) -> Listing {
+    let tree = shared.tree;
+    let mut listing = Listing::default();
+    let mut own: Vec<Pending> = Vec::new();
+    loop {
+        let Some(directory) = own.pop().or_else(|| next_directory(shared)) else {
+            return listing;
         };
-    }
-    if !file_type.is_file() {
-        return Entry::Skip(SkipReason::NotRegular);
-    }
-    match entry.metadata() {
-        Ok(metadata) => Entry::File { metadata },
-        Err(error) => Entry::Skip(unreadable_reason(&error)),
+        for found in scan(&directory, tree.root, tree.limits, false) {
+            match found {
+                Found::Child(child) => own.push(child),
+                Found::Skip(skipped) => listing.skipped.push(skipped),
+                Found::File { relative, metadata } => {
+                    let fits = metadata.len() <= tree.limits.max_file_size;
+                    if fits
+                        && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
+                            >= tree.limits.max_files
+                    {
+                        shared.too_many.store(true, Ordering::Relaxed);
+                    }
+                    tree.accept(&mut listing, relative, &metadata);
+                }
+            }
+        }
+        if shared.too_many.load(Ordering::Relaxed) {
+            shared.wakeup.notify_all();
+            return listing;
+        }
+        if own.len() > 1 && shared.waiting.load(Ordering::Relaxed) > 0 {
+            share(shared, &mut own);
+        }
     }
 }
 
-/// A link is followed only when its canonical target is inside the root, and a link
-/// to a directory only when that directory does not enclose the link.
-fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
-    let target = match fs::canonicalize(link) {
-        Ok(target) => target,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Entry::Skip(SkipReason::BrokenSymlink);
+/// Gives the shallowest half of this thread's directories to the waiting threads.
+fn share(shared: &Shared<'_>, own: &mut Vec<Pending>) {
+    let given: Vec<Pending> = own.drain(..own.len() / 2).collect();
+    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    queue.pending.extend(given);
+    drop(queue);
+    shared.wakeup.notify_all();
+}
+
+/// The next shared directory, or `None` when the walk is over (every thread out of
+/// work and nothing queued) or abandoned.
+fn next_directory(shared: &Shared<'_>) -> Option<Pending> {
+    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    queue.busy -= 1;
+    loop {
+        if shared.too_many.load(Ordering::Relaxed) {
+            shared.wakeup.notify_all();
+            return None;
         }
-        // A chain of links that never ends (ELOOP).
-        Err(error) if error.raw_os_error() == Some(ELOOP) => {
-            return Entry::Skip(SkipReason::SymlinkLoop);
+        if let Some(directory) = queue.pending.pop() {
+            queue.busy += 1;
+            return Some(directory);
         }
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
-    };
-    if !target.starts_with(root) {
-        return Entry::Skip(SkipReason::SymlinkOutsideRoot);
-    }
-    let metadata = match fs::metadata(&target) {
-        Ok(metadata) => metadata,
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
-    };
-    if metadata.is_dir() {
-        if parent.canonical.starts_with(&target) {
-            return Entry::Skip(SkipReason::SymlinkLoop);
+        if queue.busy == 0 {
+            shared.wakeup.notify_all();
+            return None;
         }
-        return Entry::Directory { canonical: target };
-    }
-    if metadata.is_file() {
-        Entry::File { metadata }
-    } else {
-        Entry::Skip(SkipReason::NotRegular)
+        shared.waiting.fetch_add(1, Ordering::Relaxed);
+        queue = shared
+            .wakeup
+            .wait(queue)
+            .unwrap_or_else(PoisonError::into_inner);
+        shared.waiting.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
-fn join(parent: &str, name: &str) -> String {
-    if parent.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{parent}/{name}")
-    }
-}
-
-fn skipped(path: String, reason: SkipReason) -> Skipped {
+pub(crate) fn skipped(path: String, reason: SkipReason) -> Skipped {
     Skipped { path, reason }
 }
 
-fn unreadable(relative: &str, error: &std::io::Error) -> Skipped {
-    let path = if relative.is_empty() {
-        ".".to_owned()
-    } else {
-        relative.to_owned()
-    };
-    skipped(path, unreadable_reason(error))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
 
-fn unreadable_reason(error: &std::io::Error) -> SkipReason {
-    SkipReason::Unreadable {
-        error: error.to_string(),
+    fn write(root: &Path, path: &str, content: &[u8]) {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+
+    fn sorted(mut listing: Listing) -> Listing {
+        listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+        listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        listing
+    }
+
+    #[test]
+    fn the_parallel_walk_lists_exactly_what_the_ordered_walk_lists() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for n in 0..300 {
+            write(&root, &format!("d{}/e{}/f{n}.md", n % 7, n % 11), b"x");
+        }
+        write(&root, "big.bin", &[0; 200]);
+        write(&root, ".git/config", b"x");
+        write(&root, "deep/a/b/c/d.md", b"x");
+        symlink(root.join("d1"), root.join("linked")).unwrap();
+        symlink(outside.path(), root.join("escape")).unwrap();
+        symlink(&root, root.join("d2/up")).unwrap();
+        let limits = ConnectorLimits {
+            max_file_size: 100,
+            max_depth: 3,
+            ..ConnectorLimits::default()
+        };
+        let root_inode = Inode::of(&std::fs::metadata(&root).unwrap());
+        let tree = Tree {
+            root: &root,
+            root_inode,
+            limits: &limits,
+        };
+        let ordered = sorted(sequential_walk(&tree));
+        for threads in [2, 3, 8] {
+            let parallel = sorted(parallel_walk(&tree, threads).expect("under the limit"));
+            assert_eq!(parallel, ordered, "{threads} threads");
+        }
+        assert!(ordered.files.len() > 300, "the linked folder is listed too");
+    }
+
+    #[test]
+    fn a_tree_at_the_file_limit_is_walked_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for n in 0..20 {
+            write(&root, &format!("d{}/f{n:02}.md", n % 3), b"x");
+        }
+        let root_inode = Inode::of(&std::fs::metadata(&root).unwrap());
+        for max_files in [5, 20] {
+            let limits = ConnectorLimits {
+                max_files,
+                ..ConnectorLimits::default()
+            };
+            let tree = Tree {
+                root: &root,
+                root_inode,
+                limits: &limits,
+            };
+            assert!(parallel_walk(&tree, 2).is_none(), "{max_files}");
+            let listing = walk(&root, root_inode, &limits);
+            assert_eq!(listing, sorted(sequential_walk(&tree)));
+        }
+        let limits = ConnectorLimits {
+            max_files: 21,
+            ..ConnectorLimits::default()
+        };
+        assert_eq!(walk(&root, root_inode, &limits).files.len(), 20);
     }
 }

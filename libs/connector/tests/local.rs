@@ -303,3 +303,65 @@ fn a_root_that_is_not_a_directory_is_an_error() {
     assert!(LocalConnector::new(dir.path().join("f"), ConnectorLimits::default()).is_err());
     assert!(LocalConnector::new(dir.path().join("missing"), ConnectorLimits::default()).is_err());
 }
+
+#[test]
+fn a_listed_file_reads_back_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "docs/a.md", b"hello");
+    write(dir.path(), "real/b.md", b"linked");
+    symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+    let c = connector(dir.path());
+    let listing = c.list();
+    for file in &listing.files {
+        assert_eq!(c.read_listed(file).unwrap(), c.read(&file.path).unwrap());
+    }
+    assert_eq!(listing.files.len(), 3);
+}
+
+/// The cheap read proves it opened the file the walk saw; when a folder on the path
+/// is swapped for a link out of the root after the listing, the read is refused.
+#[test]
+fn a_listed_file_swapped_for_a_link_out_of_the_root_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "notes/a.md", b"secret");
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "notes/a.md", b"public");
+    let c = connector(dir.path());
+    let listed = c.list().files.remove(0);
+    fs::remove_dir_all(dir.path().join("notes")).unwrap();
+    symlink(outside.path().join("notes"), dir.path().join("notes")).unwrap();
+    assert!(matches!(
+        c.read_listed(&listed),
+        Err(ConnectorError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_listed_file_replaced_since_the_listing_reads_its_new_content() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.md", b"old");
+    let c = connector(dir.path());
+    let listed = c.list().files.remove(0);
+    write(dir.path(), "a.md.new", b"new content");
+    fs::rename(dir.path().join("a.md.new"), dir.path().join("a.md")).unwrap();
+    assert_eq!(c.read_listed(&listed).unwrap(), b"new content");
+    fs::remove_file(dir.path().join("a.md")).unwrap();
+    assert!(matches!(
+        c.read_listed(&listed),
+        Err(ConnectorError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_listing_of_another_root_is_read_the_careful_way() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "a.md", b"secret");
+    let dir = tempfile::tempdir().unwrap();
+    symlink(outside.path().join("a.md"), dir.path().join("a.md")).unwrap();
+    let foreign = connector(outside.path()).list().files.remove(0);
+    let c = connector(dir.path());
+    assert!(matches!(
+        c.read_listed(&foreign),
+        Err(ConnectorError::NotFound { .. })
+    ));
+}

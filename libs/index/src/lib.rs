@@ -14,7 +14,9 @@ mod sql;
 pub mod vector;
 
 pub use error::IndexError;
-pub use row::{ChunkHit, ChunkRow, FileRow, ProjectSnapshot, RowWrite, WriteBatch};
+pub use row::{
+    ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectSnapshot, RowWrite, StoredFile, WriteBatch,
+};
 pub use source::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
 pub use sql::SqlIndexStore;
 
@@ -49,6 +51,20 @@ pub trait IndexStore: Send + Sync + 'static {
     async fn revision(&self, project: &str) -> Result<u64, IndexError>;
     /// The file rows of one source, ordered by path.
     async fn source_rows(&self, project: &str, source: &str) -> Result<Vec<FileRow>, IndexError>;
+    /// Hands every file row of one source to `visit`, as a [`StoredFile`], as the rows
+    /// arrive from the store: a sync compares a large source without holding its rows
+    /// (or their payloads) all at once. Order unspecified.
+    async fn visit_source_files(
+        &self,
+        project: &str,
+        source: &str,
+        visit: &mut (dyn FnMut(StoredFile) + Send),
+    ) -> Result<(), IndexError> {
+        for row in self.source_rows(project, source).await? {
+            visit(StoredFile::of(row));
+        }
+        Ok(())
+    }
     /// Every file row of a project with the revision they were read at, from one
     /// consistent snapshot; ordered by source then path.
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError>;

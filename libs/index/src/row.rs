@@ -29,6 +29,47 @@ pub struct FileRow {
     pub payload_version: u32,
 }
 
+/// What a sync compares a listed file against: a file row without the columns a
+/// comparison never needs. The payload comes only where grouping reads it (rows the
+/// layout core classified as a manifest or a contribution candidate); a plain file's
+/// payload is the layout core's default, so it is left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredFile {
+    /// The path relative to the source root, `/`-separated.
+    pub path: String,
+    /// The size in bytes.
+    pub size: u64,
+    /// The modification time, in milliseconds since the Unix epoch.
+    pub modified: i64,
+    /// The SHA-256 of the content, lowercase hex.
+    pub content_hash: String,
+    /// The payload schema version the payload was captured with.
+    pub payload_version: u32,
+    /// The agent this file is private to, when it sits in an agent-private subtree.
+    pub privacy_owner: Option<String>,
+    /// The payload, for every row whose classification is not `file`.
+    pub payload: Option<serde_json::Value>,
+}
+
+/// The classification of a file the layout core reads by path alone.
+pub const PLAIN_FILE: &str = "file";
+
+impl StoredFile {
+    /// The comparison view of a full row.
+    pub fn of(row: FileRow) -> Self {
+        let payload = (row.classification != PLAIN_FILE).then_some(row.payload);
+        StoredFile {
+            path: row.path,
+            size: row.size,
+            modified: row.modified,
+            content_hash: row.content_hash,
+            payload_version: row.payload_version,
+            privacy_owner: row.privacy_owner,
+            payload,
+        }
+    }
+}
+
 /// One chunk of a file, for search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChunkRow {

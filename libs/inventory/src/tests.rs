@@ -113,6 +113,19 @@ fn an_open_write_whose_finish_was_lost_stops_bypassing_after_the_limit() {
 }
 
 #[test]
+fn an_open_write_bypasses_until_exactly_the_limit() {
+    let mut inv = inventory();
+    let t0 = Instant::now();
+    inv.observe("p", "w1", Phase::Start, t0);
+    let limit = Duration::from_secs(60);
+    assert!(matches!(
+        inv.lookup("p", t0 + limit - Duration::from_millis(1)),
+        Lookup::Bypass
+    ));
+    assert!(matches!(inv.lookup("p", t0 + limit), Lookup::Fill(_)));
+}
+
+#[test]
 fn an_entry_older_than_the_recovery_window_is_revalidated() {
     let mut inv = inventory();
     let t0 = Instant::now();
@@ -160,7 +173,12 @@ fn a_write_nobody_published_is_seen_within_the_recovery_window() {
 #[test]
 fn nothing_is_cached_until_the_subscription_is_up() {
     let mut inv: Inventory<Vec<&str>> = Inventory::new(InventorySettings::default());
+    assert!(!inv.is_subscribed());
     assert!(matches!(inv.lookup("p", Instant::now()), Lookup::Bypass));
+    inv.subscription_up();
+    assert!(inv.is_subscribed());
+    inv.subscription_lost();
+    assert!(!inv.is_subscribed());
 }
 
 #[test]
@@ -210,6 +228,45 @@ fn the_least_recently_used_project_is_evicted_beyond_capacity() {
         matches!(inv.lookup("a", t0), Lookup::Fill(_)),
         "a was least recently used"
     );
+}
+
+#[test]
+fn an_eviction_drops_rows_and_never_an_empty_slot_in_their_place() {
+    // "z" saw an event first (a slot without rows, the oldest): evicting it would free
+    // nothing, and the inventory would hold four projects' rows with room for three.
+    let mut inv = inventory();
+    let t0 = Instant::now();
+    inv.observe("z", "w", Phase::Finish, t0);
+    for (i, p) in ["a", "b", "c", "d"].into_iter().enumerate() {
+        let now = t0 + Duration::from_millis(1 + i as u64);
+        let t = ticket(inv.lookup(p, now));
+        assert!(inv.store(&t, vec![p], 1, now));
+    }
+    assert_eq!(inv.cached_projects(), 3);
+    assert!(matches!(inv.lookup("a", t0), Lookup::Fill(_)));
+}
+
+#[test]
+fn a_fill_racing_the_eviction_of_its_project_is_not_stored() {
+    let mut inv = inventory();
+    let t0 = Instant::now();
+    for (i, p) in ["a", "b", "c"].into_iter().enumerate() {
+        let now = t0 + Duration::from_millis(i as u64);
+        let t = ticket(inv.lookup(p, now));
+        assert!(inv.store(&t, vec![p], 1, now));
+    }
+    // "a" starts revalidating, then "b" and "c" are used more recently: "a" is the
+    // least recently used when "d" arrives, and is evicted while its fill is running.
+    let later = t0 + WINDOW;
+    let racing = ticket(inv.lookup("a", later));
+    for (i, p) in ["b", "c", "d"].into_iter().enumerate() {
+        let now = later + Duration::from_millis(1 + i as u64);
+        let t = ticket(inv.lookup(p, now));
+        assert!(inv.store(&t, vec![p], 2, now));
+    }
+    assert!(!inv.store(&racing, vec!["a"], 2, later));
+    assert_eq!(inv.cached_projects(), 3);
+    assert!(matches!(inv.lookup("a", later), Lookup::Fill(_)));
 }
 
 /// One step of a random schedule against one project.

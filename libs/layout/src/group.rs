@@ -149,7 +149,7 @@ fn collect_diagnostics(file: &IndexedFile, diagnostics: &mut Vec<FileDiagnostic>
 /// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
 /// chosen by content (the smallest serialized payload), so the choice does not
 /// depend on input order.
-fn sorted_unique<'a>(
+pub(crate) fn sorted_unique<'a>(
     files: &'a [IndexedFile],
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<&'a IndexedFile> {

@@ -6,11 +6,12 @@
 //! Conservative by design: a false "no" would let discovery serve stale packages, so
 //! anything inside a root, and anything outside that could form or feed one, is "yes".
 
-use crate::layout::{Layout, RootRule};
+use crate::frontmatter::FrontmatterStatus;
+use crate::layout::{GroupOptions, IndexedFile, Layout, RootRule};
 use crate::manifest::manifest_kind;
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
-    category_folder, is_marker, relative_to, split_parent,
+    category_folder, is_marker, split_parent,
 };
 
 /// The package roots of a project's current layout, for [`PackageRoots::can_move_package`].
@@ -43,6 +44,29 @@ impl PackageRoots {
         )
     }
 
+    /// The roots of the layout `files` group into: the same as
+    /// `PackageRoots::from_layout(&group(files, options))`, without recognizing,
+    /// admitting or bundling a single file (a sync asks this of a whole source around
+    /// every run that writes).
+    pub fn of_files(files: &[IndexedFile], options: &GroupOptions) -> Self {
+        let files = crate::group::sorted_unique(files, &mut Vec::new());
+        let skills = crate::roots::skill_dirs(&files);
+        let roots = crate::roots::detect(&files, &skills, options);
+        // A root SKILL.md binds the source root's package whenever it is admitted, and a
+        // skill is admitted unless its frontmatter cannot be read.
+        let source_root_skill = files.iter().any(|file| {
+            file.path == SKILL_FILE
+                && file.payload.frontmatter_status != FrontmatterStatus::Malformed
+        });
+        let source_root_manifest = roots
+            .iter()
+            .any(|root| root.dir.is_empty() && root.rule != RootRule::SourceRoot);
+        Self::new(
+            roots.iter().map(|root| root.dir),
+            source_root_skill || source_root_manifest,
+        )
+    }
+
     /// Roots given as folder paths relative to the source root ("" is the source
     /// root); `source_root_binds_all` when the source root is a manifest package or
     /// holds a root `SKILL.md`.
@@ -66,14 +90,18 @@ impl PackageRoots {
         if self.source_root_binds_all || path.is_empty() {
             return true;
         }
-        let inside_a_root = self
-            .nested
-            .iter()
-            .any(|root| relative_to(path, root).is_some());
-        // Deleting a root's own folder entry is a write at the root path itself.
-        inside_a_root
-            || self.nested.iter().any(|root| root == path)
-            || could_form_or_feed_a_package(path)
+        // Inside a root when one of the path's folders is a root; deleting a root's own
+        // folder entry is a write at the root path itself. The roots are sorted, so each
+        // of the few candidates is a binary search, whatever the number of roots.
+        let is_root = |dir: &str| {
+            self.nested
+                .binary_search_by(|root| root.as_str().cmp(dir))
+                .is_ok()
+        };
+        let inside_a_root = path
+            .match_indices('/')
+            .any(|(slash, _)| is_root(&path[..slash]));
+        inside_a_root || is_root(path) || could_form_or_feed_a_package(path)
     }
 }
 
@@ -90,18 +118,16 @@ pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
 /// the source-root package?
 fn could_form_or_feed_a_package(path: &str) -> bool {
     let (parent, base) = split_parent(path);
-    let dirs: Vec<&str> = if parent.is_empty() {
-        Vec::new()
-    } else {
-        parent.split('/').collect()
-    };
-    // No root forms under template(s)/ or workflows/, and nothing there is a contribution.
-    if dirs.iter().any(|d| NEVER_CONTRIBUTION_DIRS.contains(d)) {
-        return false;
+    let dirs = || parent.split('/').filter(|dir| !dir.is_empty());
+    let forms_a_root = |dir: &str| is_marker(dir) || category_folder(dir).is_some();
+    // No root forms under template(s)/ or workflows/, and nothing there is a
+    // contribution; but a marker or category folder above one still forms a root
+    // (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a skill whose
+    // bundle the file joins (`skills/a/templates/…`).
+    if let Some(at) = dirs().position(|d| NEVER_CONTRIBUTION_DIRS.contains(&d)) {
+        return dirs().take(at).any(forms_a_root);
     }
-    let creates_root = dirs
-        .iter()
-        .any(|d| is_marker(d) || category_folder(d).is_some())
+    let creates_root = dirs().any(forms_a_root)
         || base == SKILL_FILE
         || manifest_kind(path).is_some()
         || is_marker(base)
@@ -162,6 +188,24 @@ mod tests {
             ".claude",
         ] {
             assert!(can_move_package(path, &[""]), "{path}");
+        }
+    }
+
+    /// Found by the property `a_write_the_predicate_calls_harmless_never_changes_the_packages`:
+    /// a skill folder may be named like a never-contribution folder.
+    #[test]
+    fn a_skill_named_like_a_template_folder_invalidates() {
+        for path in [
+            "skills/templates/SKILL.md",
+            "skills/workflows/run.sh",
+            "skills/x/templates/notes.txt",
+            "a/docs/templates/x.md",
+            "a/.claude/workflows/x.md",
+        ] {
+            assert!(can_move_package(path, &[""]), "{path}");
+        }
+        for path in ["templates/skills/a/SKILL.md", "a/templates/docs/x.md"] {
+            assert!(!can_move_package(path, &[""]), "{path}");
         }
     }
 

@@ -15,6 +15,9 @@ const PLACEHOLDER: &str = "{agent}";
 /// The agent that owns `path` (relative to the source root), by the first pattern that
 /// matches; `None` when no pattern matches.
 pub fn privacy_owner(path: &str, patterns: &[String]) -> Option<String> {
+    if patterns.is_empty() {
+        return None;
+    }
     let segments: Vec<&str> = path.split('/').collect();
     patterns.iter().find_map(|pattern| {
         let pattern: Vec<&str> = pattern.split('/').collect();

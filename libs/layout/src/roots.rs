@@ -35,13 +35,16 @@ struct Signals<'a> {
     holds_skill: bool,
 }
 
-/// The directories holding a `SKILL.md`.
+/// The directories holding a `SKILL.md`, except under `template(s)/` or `workflows/`:
+/// nothing there is a contribution (seed 000: "anything under template(s)/ directories
+/// ... excluded from the contribution categories"), a skill folder included.
 pub(crate) fn skill_dirs<'a>(files: &[&'a IndexedFile]) -> HashSet<&'a str> {
     files
         .iter()
         .filter_map(|f| {
             let (dir, base) = split_parent(&f.path);
-            (base == SKILL_FILE).then_some(dir)
+            let never = dir.split('/').any(is_never_contribution_dir);
+            (base == SKILL_FILE && !never).then_some(dir)
         })
         .collect()
 }

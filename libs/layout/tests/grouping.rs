@@ -132,6 +132,56 @@ fn the_strongest_rule_wins_for_a_directory() {
     );
 }
 
+/// When one directory holds several usable manifests, the most specific names the
+/// package (docs/decisions/layout.md): `neuralis.package.json`, then `package.json`,
+/// then `gemini-extension.json`, then `plugin.json` (the first plugin directory by name).
+#[test]
+fn of_several_manifests_in_one_directory_the_most_specific_names_the_package() {
+    let manifests = [
+        (
+            "kit/neuralis.package.json",
+            r#"{"neuralis": {"id": "from-neuralis"}}"#,
+        ),
+        (
+            "kit/package.json",
+            r#"{"name": "from-npm", "neuralis": {}}"#,
+        ),
+        ("kit/gemini-extension.json", r#"{"name": "from-gemini"}"#),
+        (
+            "kit/.cursor-plugin/plugin.json",
+            r#"{"name": "from-cursor-plugin"}"#,
+        ),
+        (
+            "kit/.claude-plugin/plugin.json",
+            r#"{"name": "from-claude-plugin"}"#,
+        ),
+    ];
+    // The winner of `manifests[first..]`.
+    let expected = [
+        "from-neuralis",
+        "from-npm",
+        "from-gemini",
+        "from-claude-plugin",
+        "from-claude-plugin",
+    ];
+    // Drop the most specific manifests one by one; list them in either order.
+    for first in 0..manifests.len() {
+        for reversed in [false, true] {
+            let mut files: Vec<(&str, &str)> = manifests[first..].to_vec();
+            if reversed {
+                files.reverse();
+            }
+            files.push(("kit/commands/go.md", "go"));
+            let layout = group_synced(&files);
+            assert_eq!(
+                roots(&layout),
+                [("kit", RootRule::Manifest, expected[first])],
+                "{files:?}"
+            );
+        }
+    }
+}
+
 /// Rule 3: "a directory holding skills/, instructions/, rules/, agents/, docs/, or
 /// commands/ folders becomes a package named after that directory."
 #[test]

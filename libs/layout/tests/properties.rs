@@ -8,7 +8,7 @@ use neuralis_layout::{GroupOptions, IndexedFile, Layout, PackageRoots, group};
 use proptest::prelude::*;
 use support::*;
 
-const DIRS: [&str; 14] = [
+const DIRS: [&str; 16] = [
     "a",
     "b",
     ".claude",
@@ -21,6 +21,8 @@ const DIRS: [&str; 14] = [
     "commands",
     "s1",
     "templates",
+    "template",
+    "workflows",
     "pkg",
     "scripts",
 ];
@@ -154,6 +156,26 @@ proptest! {
             with.push(extra.clone());
             prop_assert_eq!(&layout(&with).packages, &before.packages, "adding {}", extra.path);
             prop_assert_eq!(&layout(&without).packages, &before.packages, "removing {}", extra.path);
+        }
+    }
+
+    /// The sync's shortcut to the roots (no recognition, admission or bundles) gives
+    /// exactly the roots of a full grouping, for synced and installed trees alike.
+    #[test]
+    fn roots_of_the_files_equal_the_roots_of_their_layout(files in tree(), repeated in any::<bool>()) {
+        let mut files = files;
+        if repeated {
+            let again: Vec<IndexedFile> = files.iter().rev().cloned().collect();
+            files.extend(again);
+        }
+        for options in [
+            GroupOptions::synced("source"),
+            GroupOptions::installed("pkg", neuralis_layout::Trust::Untrusted),
+        ] {
+            prop_assert_eq!(
+                PackageRoots::of_files(&files, &options),
+                PackageRoots::from_layout(&group(&files, &options))
+            );
         }
     }
 }

@@ -11,5 +11,8 @@ pub mod plan;
 pub mod trigger;
 
 pub use chunk::{Chunk, ChunkLimits, chunk_text};
-pub use plan::{ExistingRow, FileAction, ListedFile, SyncPlan, action_after_read, plan_sync};
+pub use plan::{
+    ExistingRow, FileAction, Listed, ListedFile, Planner, StoredStat, SyncPlan, Verdict,
+    action_after_read, plan_sync,
+};
 pub use trigger::{Trigger, TriggerError};

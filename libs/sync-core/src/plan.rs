@@ -8,7 +8,7 @@
 //! payload-only refresh: no re-chunking, no re-embedding (seed 000, "payload-only
 //! refresh on the next regular sync").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A file as the connector lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,38 +67,156 @@ pub enum FileAction {
     },
 }
 
-/// Plans a sync. `privacy_owner` gives the agent a path is private to under the
-/// source's current patterns.
+/// A listed file as the plan reads it: the connector's own type implements this, so a
+/// large listing is compared without being copied.
+pub trait Listed {
+    /// The path relative to the source root.
+    fn path(&self) -> &str;
+    /// The size in bytes.
+    fn size(&self) -> u64;
+    /// The modification time, in milliseconds since the Unix epoch.
+    fn modified(&self) -> i64;
+}
+
+impl Listed for ListedFile {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn modified(&self) -> i64 {
+        self.modified
+    }
+}
+
+/// The columns of a stored row the plan compares, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredStat<'a> {
+    /// The path relative to the source root.
+    pub path: &'a str,
+    /// The size recorded at the last write.
+    pub size: u64,
+    /// The modification time recorded at the last write.
+    pub modified: i64,
+    /// The payload version the row's payload was captured with.
+    pub payload_version: u32,
+    /// The agent the row is private to, if any.
+    pub privacy_owner: Option<&'a str>,
+}
+
+impl<'a> From<&'a ExistingRow> for StoredStat<'a> {
+    fn from(row: &'a ExistingRow) -> Self {
+        StoredStat {
+            path: &row.path,
+            size: row.size,
+            modified: row.modified,
+            payload_version: row.payload_version,
+            privacy_owner: row.privacy_owner.as_deref(),
+        }
+    }
+}
+
+/// What the plan decided for one stored row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Same stat, fresh payload: left as it is.
+    Unchanged,
+    /// Same stat, stale payload: a payload-only refresh.
+    RefreshPayload,
+    /// The stat moved: read and hash the file.
+    Examine,
+    /// No longer listed: delete the row.
+    Delete,
+}
+
+/// Plans a sync one stored row at a time, so a large source's rows can be compared as
+/// they stream from the store instead of being held all at once. Feed every stored row
+/// of the source to [`Planner::compare`], then [`Planner::finish`].
+pub struct Planner<'l, L, P> {
+    listing: &'l [L],
+    by_path: HashMap<&'l str, usize>,
+    verdicts: Vec<Option<Verdict>>,
+    deleted: Vec<String>,
+    payload_version: u32,
+    privacy_owner: P,
+}
+
+impl<'l, L: Listed, P: Fn(&str) -> Option<String>> Planner<'l, L, P> {
+    /// A planner for `listing`. `privacy_owner` gives the agent a path is private to
+    /// under the source's current patterns.
+    pub fn new(listing: &'l [L], payload_version: u32, privacy_owner: P) -> Self {
+        Planner {
+            by_path: listing
+                .iter()
+                .enumerate()
+                .map(|(at, file)| (file.path(), at))
+                .collect(),
+            verdicts: vec![None; listing.len()],
+            listing,
+            deleted: Vec::new(),
+            payload_version,
+            privacy_owner,
+        }
+    }
+
+    /// Compares one stored row with the listing.
+    pub fn compare(&mut self, row: StoredStat<'_>) -> Verdict {
+        let Some(&at) = self.by_path.get(row.path) else {
+            self.deleted.push(row.path.to_owned());
+            return Verdict::Delete;
+        };
+        let file = &self.listing[at];
+        let verdict = if file.size() == row.size && file.modified() == row.modified {
+            if payload_is_stale(row, self.payload_version, &self.privacy_owner) {
+                Verdict::RefreshPayload
+            } else {
+                Verdict::Unchanged
+            }
+        } else {
+            Verdict::Examine
+        };
+        self.verdicts[at] = Some(verdict);
+        verdict
+    }
+
+    /// Whether the listed file at `at` (an index into the listing) has a stored row.
+    pub fn is_stored(&self, at: usize) -> bool {
+        self.verdicts.get(at).is_some_and(Option::is_some)
+    }
+
+    /// The plan: examined and refreshed files in listing order (a listed file with no
+    /// row is new, hence examined), deleted rows ordered by path.
+    pub fn finish(mut self) -> SyncPlan {
+        let mut plan = SyncPlan::default();
+        for (file, verdict) in self.listing.iter().zip(&self.verdicts) {
+            match verdict {
+                Some(Verdict::Unchanged) => plan.unchanged += 1,
+                Some(Verdict::RefreshPayload) => plan.refresh_payload.push(file.path().to_owned()),
+                Some(Verdict::Examine) | None => plan.examine.push(file.path().to_owned()),
+                Some(Verdict::Delete) => {}
+            }
+        }
+        self.deleted.sort_unstable();
+        plan.delete = self.deleted;
+        plan
+    }
+}
+
+/// Plans a sync from a listing and every stored row at once (see [`Planner`]).
+/// `privacy_owner` gives the agent a path is private to under the source's current
+/// patterns.
 pub fn plan_sync(
     listing: &[ListedFile],
     existing: &[ExistingRow],
     payload_version: u32,
     privacy_owner: impl Fn(&str) -> Option<String>,
 ) -> SyncPlan {
-    let rows: HashMap<&str, &ExistingRow> = existing
-        .iter()
-        .map(|row| (row.path.as_str(), row))
-        .collect();
-    let mut plan = SyncPlan::default();
-    for file in listing {
-        match rows.get(file.path.as_str()) {
-            Some(row) if row.size == file.size && row.modified == file.modified => {
-                if payload_is_stale(row, payload_version, &privacy_owner) {
-                    plan.refresh_payload.push(file.path.clone());
-                } else {
-                    plan.unchanged += 1;
-                }
-            }
-            _ => plan.examine.push(file.path.clone()),
-        }
+    let mut planner = Planner::new(listing, payload_version, privacy_owner);
+    for row in existing {
+        planner.compare(row.into());
     }
-    let listed: HashSet<&str> = listing.iter().map(|file| file.path.as_str()).collect();
-    plan.delete = existing
-        .iter()
-        .filter(|row| !listed.contains(row.path.as_str()))
-        .map(|row| row.path.clone())
-        .collect();
-    plan
+    planner.finish()
 }
 
 /// Decides the write for an examined file from its freshly computed content hash.
@@ -112,17 +230,18 @@ pub fn action_after_read(
         None => FileAction::Insert,
         Some(row) if row.content_hash != content_hash => FileAction::Rewrite,
         Some(row) => FileAction::Touch {
-            refresh_payload: payload_is_stale(row, payload_version, privacy_owner),
+            refresh_payload: payload_is_stale(row.into(), payload_version, &privacy_owner),
         },
     }
 }
 
 fn payload_is_stale(
-    row: &ExistingRow,
+    row: StoredStat<'_>,
     payload_version: u32,
-    privacy_owner: impl Fn(&str) -> Option<String>,
+    privacy_owner: &impl Fn(&str) -> Option<String>,
 ) -> bool {
-    row.payload_version != payload_version || privacy_owner(&row.path) != row.privacy_owner
+    row.payload_version != payload_version
+        || privacy_owner(row.path).as_deref() != row.privacy_owner
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use neuralis_index::FileRow;
 use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, PackageRoots};
+use serde::Deserialize;
 
 /// What capture decides for one file.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,8 +31,8 @@ pub trait LayoutRules: Send + Sync + 'static {
     fn privacy_owner(&self, path: &str, patterns: &[String]) -> Option<String>;
     /// Whether a file's text is markdown (chunked at its headings).
     fn is_markdown(&self, path: &str) -> bool;
-    /// The package roots the given rows of one source group into.
-    fn package_roots(&self, source: &str, rows: &[&FileRow]) -> PackageRoots;
+    /// The package roots the given files of one source group into.
+    fn package_roots(&self, source: &str, files: &[IndexedFile]) -> PackageRoots;
 }
 
 /// The layout core itself.
@@ -48,6 +49,10 @@ impl LayoutRules for LayoutCore {
     }
 
     fn capture(&self, path: &str, content: Option<&[u8]>) -> Captured {
+        if !neuralis_layout::needs_content(path) {
+            // Most files of a source: classified by path, with the default payload.
+            return plain_file().clone();
+        }
         let payload = neuralis_layout::capture(path, content);
         let classification = classify(path, &payload);
         let usable_manifest = payload.manifest.as_ref().is_some_and(|facts| facts.usable);
@@ -68,11 +73,19 @@ impl LayoutRules for LayoutCore {
         neuralis_layout::vocabulary::is_contribution_shaped(basename)
     }
 
-    fn package_roots(&self, source: &str, rows: &[&FileRow]) -> PackageRoots {
-        let files: Vec<IndexedFile> = rows.iter().map(|row| indexed_file(row)).collect();
-        let layout = neuralis_layout::group(&files, &GroupOptions::synced(source));
-        PackageRoots::from_layout(&layout)
+    fn package_roots(&self, source: &str, files: &[IndexedFile]) -> PackageRoots {
+        PackageRoots::of_files(files, &GroupOptions::synced(source))
     }
+}
+
+/// What capture gives every file it classifies by path alone, computed once.
+fn plain_file() -> &'static Captured {
+    static PLAIN: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    PLAIN.get_or_init(|| Captured {
+        classification: neuralis_index::PLAIN_FILE.into(),
+        payload: serde_json::to_value(FilePayload::default()).unwrap_or_default(),
+        usable_manifest: false,
+    })
 }
 
 /// The row's classification: a manifest (by kind), a file the layout reads as a
@@ -84,19 +97,25 @@ fn classify(path: &str, payload: &FilePayload) -> String {
             format!("manifest:{}", kind.as_str().unwrap_or("unknown"))
         }
         None if neuralis_layout::needs_content(path) => "contribution-candidate".into(),
-        None => "file".into(),
+        None => neuralis_index::PLAIN_FILE.into(),
     }
 }
 
 /// A row as the layout core groups it. A payload that no longer reads (an older
 /// schema) groups by path alone until its payload-only refresh.
 pub fn indexed_file(row: &FileRow) -> IndexedFile {
-    match serde_json::from_value::<FilePayload>(row.payload.clone()) {
-        Ok(payload) => IndexedFile {
-            path: row.path.clone(),
+    indexed_file_of(&row.path, Some(&row.payload))
+}
+
+/// A file as the layout core groups it, from its path and stored payload (`None` for a
+/// plain file, whose payload is the default).
+pub fn indexed_file_of(path: &str, payload: Option<&serde_json::Value>) -> IndexedFile {
+    match payload.map(FilePayload::deserialize) {
+        Some(Ok(payload)) => IndexedFile {
+            path: path.to_owned(),
             payload,
         },
-        Err(_) => IndexedFile::path_only(row.path.clone()),
+        _ => IndexedFile::path_only(path),
     }
 }
 
@@ -116,6 +135,11 @@ mod tests {
         assert_eq!(skill.classification, "contribution-candidate");
         assert_eq!(skill.payload["frontmatter"]["name"], "a");
         assert_eq!(rules.capture("src/main.rs", None).classification, "file");
+        assert_eq!(
+            rules.capture("src/main.rs", None).payload,
+            serde_json::to_value(neuralis_layout::capture("src/main.rs", None)).expect("json"),
+            "the shortcut gives the payload capture gives"
+        );
     }
 
     #[test]

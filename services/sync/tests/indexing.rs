@@ -5,7 +5,6 @@ mod support;
 
 use neuralis_bus::InProcessBus;
 use neuralis_identity::BearerToken;
-use neuralis_index::FileRow;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::embedder::Embedder;
 use neuralis_sync::layout_rules::{Captured, LayoutCore, LayoutRules};
@@ -41,8 +40,12 @@ impl LayoutRules for GrownSchema {
     fn is_markdown(&self, path: &str) -> bool {
         LayoutCore.is_markdown(path)
     }
-    fn package_roots(&self, source: &str, rows: &[&FileRow]) -> neuralis_layout::PackageRoots {
-        LayoutCore.package_roots(source, rows)
+    fn package_roots(
+        &self,
+        source: &str,
+        files: &[neuralis_layout::IndexedFile],
+    ) -> neuralis_layout::PackageRoots {
+        LayoutCore.package_roots(source, files)
     }
 }
 

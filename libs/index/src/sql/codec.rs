@@ -1,7 +1,7 @@
 //! Conversions between rows as stored and rows as typed. Every failure names the
 //! column, so a damaged row is reported, never a panic.
 
-use crate::{FileRow, IndexError, ScopeKind, SourceKind, SourceRecord, SyncStatus};
+use crate::{FileRow, IndexError, ScopeKind, SourceKind, SourceRecord, StoredFile, SyncStatus};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -39,7 +39,7 @@ pub(crate) fn to_u32(value: i64, field: &'static str) -> Result<u32, IndexError>
     u32::try_from(value).map_err(|_| corrupt(field, format!("{value} is out of range")))
 }
 
-fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
+pub(crate) fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
     IndexError::Corrupt {
         field,
         message: message.into(),
@@ -69,6 +69,33 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
         usable_manifest: column::<i64>(row, "usable_manifest")? != 0,
         privacy_owner: column(row, "privacy_owner")?,
         payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
+    })
+}
+
+/// A row of a page of stored files (see `rows::visit_source_files`).
+pub(crate) fn stored_file(
+    (path, size, modified, content_hash, payload_version, privacy_owner, payload): (
+        String,
+        i64,
+        i64,
+        String,
+        i64,
+        Option<String>,
+        Option<String>,
+    ),
+) -> Result<StoredFile, IndexError> {
+    let payload = payload
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|err| corrupt("payload", err.to_string()))?;
+    Ok(StoredFile {
+        path,
+        size: to_u64(size, "size")?,
+        modified,
+        content_hash,
+        payload_version: to_u32(payload_version, "payload_version")?,
+        privacy_owner,
+        payload,
     })
 }
 

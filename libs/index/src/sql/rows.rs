@@ -2,7 +2,7 @@
 
 use super::Dialect;
 use super::codec::{self, file_columns};
-use crate::{ChunkRow, FileRow, IndexError, ProjectSnapshot, RowWrite, WriteBatch, vector};
+use crate::{FileRow, IndexError, ProjectSnapshot, StoredFile};
 use sqlx::AnyPool;
 use sqlx::any::Any;
 use sqlx::{Executor, Transaction};
@@ -58,6 +58,82 @@ pub(crate) async fn source_rows(
     rows.iter().map(codec::file_row).collect()
 }
 
+/// Rows per page of [`visit_source_files`].
+const ROWS_PER_PAGE: i64 = 5_000;
+
+/// One page: the database encodes the rows as one JSON array (a row per element, the
+/// columns in the order `StoredColumns` reads them), so a page crosses the driver as
+/// one value instead of thousands of rows of decoded columns. The payload is read only
+/// for rows that are not plain files.
+const SQLITE_PAGE: &str = "SELECT json_group_array(json_array(path, size, modified, \
+     content_hash, payload_version, privacy_owner, \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END)) \
+     FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
+     ORDER BY path LIMIT $4)";
+const POSTGRES_PAGE: &str = "SELECT CAST(json_agg(json_build_array(path, size, modified, \
+     content_hash, payload_version, privacy_owner, \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END) ORDER BY path) AS TEXT) \
+     FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
+     ORDER BY path LIMIT $4) AS page";
+
+/// One stored row as a page carries it.
+type StoredColumns = (
+    String,
+    i64,
+    i64,
+    String,
+    i64,
+    Option<String>,
+    Option<String>,
+);
+
+/// Streams a source's rows in their comparison form, a page at a time (keyset pages in
+/// path order), so neither side holds the whole source.
+pub(crate) async fn visit_source_files(
+    pool: &AnyPool,
+    dialect: Dialect,
+    project: &str,
+    source: &str,
+    visit: &mut (dyn FnMut(StoredFile) + Send),
+) -> Result<(), IndexError> {
+    let statement = match dialect {
+        Dialect::Sqlite => SQLITE_PAGE,
+        Dialect::Postgres => POSTGRES_PAGE,
+    };
+    let mut after = String::new();
+    loop {
+        let page: Option<String> = sqlx::query_scalar(statement)
+            .bind(project)
+            .bind(source)
+            .bind(after.as_str())
+            .bind(ROWS_PER_PAGE)
+            .fetch_one(pool)
+            .await?;
+        let rows: Vec<StoredColumns> = match page {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|err| codec::corrupt("page", err.to_string()))?,
+            None => Vec::new(),
+        };
+        let full = rows.len() as i64 == ROWS_PER_PAGE;
+        // The next page starts after this page's greatest path: in byte order on SQLite
+        // (its `BINARY` collation), and on PostgreSQL the last of the aggregate's own
+        // `ORDER BY`, which follows the column's collation.
+        let greatest = match dialect {
+            Dialect::Sqlite => rows.iter().map(|row| &row.0).max(),
+            Dialect::Postgres => rows.last().map(|row| &row.0),
+        };
+        if let Some(greatest) = greatest {
+            after.clone_from(greatest);
+        }
+        for row in rows {
+            visit(codec::stored_file(row)?);
+        }
+        if !full {
+            return Ok(());
+        }
+    }
+}
+
 /// Reads the revision and the rows in one transaction: on PostgreSQL at REPEATABLE READ,
 /// on SQLite a read transaction (one WAL snapshot), so the rows are exactly those of
 /// the revision returned.
@@ -105,217 +181,4 @@ pub(crate) async fn file_row(
         .fetch_optional(pool)
         .await?;
     row.as_ref().map(codec::file_row).transpose()
-}
-
-/// Applies a batch with a few multi-row statements: chunk deletes, row deletes, row
-/// upserts, chunk inserts, then the revision. Each path appears at most once, so the
-/// grouping cannot reorder two writes of one path.
-pub(crate) async fn write_batch(pool: &AnyPool, batch: &WriteBatch) -> Result<u64, IndexError> {
-    let writes = BatchWrites::of(batch)?;
-    let mut tx = pool.begin().await?;
-    let scope = [batch.project.as_str(), batch.source.as_str()];
-    for paths in writes.chunk_replacing.chunks(PATHS_PER_STATEMENT) {
-        delete_where_path_in(&mut tx, "index_chunks", scope, paths).await?;
-    }
-    for paths in writes.deleted.chunks(PATHS_PER_STATEMENT) {
-        delete_where_path_in(&mut tx, "index_files", scope, paths).await?;
-    }
-    for rows in writes.rows.chunks(ROWS_PER_STATEMENT) {
-        upsert_rows(&mut tx, rows).await?;
-    }
-    for chunks in writes.chunks.chunks(CHUNKS_PER_STATEMENT) {
-        insert_chunks(&mut tx, scope, chunks).await?;
-    }
-    let revision = raise_revision(&mut tx, &batch.project).await?;
-    tx.commit().await?;
-    Ok(revision)
-}
-
-/// Rows per upsert statement (11 parameters each).
-const ROWS_PER_STATEMENT: usize = 200;
-/// Chunks per insert statement (5 parameters each).
-const CHUNKS_PER_STATEMENT: usize = 400;
-/// Paths per delete statement.
-const PATHS_PER_STATEMENT: usize = 500;
-
-/// A batch sorted into what each statement needs.
-struct BatchWrites<'a> {
-    rows: Vec<&'a FileRow>,
-    chunks: Vec<(&'a str, &'a ChunkRow)>,
-    chunk_replacing: Vec<&'a str>,
-    deleted: Vec<&'a str>,
-}
-
-impl<'a> BatchWrites<'a> {
-    fn of(batch: &'a WriteBatch) -> Result<Self, IndexError> {
-        let mut seen = std::collections::HashSet::new();
-        let mut writes = BatchWrites {
-            rows: Vec::new(),
-            chunks: Vec::new(),
-            chunk_replacing: Vec::new(),
-            deleted: Vec::new(),
-        };
-        for write in &batch.writes {
-            let path = match write {
-                RowWrite::Put { row, .. } => row.path.as_str(),
-                RowWrite::Delete { path } => path.as_str(),
-            };
-            if !seen.insert(path) {
-                return Err(IndexError::InvalidValue {
-                    field: "batch.writes",
-                    message: format!("{path:?} is written twice in one batch"),
-                });
-            }
-            writes.add(batch, write)?;
-        }
-        Ok(writes)
-    }
-
-    fn add(&mut self, batch: &WriteBatch, write: &'a RowWrite) -> Result<(), IndexError> {
-        match write {
-            RowWrite::Put { row, chunks } => {
-                check_belongs(batch, row)?;
-                self.rows.push(row);
-                if let Some(chunks) = chunks {
-                    self.chunk_replacing.push(&row.path);
-                    self.chunks
-                        .extend(chunks.iter().map(|chunk| (row.path.as_str(), chunk)));
-                }
-            }
-            RowWrite::Delete { path } => {
-                self.chunk_replacing.push(path);
-                self.deleted.push(path);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `($first, $first+1, ..)` groups for `rows` rows of `width` parameters from `$first`.
-fn placeholders(rows: usize, width: usize, first: usize) -> String {
-    (0..rows)
-        .map(|row| {
-            let start = first + row * width;
-            let params: Vec<String> = (start..start + width).map(|n| format!("${n}")).collect();
-            format!("({})", params.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-async fn delete_where_path_in(
-    tx: &mut Transaction<'_, Any>,
-    table: &'static str,
-    [project, source]: [&str; 2],
-    paths: &[&str],
-) -> Result<(), IndexError> {
-    let list: Vec<String> = (3..3 + paths.len()).map(|n| format!("${n}")).collect();
-    // Audited: only the fixed table name and generated placeholders enter the text.
-    let statement = format!(
-        "DELETE FROM {table} WHERE project = $1 AND source = $2 AND path IN ({})",
-        list.join(", ")
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement))
-        .bind(project)
-        .bind(source);
-    for path in paths {
-        query = query.bind(*path);
-    }
-    query.execute(&mut **tx).await?;
-    Ok(())
-}
-
-async fn upsert_rows(tx: &mut Transaction<'_, Any>, rows: &[&FileRow]) -> Result<(), IndexError> {
-    // Audited: only generated placeholders enter the text.
-    let statement = format!(
-        "INSERT INTO index_files ({}) VALUES {} \
-         ON CONFLICT (project, source, path) DO UPDATE SET \
-         content_hash = excluded.content_hash, size = excluded.size, \
-         modified = excluded.modified, classification = excluded.classification, \
-         payload = excluded.payload, usable_manifest = excluded.usable_manifest, \
-         privacy_owner = excluded.privacy_owner, payload_version = excluded.payload_version",
-        file_columns!(),
-        placeholders(rows.len(), 11, 1)
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
-    for row in rows {
-        query = query
-            .bind(row.project.clone())
-            .bind(row.source.clone())
-            .bind(row.path.clone())
-            .bind(row.content_hash.clone())
-            .bind(codec::to_i64(row.size, "size")?)
-            .bind(row.modified)
-            .bind(row.classification.clone())
-            .bind(row.payload.to_string())
-            .bind(i64::from(row.usable_manifest))
-            .bind(row.privacy_owner.clone())
-            .bind(i64::from(row.payload_version));
-    }
-    query.execute(&mut **tx).await?;
-    Ok(())
-}
-
-async fn insert_chunks(
-    tx: &mut Transaction<'_, Any>,
-    [project, source]: [&str; 2],
-    chunks: &[(&str, &ChunkRow)],
-) -> Result<(), IndexError> {
-    // Audited: only generated placeholders enter the text.
-    let statement = format!(
-        "INSERT INTO index_chunks (project, source, path, ordinal, body, vector) VALUES {}",
-        (0..chunks.len())
-            .map(|at| {
-                let base = 3 + at * 4;
-                format!(
-                    "($1, $2, ${}, ${}, ${}, ${})",
-                    base,
-                    base + 1,
-                    base + 2,
-                    base + 3
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement))
-        .bind(project)
-        .bind(source);
-    for (path, chunk) in chunks {
-        query = query
-            .bind(*path)
-            .bind(i64::from(chunk.ordinal))
-            .bind(chunk.body.clone())
-            .bind(chunk.vector.as_deref().map(vector::to_bytes));
-    }
-    query.execute(&mut **tx).await?;
-    Ok(())
-}
-
-/// A batch writes one source of one project; a row of another would raise the wrong
-/// project's revision.
-fn check_belongs(batch: &WriteBatch, row: &FileRow) -> Result<(), IndexError> {
-    if row.project == batch.project && row.source == batch.source {
-        Ok(())
-    } else {
-        Err(IndexError::InvalidValue {
-            field: "row.source",
-            message: format!(
-                "row {:?} of {}/{} in a batch for {}/{}",
-                row.path, row.project, row.source, batch.project, batch.source
-            ),
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::placeholders;
-
-    #[test]
-    fn placeholders_number_every_parameter_once_in_order() {
-        assert_eq!(placeholders(2, 3, 1), "($1, $2, $3), ($4, $5, $6)");
-        assert_eq!(placeholders(1, 2, 3), "($3, $4)");
-        assert_eq!(placeholders(0, 2, 1), "");
-    }
 }

@@ -2,7 +2,7 @@
 
 use neuralis_index::{
     ChunkRow, FileRow, IndexError, IndexStore, RowWrite, ScopeKind, SourceKind, SourceRecord,
-    SyncStatus, WriteBatch,
+    StoredFile, SyncStatus, WriteBatch,
 };
 use std::sync::Arc;
 
@@ -629,4 +629,98 @@ pub async fn concurrent_batches_each_raise_the_revision_once(store: Store) {
     revisions.sort_unstable();
     assert_eq!(revisions, (1..=8).collect::<Vec<u64>>());
     assert_eq!(store.source_rows("p1", "s").await.expect("read").len(), 8);
+}
+
+pub async fn visiting_a_source_yields_each_row_in_its_comparison_form(store: Store) {
+    let mut plain = row("p1", "s", "src/main.rs");
+    plain.classification = neuralis_index::PLAIN_FILE.into();
+    plain.payload = serde_json::json!({"version": 1});
+    let mut private = row("p1", "s", "agents/a1/x.md");
+    private.privacy_owner = Some("a1".into());
+    let skill = row("p1", "s", "skills/x/SKILL.md");
+    let rows = [plain.clone(), private.clone(), skill.clone()];
+    let writes = rows.iter().map(|r| put(r.clone(), None)).collect();
+    write(&store, batch("p1", "s", writes)).await;
+    write(
+        &store,
+        batch("p1", "other", vec![put(row("p1", "other", "a.md"), None)]),
+    )
+    .await;
+    write(
+        &store,
+        batch("p2", "s", vec![put(row("p2", "s", "b.md"), None)]),
+    )
+    .await;
+
+    let mut seen = Vec::new();
+    store
+        .visit_source_files("p1", "s", &mut |file| seen.push(file))
+        .await
+        .expect("visited");
+    seen.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut expected: Vec<StoredFile> = rows.into_iter().map(StoredFile::of).collect();
+    expected.sort_by(|a, b| a.path.cmp(&b.path));
+    assert_eq!(seen, expected);
+    let plain_seen = seen.iter().find(|f| f.path == plain.path).expect("plain");
+    assert_eq!(
+        plain_seen.payload, None,
+        "a plain file's payload is not read"
+    );
+}
+
+/// Quotes, backslashes, newlines and characters beyond the Basic Multilingual Plane
+/// survive every statement shape (placeholders on one backend, JSON records on the other).
+pub async fn unusual_text_round_trips_through_a_batch(store: Store) {
+    let path = "docs/it's \"quoted\" \\ back\nslash 😀.md";
+    let mut odd = row("p1", "s", path);
+    odd.payload = serde_json::json!({"title": "a \"b\" \\ c\n😀", "n": [1, 2]});
+    odd.privacy_owner = Some("agent 'x'".into());
+    let body = "line \"one\"\n\\two\t😀 zebra";
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(odd.clone(), Some(vec![chunk(0, body)]))],
+        ),
+    )
+    .await;
+    assert_eq!(
+        store.file_row("p1", "s", path).await.expect("read"),
+        Some(odd)
+    );
+    let hits = store.search_text("p1", "zebra", 5).await.expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].path.as_str(), hits[0].body.as_str()), (path, body));
+    write(
+        &store,
+        batch("p1", "s", vec![RowWrite::Delete { path: path.into() }]),
+    )
+    .await;
+    assert_eq!(store.file_row("p1", "s", path).await.expect("read"), None);
+    assert!(
+        store
+            .search_text("p1", "zebra", 5)
+            .await
+            .expect("search")
+            .is_empty()
+    );
+}
+
+/// Rows stream in pages: every row of a source several pages long is visited once.
+pub async fn visiting_a_large_source_yields_every_row_once(store: Store) {
+    let paths: Vec<String> = (0..11_000).map(|n| format!("d{}/f{n}.rs", n % 7)).collect();
+    for chunk in paths.chunks(2_000) {
+        let writes = chunk.iter().map(|p| put(row("p1", "s", p), None)).collect();
+        write(&store, batch("p1", "s", writes)).await;
+    }
+    let mut seen = Vec::new();
+    store
+        .visit_source_files("p1", "s", &mut |file| seen.push(file.path))
+        .await
+        .expect("visited");
+    seen.sort();
+    let mut expected = paths;
+    expected.sort();
+    assert_eq!(seen, expected);
 }

@@ -59,6 +59,9 @@ macro_rules! all_conformance_cases {
             text_search_never_fails_on_query_syntax,
             vector_search_ranks_by_cosine,
             concurrent_batches_each_raise_the_revision_once,
+            visiting_a_source_yields_each_row_in_its_comparison_form,
+            unusual_text_round_trips_through_a_batch,
+            visiting_a_large_source_yields_every_row_once,
         );
     };
 }

@@ -140,4 +140,30 @@ proptest! {
         let kept = rows.len() - plan.delete.len();
         prop_assert!(plan.refresh_payload.len() + plan.unchanged <= kept);
     }
+
+    /// Rows stream from the store in no particular order: the plan is the same.
+    #[test]
+    fn the_plan_does_not_depend_on_the_order_rows_arrive_in(
+        listing in proptest::collection::btree_map("[a-e]{1,2}", stat(), 0..12),
+        rows in proptest::collection::btree_map("[a-e]{1,2}", (stat(), 2u32..4), 0..12),
+        seed in any::<u64>(),
+    ) {
+        let listing: Vec<ListedFile> =
+            listing.into_iter().map(|(path, (size, modified))| listed(&path, size, modified)).collect();
+        let rows: Vec<ExistingRow> = rows
+            .into_iter()
+            .map(|(path, ((size, modified), version))| row(&path, size, modified, version))
+            .collect();
+        let mut shuffled = rows.clone();
+        let mut state = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        let mut planner = Planner::new(&listing, VERSION, no_privacy);
+        for row in &shuffled {
+            planner.compare(row.into());
+        }
+        prop_assert_eq!(planner.finish(), plan_sync(&listing, &rows, VERSION, no_privacy));
+    }
 }

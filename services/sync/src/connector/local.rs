@@ -46,6 +46,12 @@ impl Connector for LocalConnector {
         // Missing, escaping, oversized and unreadable all answer alike (DESIGN.md 6).
         self.inner.read(path).map_err(|_| ConnectorError::NotFound)
     }
+
+    fn read_listed(&self, file: &FileStat) -> Result<Vec<u8>, ConnectorError> {
+        self.inner
+            .read_identified(&file.path, file.identity)
+            .map_err(|_| ConnectorError::NotFound)
+    }
 }
 
 fn file_stat(file: shared::ListedFile) -> FileStat {
@@ -53,6 +59,7 @@ fn file_stat(file: shared::ListedFile) -> FileStat {
         path: file.path,
         size: file.size,
         modified: file.modified.map_or(0, millis),
+        identity: file.identity,
     }
 }
 

@@ -21,6 +21,21 @@ pub struct FileStat {
     pub size: u64,
     /// The modification time, in ms since the Unix epoch (0 when unknown).
     pub modified: i64,
+    /// Which file the listing saw, when the connector can tell: lets
+    /// [`Connector::read_listed`] read it again cheaply.
+    pub identity: Option<neuralis_connector::FileIdentity>,
+}
+
+impl neuralis_sync_core::Listed for FileStat {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn modified(&self) -> i64 {
+        self.modified
+    }
 }
 
 /// Why a file was skipped.
@@ -84,4 +99,10 @@ pub trait Connector: Send + Sync + 'static {
     fn stat(&self, path: &str) -> Result<FileStat, ConnectorError>;
     /// One file's bytes (at most the size limit).
     fn read(&self, path: &str) -> Result<Vec<u8>, ConnectorError>;
+    /// The bytes of a file this connector listed: the same answer as
+    /// [`read`](Self::read), cheaper when the connector can prove it reads the file its
+    /// listing saw.
+    fn read_listed(&self, file: &FileStat) -> Result<Vec<u8>, ConnectorError> {
+        self.read(&file.path)
+    }
 }

@@ -1,18 +1,29 @@
-//! One sync run: list the source through its connector, plan against the index (stat
-//! first, hash second), capture what changed, and commit it in transactional batches,
-//! each announced on the bus when it could move a package.
+//! One sync run, as a pipeline:
+//!
+//! 1. **Survey**: list the source through its connector (a parallel walk) and compare
+//!    the listing with the source's stored rows as they stream from the store (stat
+//!    first); a run that finds nothing to do stops here, having read no content.
+//! 2. **Content files**: the files whose bytes the layout core reads (manifests,
+//!    contribution candidates) are read, hashed and captured first, in parallel: their
+//!    payloads decide the package roots, and so which writes can move a package.
+//! 3. **Everything else streams**: the remaining files are read, hashed and chunked by
+//!    a few blocking tasks while one writer commits large batches, each in one
+//!    transaction; batches that could move a package are announced on the bus, quiet
+//!    ones publish nothing.
 
-mod batch;
+mod pipeline;
+mod predicate;
 mod prepare;
+mod survey;
+mod writer;
 
+use crate::SyncError;
 use crate::connector::{Connector, Skipped};
 use crate::embedder::Embedder;
 use crate::layout_rules::LayoutRules;
-use crate::{SyncError, invalidation};
 use neuralis_bus::InvalidationBus;
-use neuralis_index::{FileRow, IndexStore, SourceRecord};
-use neuralis_sync_core::{ChunkLimits, ExistingRow, ListedFile, plan_sync};
-use std::collections::HashMap;
+use neuralis_index::{IndexStore, SourceRecord};
+use neuralis_sync_core::ChunkLimits;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,95 +96,69 @@ pub async fn run_sync(
     connector: Arc<dyn Connector>,
     updates: &Updates,
 ) -> Result<RunUpdate, SyncError> {
-    let listing = blocking(Arc::clone(&connector), |c| c.list()).await??;
+    let mut survey = survey::survey(deps, source, &connector).await?;
     let mut counters = Counters {
-        files_seen: listing.files.len() as u64,
-        files_skipped: listing.skipped.len() as u64,
+        files_seen: survey.files.len() as u64,
+        files_skipped: survey.skipped.len() as u64,
+        files_unchanged: survey.plan.unchanged as u64,
         ..Counters::default()
     };
-    let mut revision = deps.store.revision(&source.project).await?;
-    report(updates, counters, listing.skipped, revision);
+    report(
+        updates,
+        counters,
+        std::mem::take(&mut survey.skipped),
+        survey.revision,
+    );
+    if survey.writes_nothing() {
+        return Ok(RunUpdate {
+            counters,
+            skipped: Vec::new(),
+            revision: survey.revision,
+        });
+    }
+    let context = Arc::new(prepare::Context::new(deps, source, &connector));
+    let (content_jobs, streamed_jobs) = survey.jobs(deps.rules.as_ref());
+    let content = pipeline::prepare_all(&context, content_jobs).await?;
+    counters.bytes_read += content.bytes_read;
+    counters.files_skipped += content.skipped.len() as u64;
+    report(updates, counters, content.skipped.clone(), survey.revision);
 
-    let existing = deps
-        .store
-        .source_rows(&source.project, &source.slug)
-        .await?;
-    let plan = plan_for(deps, source, &listing.files, &existing);
-    counters.files_unchanged = plan.unchanged as u64;
-    let by_path: HashMap<&str, &FileRow> = existing.iter().map(|r| (r.path.as_str(), r)).collect();
-    let stats: HashMap<&str, &crate::connector::FileStat> =
-        listing.files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let prepared = prepare::prepare_all(deps, source, &connector, &plan, &stats, &by_path).await?;
-    counters.bytes_read += prepared.bytes_read;
-    counters.files_skipped += prepared.skipped.len() as u64;
-    report(updates, counters, prepared.skipped.clone(), revision);
-
-    let mut deletes = plan.delete;
-    deletes.extend(prepared.vanished);
-    let moves = batch::MovePredicate::new(
+    let moves = predicate::MovePredicate::new(
         deps.rules.as_ref(),
         source,
-        &existing,
-        &prepared.files,
-        &deletes,
+        &survey,
+        &content,
+        &streamed_jobs,
     );
-    let batches = batch::plan_batches(&prepared.files, &deletes, &moves, deps.limits.batch_size);
-    for planned in batches {
-        let built = batch::build(deps, source, &connector, planned).await?;
-        counters.bytes_read += built.bytes_read;
-        let batch_revision = invalidation::commit_batch(
-            deps.store.as_ref(),
-            deps.bus.as_ref(),
-            &built.batch,
-            built.moves_package,
-            deps.limits.write_timeout,
-        )
-        .await?;
-        revision = batch_revision;
-        counters.files_indexed += built.puts;
-        counters.files_deleted += built.deletes;
-        counters.chunks_written += built.batch.chunk_rows() as u64;
-        counters.batches_committed += 1;
-        counters.files_skipped += built.skipped.len() as u64;
-        report(updates, counters, built.skipped, revision);
+    let mut writer = writer::Writer::new(deps, source, &connector, moves, updates);
+    writer.start_from(counters, survey.revision);
+    let deletes = survey.plan.delete.drain(..).chain(content.vanished);
+    let written = write_all(&mut writer, deletes, content.files, &context, streamed_jobs).await;
+    match written {
+        Ok(()) => writer.finish().await,
+        Err(err) => {
+            writer.abandon().await;
+            Err(err)
+        }
     }
-    Ok(RunUpdate {
-        counters,
-        skipped: Vec::new(),
-        revision,
-    })
 }
 
-fn plan_for(
-    deps: &RunDeps,
-    source: &SourceRecord,
-    files: &[crate::connector::FileStat],
-    existing: &[FileRow],
-) -> neuralis_sync_core::SyncPlan {
-    let listed: Vec<ListedFile> = files
-        .iter()
-        .map(|f| ListedFile {
-            path: f.path.clone(),
-            size: f.size,
-            modified: f.modified,
-        })
-        .collect();
-    let rows: Vec<ExistingRow> = existing
-        .iter()
-        .map(|row| ExistingRow {
-            path: row.path.clone(),
-            size: row.size,
-            modified: row.modified,
-            content_hash: row.content_hash.clone(),
-            payload_version: row.payload_version,
-            privacy_owner: row.privacy_owner.clone(),
-        })
-        .collect();
-    let rules = Arc::clone(&deps.rules);
-    let patterns = source.privacy_patterns.clone();
-    plan_sync(&listed, &rows, deps.rules.payload_version(), move |path| {
-        rules.privacy_owner(path, &patterns)
-    })
+/// Hands every write of the run to `writer`: the deletes, the content files, then the
+/// streamed files as they are read.
+async fn write_all(
+    writer: &mut writer::Writer<'_>,
+    deletes: impl Iterator<Item = String>,
+    content: Vec<prepare::PreparedFile>,
+    context: &Arc<prepare::Context>,
+    streamed: Vec<prepare::Job>,
+) -> Result<(), SyncError> {
+    for path in deletes {
+        writer.delete(path).await?;
+    }
+    for file in content {
+        writer.put(file).await?;
+    }
+    pipeline::stream_into(context, streamed, writer).await
 }
 
 fn report(updates: &Updates, counters: Counters, skipped: Vec<Skipped>, revision: u64) {

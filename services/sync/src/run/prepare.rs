@@ -1,34 +1,39 @@
-//! Reading, hashing and capturing the files a plan names, in parallel off the async
-//! threads. Only files the plan must examine are read, and a payload-only refresh reads
-//! a file only when the layout core needs its content.
+//! Preparing one file for the index, on a blocking thread: read it (only when the plan
+//! must examine it), hash it, capture its payload and cut its chunks. A payload-only
+//! refresh reads a file only when the layout core needs its content.
 
 use super::RunDeps;
-use crate::SyncError;
 use crate::connector::{Connector, FileStat, SkipReason, Skipped};
 use crate::layout_rules::LayoutRules;
-use futures::StreamExt;
-use neuralis_index::{FileRow, SourceRecord};
-use neuralis_sync_core::{ExistingRow, FileAction, SyncPlan, action_after_read};
+use neuralis_index::{ChunkRow, FileRow, SourceRecord, StoredFile};
+use neuralis_sync_core::{ChunkLimits, ExistingRow, FileAction, action_after_read, chunk_text};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Content kept in memory between capture and chunking, across the whole run; past
-/// it, chunking reads the file again.
+/// Chunks of content files kept in memory between their capture (before any write) and
+/// their batch, across the whole run; past it, their batch reads them again.
 const RETAIN_BUDGET_BYTES: usize = 64 * 1024 * 1024;
-/// Files per blocking task.
-const FILES_PER_TASK: usize = 64;
-/// Blocking tasks in flight.
-const TASKS_IN_FLIGHT: usize = 4;
+
+/// One file to prepare.
+pub struct Job {
+    /// The file as listed.
+    pub stat: FileStat,
+    /// Its stored row, when it has one.
+    pub existing: Option<StoredFile>,
+    /// Stat unchanged, payload stale: recapture the payload only.
+    pub refresh_only: bool,
+}
 
 /// What a file's chunks become.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ChunkPlan {
     /// Same content: the chunk rows stay as they are.
     Keep,
-    /// New content: replace the chunk rows (bytes kept in memory, or `None` to reread).
-    Replace(Option<Vec<u8>>),
+    /// New content: these chunks replace the stored ones.
+    Ready(Vec<ChunkRow>),
+    /// New content, not kept in memory: its batch reads the file again and chunks it.
+    Reread,
 }
 
 /// One file ready to write.
@@ -40,149 +45,80 @@ pub struct PreparedFile {
     pub chunks: ChunkPlan,
 }
 
-/// Everything prepared for a run.
-#[derive(Debug, Default)]
-pub struct Prepared {
-    /// Rows to write, in plan order.
-    pub files: Vec<PreparedFile>,
-    /// Indexed files that vanished between the listing and the read.
-    pub vanished: Vec<String>,
-    /// What could not be read.
-    pub skipped: Vec<Skipped>,
-    /// Bytes read.
-    pub bytes_read: u64,
-}
-
-/// One file to prepare, with everything the blocking task needs.
-struct Job {
-    stat: FileStat,
-    existing: Option<FileRow>,
-    refresh_only: bool,
-}
-
-enum Outcome {
+/// What preparing one file gave.
+pub enum Outcome {
+    /// A row to write, and the bytes read for it.
     File(PreparedFile, u64),
+    /// An indexed file that could not be read: its row is deleted.
     Vanished(String, Skipped),
+    /// A new file that could not be read: reported, not indexed.
     Skipped(Skipped),
 }
 
-/// Prepares every examined and refreshed file of `plan`.
-pub async fn prepare_all(
-    deps: &RunDeps,
-    source: &SourceRecord,
-    connector: &Arc<dyn Connector>,
-    plan: &SyncPlan,
-    stats: &HashMap<&str, &FileStat>,
-    existing: &HashMap<&str, &FileRow>,
-) -> Result<Prepared, SyncError> {
-    let examine = plan.examine.iter().map(|path| (path, false));
-    let refresh = plan.refresh_payload.iter().map(|path| (path, true));
-    let jobs: Vec<Job> = examine
-        .chain(refresh)
-        .filter_map(|(path, refresh_only)| {
-            let stat = (*stats.get(path.as_str())?).clone();
-            let existing = existing.get(path.as_str()).map(|row| (*row).clone());
-            Some(Job {
-                stat,
-                existing,
-                refresh_only,
-            })
-        })
-        .collect();
-    let budget = Arc::new(AtomicUsize::new(RETAIN_BUDGET_BYTES));
-    let mut groups = futures::stream::iter(chunked(jobs))
-        .map(|group| {
-            let context = Context {
-                rules: Arc::clone(&deps.rules),
-                connector: Arc::clone(connector),
-                source: source.clone(),
-                budget: Arc::clone(&budget),
-            };
-            tokio::task::spawn_blocking(move || {
-                group
-                    .into_iter()
-                    .map(|job| context.prepare(job))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .buffered(TASKS_IN_FLIGHT);
-    let mut prepared = Prepared::default();
-    while let Some(group) = groups.next().await {
-        let outcomes = group.map_err(|err| SyncError::Internal(format!("prepare task: {err}")))?;
-        for outcome in outcomes {
-            collect(&mut prepared, outcome);
-        }
-    }
-    Ok(prepared)
-}
-
-fn chunked(jobs: Vec<Job>) -> Vec<Vec<Job>> {
-    let mut groups = Vec::new();
-    let mut jobs = jobs.into_iter().peekable();
-    while jobs.peek().is_some() {
-        groups.push(jobs.by_ref().take(FILES_PER_TASK).collect());
-    }
-    groups
-}
-
-fn collect(prepared: &mut Prepared, outcome: Outcome) {
-    match outcome {
-        Outcome::File(file, bytes) => {
-            prepared.bytes_read += bytes;
-            prepared.files.push(file);
-        }
-        Outcome::Vanished(path, skipped) => {
-            prepared.vanished.push(path);
-            prepared.skipped.push(skipped);
-        }
-        Outcome::Skipped(skipped) => prepared.skipped.push(skipped),
-    }
-}
-
-/// What a blocking task holds.
-struct Context {
-    rules: Arc<dyn LayoutRules>,
-    connector: Arc<dyn Connector>,
-    source: SourceRecord,
-    budget: Arc<AtomicUsize>,
+/// Everything a blocking task needs to prepare files.
+pub struct Context {
+    pub(super) rules: Arc<dyn LayoutRules>,
+    pub(super) connector: Arc<dyn Connector>,
+    project: String,
+    slug: String,
+    patterns: Vec<String>,
+    chunk_limits: ChunkLimits,
+    /// Bytes of chunks content files may still keep in memory.
+    retain_budget: AtomicUsize,
 }
 
 impl Context {
-    fn prepare(&self, job: Job) -> Outcome {
+    pub fn new(deps: &RunDeps, source: &SourceRecord, connector: &Arc<dyn Connector>) -> Self {
+        Context {
+            rules: Arc::clone(&deps.rules),
+            connector: Arc::clone(connector),
+            project: source.project.clone(),
+            slug: source.slug.clone(),
+            patterns: source.privacy_patterns.clone(),
+            chunk_limits: deps.limits.chunks,
+            retain_budget: AtomicUsize::new(RETAIN_BUDGET_BYTES),
+        }
+    }
+
+    /// Prepares one file. `retain` bounds the chunks kept in memory (content files,
+    /// which wait for the package roots before any is written); streamed files go to
+    /// the writer at once and always carry theirs.
+    pub fn prepare(&self, job: Job, retain: bool) -> Outcome {
         let path = job.stat.path.as_str();
-        if job.refresh_only && !self.rules.needs_content(path) {
+        let rules = self.rules.as_ref();
+        if job.refresh_only && !rules.needs_content(path) {
             let hash = job
                 .existing
                 .as_ref()
                 .map(|row| row.content_hash.clone())
                 .unwrap_or_default();
-            let row = self.row(&job.stat, hash, self.rules.capture(path, None));
-            return Outcome::File(
-                PreparedFile {
-                    row,
-                    chunks: ChunkPlan::Keep,
-                },
-                0,
-            );
+            let row = self.row(&job.stat, hash, rules.capture(path, None));
+            let file = PreparedFile {
+                row,
+                chunks: ChunkPlan::Keep,
+            };
+            return Outcome::File(file, 0);
         }
-        let content = match self.connector.read(path) {
+        let content = match self.connector.read_listed(&job.stat) {
             Ok(content) => content,
-            Err(_) => return self.unreadable(job),
+            Err(_) => return unreadable(job),
         };
         let hash = content_hash(&content);
         let action = self.action(&job, &hash);
-        let captured = self
-            .rules
-            .capture(path, self.rules.needs_content(path).then_some(&content[..]));
-        let bytes = content.len() as u64;
+        let captured = rules.capture(path, rules.needs_content(path).then_some(&content[..]));
         let mut stat = job.stat.clone();
-        stat.size = bytes;
+        stat.size = content.len() as u64;
         let row = self.row(&stat, hash, captured);
         let chunks = match action {
-            FileAction::Insert | FileAction::Rewrite => ChunkPlan::Replace(self.retain(content)),
             FileAction::Touch { .. } => ChunkPlan::Keep,
+            FileAction::Insert | FileAction::Rewrite if retain && !self.retain(&content) => {
+                ChunkPlan::Reread
+            }
+            FileAction::Insert | FileAction::Rewrite => {
+                ChunkPlan::Ready(self.chunks(path, &content))
+            }
         };
-        Outcome::File(PreparedFile { row, chunks }, bytes)
+        Outcome::File(PreparedFile { row, chunks }, content.len() as u64)
     }
 
     fn action(&self, job: &Job, hash: &str) -> FileAction {
@@ -194,24 +130,26 @@ impl Context {
             payload_version: row.payload_version,
             privacy_owner: row.privacy_owner.clone(),
         });
-        let patterns = &self.source.privacy_patterns;
         action_after_read(
             existing.as_ref(),
             hash,
             self.rules.payload_version(),
-            |path| self.rules.privacy_owner(path, patterns),
+            |path| self.rules.privacy_owner(path, &self.patterns),
         )
     }
 
-    /// Keeps the bytes for chunking while the run's budget lasts.
-    fn retain(&self, content: Vec<u8>) -> Option<Vec<u8>> {
+    /// Takes `content`'s size from the run's budget, when enough is left.
+    fn retain(&self, content: &[u8]) -> bool {
         let size = content.len();
-        let taken = self
-            .budget
+        self.retain_budget
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
                 left.checked_sub(size)
-            });
-        taken.is_ok().then_some(content)
+            })
+            .is_ok()
+    }
+
+    fn chunks(&self, path: &str, content: &[u8]) -> Vec<ChunkRow> {
+        chunks_of(self.rules.as_ref(), self.chunk_limits, path, content)
     }
 
     fn row(
@@ -221,8 +159,8 @@ impl Context {
         captured: crate::layout_rules::Captured,
     ) -> FileRow {
         FileRow {
-            project: self.source.project.clone(),
-            source: self.source.slug.clone(),
+            project: self.project.clone(),
+            source: self.slug.clone(),
             path: stat.path.clone(),
             content_hash,
             size: stat.size,
@@ -230,29 +168,71 @@ impl Context {
             classification: captured.classification,
             payload: captured.payload,
             usable_manifest: captured.usable_manifest,
-            privacy_owner: self
-                .rules
-                .privacy_owner(&stat.path, &self.source.privacy_patterns),
+            privacy_owner: self.rules.privacy_owner(&stat.path, &self.patterns),
             payload_version: self.rules.payload_version(),
-        }
-    }
-
-    /// Listed but unreadable now: an indexed file is treated as gone (its row is
-    /// deleted), a new one is skipped; both are reported.
-    fn unreadable(&self, job: Job) -> Outcome {
-        let skipped = Skipped {
-            path: job.stat.path.clone(),
-            reason: SkipReason::Unreadable,
-            detail: "vanished or unreadable since it was listed".into(),
-        };
-        match job.existing {
-            Some(_) => Outcome::Vanished(job.stat.path, skipped),
-            None => Outcome::Skipped(skipped),
         }
     }
 }
 
+/// Listed but unreadable now: an indexed file is treated as gone (its row is deleted),
+/// a new one is skipped; both are reported.
+fn unreadable(job: Job) -> Outcome {
+    let skipped = Skipped {
+        path: job.stat.path.clone(),
+        reason: SkipReason::Unreadable,
+        detail: "vanished or unreadable since it was listed".into(),
+    };
+    match job.existing {
+        Some(_) => Outcome::Vanished(job.stat.path, skipped),
+        None => Outcome::Skipped(skipped),
+    }
+}
+
+/// The chunks behind search. Text is chunked (markdown at its headings); content that
+/// is not UTF-8, or holds a NUL byte, is binary to search and has none.
+pub fn chunks_of(
+    rules: &dyn LayoutRules,
+    limits: ChunkLimits,
+    path: &str,
+    content: &[u8],
+) -> Vec<ChunkRow> {
+    let Ok(text) = std::str::from_utf8(content) else {
+        return Vec::new();
+    };
+    if text.contains('\0') {
+        return Vec::new();
+    }
+    chunk_text(text, rules.is_markdown(path), limits)
+        .into_iter()
+        .map(|chunk| ChunkRow {
+            ordinal: chunk.ordinal,
+            body: chunk.text,
+            vector: None,
+        })
+        .collect()
+}
+
 /// SHA-256, lowercase hex.
 pub fn content_hash(content: &[u8]) -> String {
-    hex::encode(Sha256::digest(content))
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(content);
+    let mut text = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_hash;
+
+    #[test]
+    fn the_content_hash_is_lowercase_hex_sha256() {
+        assert_eq!(
+            content_hash(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 }

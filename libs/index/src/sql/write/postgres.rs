@@ -1,0 +1,122 @@
+//! PostgreSQL statements of a batch: JSON record sets (see the parent module).
+
+use super::{BatchWrites, ON_CONFLICT_UPDATE, Scope, hex, payload_text};
+use crate::sql::codec::file_columns;
+use crate::{ChunkRow, FileRow, IndexError, vector};
+use serde::Serialize;
+use sqlx::Transaction;
+use sqlx::any::Any;
+
+const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
+     WHERE project = $1 AND source = $2 \
+     AND path IN (SELECT json_array_elements_text($3::json))";
+const DELETE_FILES: &str = "DELETE FROM index_files \
+     WHERE project = $1 AND source = $2 \
+     AND path IN (SELECT json_array_elements_text($3::json))";
+const INSERT_CHUNKS: &str = "INSERT INTO index_chunks \
+     (project, source, path, ordinal, body, vector) \
+     SELECT $1, $2, r.path, r.ordinal, r.body, decode(r.vector, 'hex') \
+     FROM json_to_recordset($3::json) \
+     AS r(path TEXT, ordinal BIGINT, body TEXT, vector TEXT)";
+
+pub(super) async fn apply(
+    tx: &mut Transaction<'_, Any>,
+    scope: Scope<'_>,
+    writes: &BatchWrites<'_>,
+) -> Result<(), IndexError> {
+    if !writes.chunk_replacing.is_empty() {
+        execute(tx, DELETE_CHUNKS, scope, &writes.chunk_replacing).await?;
+    }
+    if !writes.deleted.is_empty() {
+        execute(tx, DELETE_FILES, scope, &writes.deleted).await?;
+    }
+    if !writes.rows.is_empty() {
+        let rows: Vec<RowRecord<'_>> = writes.rows.iter().map(|row| row_record(row)).collect();
+        execute(tx, &upsert_statement(), scope, &rows).await?;
+    }
+    if !writes.chunks.is_empty() {
+        let chunks: Vec<ChunkRecord<'_>> = writes
+            .chunks
+            .iter()
+            .map(|(path, chunk)| chunk_record(path, chunk))
+            .collect();
+        execute(tx, INSERT_CHUNKS, scope, &chunks).await?;
+    }
+    Ok(())
+}
+
+fn upsert_statement() -> String {
+    format!(
+        "INSERT INTO index_files ({}) \
+         SELECT $1, $2, r.path, r.content_hash, r.size, r.modified, r.classification, \
+         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version \
+         FROM json_to_recordset($3::json) AS r(path TEXT, content_hash TEXT, \
+         size BIGINT, modified BIGINT, classification TEXT, payload TEXT, \
+         usable_manifest BIGINT, privacy_owner TEXT, payload_version BIGINT) \
+         {ON_CONFLICT_UPDATE}",
+        file_columns!()
+    )
+}
+
+/// A file row as `json_to_recordset` reads it (by field name).
+#[derive(Serialize)]
+struct RowRecord<'a> {
+    path: &'a str,
+    content_hash: &'a str,
+    size: u64,
+    modified: i64,
+    classification: &'a str,
+    payload: String,
+    usable_manifest: i64,
+    privacy_owner: Option<&'a str>,
+    payload_version: u32,
+}
+
+fn row_record(row: &FileRow) -> RowRecord<'_> {
+    RowRecord {
+        path: &row.path,
+        content_hash: &row.content_hash,
+        size: row.size,
+        modified: row.modified,
+        classification: &row.classification,
+        payload: payload_text(row),
+        usable_manifest: i64::from(row.usable_manifest),
+        privacy_owner: row.privacy_owner.as_deref(),
+        payload_version: row.payload_version,
+    }
+}
+
+/// A chunk row as `json_to_recordset` reads it; the vector's bytes as hex.
+#[derive(Serialize)]
+struct ChunkRecord<'a> {
+    path: &'a str,
+    ordinal: u32,
+    body: &'a str,
+    vector: Option<String>,
+}
+
+fn chunk_record<'a>(path: &'a str, chunk: &'a ChunkRow) -> ChunkRecord<'a> {
+    ChunkRecord {
+        path,
+        ordinal: chunk.ordinal,
+        body: &chunk.body,
+        vector: chunk.vector.as_deref().map(|v| hex(&vector::to_bytes(v))),
+    }
+}
+
+async fn execute(
+    tx: &mut Transaction<'_, Any>,
+    statement: &str,
+    scope: Scope<'_>,
+    records: &impl Serialize,
+) -> Result<(), IndexError> {
+    // Audited: the statements are fixed text; every value is a bound parameter.
+    sqlx::query(sqlx::AssertSqlSafe(statement.to_owned()))
+        .bind(scope.project)
+        .bind(scope.source)
+        // Strings, numbers and options always serialize.
+        .bind(serde_json::to_string(records).unwrap_or_default())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! Can a write of this path move a package? Asked under the package roots before the
+//! run and after it, so a package that appears or disappears during the run is covered
+//! too (DESIGN.md section 3).
+//!
+//! The roots depend on every path and on the payloads of the content files (manifests,
+//! contribution candidates), so they are known before the first write: the content
+//! files are prepared first, every other file's payload is the layout core's default.
+//! A plain file listed but found unreadable later still counts in the roots after the
+//! run; an extra file can only add roots or widen them, so the answer errs on "yes".
+
+use super::pipeline::Prepared;
+use super::prepare::Job;
+use super::survey::Survey;
+use crate::layout_rules::{LayoutRules, indexed_file_of};
+use neuralis_index::SourceRecord;
+use neuralis_layout::{IndexedFile, PackageRoots};
+use std::collections::{HashMap, HashSet};
+
+/// The predicate of one run.
+pub struct MovePredicate {
+    before: PackageRoots,
+    after: PackageRoots,
+}
+
+impl MovePredicate {
+    /// The predicate for a run planned by `survey`, whose content files are
+    /// `content`; `streamed` are the other files it reads or refreshes.
+    pub fn new(
+        rules: &dyn LayoutRules,
+        source: &SourceRecord,
+        survey: &Survey,
+        content: &Prepared,
+        streamed: &[Job],
+    ) -> Self {
+        let before = before_the_run(survey);
+        let after = after_the_run(survey, content, streamed);
+        Self {
+            before: rules.package_roots(&source.slug, &before),
+            after: rules.package_roots(&source.slug, &after),
+        }
+    }
+
+    /// Whether a write of `path` can move a package candidate.
+    pub fn moves(&self, path: &str) -> bool {
+        self.before.can_move_package(path) || self.after.can_move_package(path)
+    }
+}
+
+/// The stored rows: the listed files that have one, and the rows being deleted.
+fn before_the_run(survey: &Survey) -> Vec<IndexedFile> {
+    let listed = survey
+        .files
+        .iter()
+        .zip(&survey.stored)
+        .filter(|(_, stored)| **stored)
+        .map(|(file, _)| file.path.as_str());
+    listed
+        .chain(survey.plan.delete.iter().map(String::as_str))
+        .map(|path| indexed_file_of(path, survey.payloads.get(path)))
+        .collect()
+}
+
+/// The listed files that stay readable, with their new payload where the run captured
+/// one, their stored payload where it keeps it, the default (a plain file) otherwise.
+fn after_the_run(survey: &Survey, content: &Prepared, streamed: &[Job]) -> Vec<IndexedFile> {
+    let prepared: HashMap<&str, &serde_json::Value> = content
+        .files
+        .iter()
+        .map(|file| (file.row.path.as_str(), &file.row.payload))
+        .collect();
+    let unreadable: HashSet<&str> = content.skipped.iter().map(|s| s.path.as_str()).collect();
+    let recaptured: HashSet<&str> = streamed.iter().map(|job| job.stat.path.as_str()).collect();
+    survey
+        .files
+        .iter()
+        .map(|file| file.path.as_str())
+        .filter(|path| !unreadable.contains(path))
+        .map(|path| {
+            let payload = match prepared.get(path) {
+                Some(payload) => Some(*payload),
+                None if recaptured.contains(path) => None,
+                None => survey.payloads.get(path),
+            };
+            indexed_file_of(path, payload)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_package_that_appears_during_the_run_counts_as_moving() {
+        let moves = MovePredicate {
+            before: PackageRoots::default(),
+            after: PackageRoots::new(["tools/helper"], false),
+        };
+        assert!(moves.moves("tools/helper/notes.txt"));
+        assert!(!moves.moves("src/main.rs"));
+    }
+
+    #[test]
+    fn a_package_that_disappears_during_the_run_counts_as_moving() {
+        let moves = MovePredicate {
+            before: PackageRoots::new(["tools/helper"], false),
+            after: PackageRoots::default(),
+        };
+        assert!(moves.moves("tools/helper/notes.txt"));
+    }
+}
