@@ -134,7 +134,7 @@ async fn set_override(
     let request = policy::SetFileOverrideRequest {
         scope: scope as i32,
         owner_id: owner.into(),
-        package_key: "repo/claude".into(), // `<sourceSlug>/<packageKey>`
+        package_key: format!("{}/claude", source_id(P, "repo")), // `<source_id>/<packageKey>`
         file_path: path.into(),
         state: state as i32,
     };

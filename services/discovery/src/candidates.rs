@@ -1,10 +1,12 @@
 //! One batch of candidates for policy: every package root and member file that could
-//! appear in the answer, from the installed catalog and the project's sources.
+//! appear in the answer, from the installed catalog and the project's sources, and
+//! every entry of a skill's bundle (decided with its skill: nothing a caller is shown
+//! goes undecided).
 
 use std::path::Path;
 
 use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
-use neuralis_layout::{Contribution, Package, RootRule};
+use neuralis_layout::{Contribution, Package, RootRule, privacy_owner};
 
 use crate::inventory::{ProjectSnapshot, SourceSnapshot};
 use crate::ports::{InstalledPackage, SourceInfo};
@@ -28,20 +30,43 @@ impl Candidate<'_> {
     }
 }
 
-/// The batch and, index for index, what each package candidate is.
+/// What one file candidate of the batch stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileSlot {
+    /// The package candidate.
+    pub package: usize,
+    /// The member file (index into the package's files).
+    pub file: usize,
+    /// For a bundle entry of that (skill) file: the index into its bundle.
+    pub entry: Option<usize>,
+}
+
+/// The batch and, index for index, what each package and file candidate is.
 pub(crate) struct Batch<'a> {
     pub request: EvaluationRequest,
     pub candidates: Vec<Candidate<'a>>,
+    /// One per `request.files`, in order.
+    pub slots: Vec<FileSlot>,
 }
 
 /// The key package enable states and file overrides are stored under: the package id
-/// for an installed package, `<sourceSlug>/<packageKey>` for a source package.
+/// for an installed package, `<source_id>/<packageKey>` for a source package (a
+/// source id is never reused, so a recreated source inherits no state).
 pub(crate) fn policy_key(candidate: &Candidate<'_>) -> String {
     match candidate {
         Candidate::Installed(installed) => installed.package_id.clone(),
         Candidate::Source {
             source, package, ..
-        } => format!("{}/{}", source.slug, package.key),
+        } => format!("{}/{}", source.id, package.key),
+    }
+}
+
+/// The path of a skill's bundle entry, relative to where the skill's path is: the
+/// skill's directory joined with the dir-relative entry.
+pub(crate) fn entry_path(skill_path: &str, entry: &str) -> String {
+    match skill_path.rsplit_once('/') {
+        Some((dir, _)) => format!("{dir}/{entry}"),
+        None => entry.to_owned(),
     }
 }
 
@@ -78,15 +103,38 @@ pub(crate) fn build<'a>(
         sources: headers,
         ..Default::default()
     };
+    let mut slots = Vec::new();
     for (at, candidate) in candidates.iter().enumerate() {
         request.packages.push(package_candidate(candidate));
-        for file in &candidate.package().files {
-            request.files.push(file_candidate(at, candidate, file));
+        for (fi, file) in candidate.package().files.iter().enumerate() {
+            request
+                .files
+                .push(file_candidate(at, candidate, file, &file.path));
+            slots.push(FileSlot {
+                package: at,
+                file: fi,
+                entry: None,
+            });
+            for (ei, entry) in file.bundle.iter().enumerate() {
+                let path = entry_path(&file.path, entry);
+                if path == file.path {
+                    continue; // the skill's own file: decided above
+                }
+                request
+                    .files
+                    .push(file_candidate(at, candidate, file, &path));
+                slots.push(FileSlot {
+                    package: at,
+                    file: fi,
+                    entry: Some(ei),
+                });
+            }
         }
     }
     Batch {
         request,
         candidates,
+        slots,
     }
 }
 
@@ -101,30 +149,33 @@ fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
             private_owner: None,
         },
         Candidate::Source {
-            source,
-            snapshot,
-            package,
+            source, package, ..
         } => PackageCandidate {
             key,
             origin: Origin::Source(source.id.clone()),
             root: package.root.clone(),
             access_feature: None,
-            private_owner: common_owner(snapshot, package),
+            private_owner: common_owner(source, package),
         },
     }
 }
 
-fn file_candidate(package: usize, candidate: &Candidate<'_>, file: &Contribution) -> FileCandidate {
+/// The candidate for `path`: the member file itself, or an entry of its bundle, which
+/// goes to policy as a file of the skill (its category, features and defaults) under
+/// its own path.
+fn file_candidate(
+    package: usize,
+    candidate: &Candidate<'_>,
+    file: &Contribution,
+    path: &str,
+) -> FileCandidate {
     let private_owner = match candidate {
         Candidate::Installed(_) => None,
-        Candidate::Source { snapshot, .. } => snapshot
-            .rows
-            .get(&file.path)
-            .and_then(|r| r.private_owner.clone()),
+        Candidate::Source { source, .. } => owner_of(source, path),
     };
     FileCandidate {
         package,
-        path: file.path.clone(),
+        path: path.to_owned(),
         category: file.category,
         identity: file.identity,
         default_enabled: file.default_enabled,
@@ -133,15 +184,15 @@ fn file_candidate(package: usize, candidate: &Candidate<'_>, file: &Contribution
     }
 }
 
+/// The agent `path` is private to, by the source's privacy patterns as configured now.
+pub(crate) fn owner_of(source: &SourceInfo, path: &str) -> Option<String> {
+    privacy_owner(path, &source.privacy_patterns)
+}
+
 /// A package whose files all lie in one agent's private subtree is that agent's too
 /// (its root name is then as private as its files).
-fn common_owner(snapshot: &SourceSnapshot, package: &Package) -> Option<String> {
-    let mut owners = package.files.iter().map(|f| {
-        snapshot
-            .rows
-            .get(&f.path)
-            .and_then(|r| r.private_owner.clone())
-    });
+fn common_owner(source: &SourceInfo, package: &Package) -> Option<String> {
+    let mut owners = package.files.iter().map(|f| owner_of(source, &f.path));
     let first = owners.next()??;
     owners
         .all(|o| o.as_deref() == Some(first.as_str()))

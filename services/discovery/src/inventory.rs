@@ -18,11 +18,12 @@ use neuralis_layout::{GroupOptions, IndexedFile, Layout, group};
 use crate::api::DiscoveryError;
 use crate::ports::{IndexPort, ProjectRows, SourceInfo};
 
-/// Per-row facts the answer needs besides the layout.
+/// Per-row facts the answer needs besides the layout. (The privacy marker the sync
+/// stored is not kept: privacy is computed per request from the source's current
+/// patterns.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowFacts {
     pub size: u64,
-    pub private_owner: Option<String>,
 }
 
 /// One source's rows, grouped. Raw and unfiltered: the same for every caller.
@@ -53,13 +54,7 @@ impl ProjectSnapshot {
             BTreeMap::new();
         for row in rows.rows {
             let (indexed, facts) = files.entry(row.source_id).or_default();
-            facts.insert(
-                row.path.clone(),
-                RowFacts {
-                    size: row.size,
-                    private_owner: row.private_owner,
-                },
-            );
+            facts.insert(row.path.clone(), RowFacts { size: row.size });
             indexed.push(IndexedFile {
                 path: row.path,
                 payload: row.payload,

@@ -15,7 +15,7 @@ use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::{
-    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, SourceInfo,
+    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
 };
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{
@@ -37,6 +37,12 @@ pub struct FakeIndex {
     pub down: std::sync::atomic::AtomicBool,
     /// Sources that are local directories on this host.
     pub local_roots: Mutex<BTreeMap<String, std::path::PathBuf>>,
+    /// Privacy patterns by source, as configured now (re-read on every request).
+    pub privacy: Mutex<BTreeMap<String, Vec<String>>>,
+    /// Every raw search the feed answered: (query, limit).
+    pub searches: Mutex<Vec<(String, u32)>>,
+    /// Content written after the sync: what reads return instead of the indexed bytes.
+    pub grown: Mutex<BTreeMap<(String, String), Vec<u8>>>,
 }
 
 impl FakeIndex {
@@ -46,6 +52,18 @@ impl FakeIndex {
             .unwrap()
             .insert((source.into(), path.into()), content.as_bytes().to_vec());
         self.revision.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Changes a file's bytes the way a write after the sync does: the index (rows,
+    /// revision) does not see it, reads do.
+    pub fn rewrite_content_only(&self, source: &str, path: &str, content: &str) {
+        let files = self.files.lock().unwrap();
+        let key = (source.to_owned(), path.to_owned());
+        assert!(files.contains_key(&key), "{path} is not indexed");
+        self.grown
+            .lock()
+            .unwrap()
+            .insert(key, content.as_bytes().to_vec());
     }
 
     pub fn remove_content_only(&self, source: &str, path: &str) -> Vec<u8> {
@@ -74,6 +92,7 @@ pub fn source(id: &str) -> SourceInfo {
         },
         root_uri: format!("machine://m1/{id}"),
         local_root: None,
+        privacy_patterns: Vec::new(),
     }
 }
 
@@ -89,11 +108,20 @@ impl IndexPort for FakeIndex {
             .map(|(s, _)| s.clone())
             .collect();
         let roots = self.local_roots.lock().unwrap();
+        let privacy = self.privacy.lock().unwrap();
         let mut sources: Vec<_> = ids
             .iter()
-            .map(|id| SourceInfo {
-                local_root: roots.get(id).cloned(),
-                ..source(id)
+            .map(|id| {
+                let local_root = roots.get(id).cloned();
+                SourceInfo {
+                    root_uri: match &local_root {
+                        Some(root) => format!("file://{}", root.display()),
+                        None => source(id).root_uri,
+                    },
+                    local_root,
+                    privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
+                    ..source(id)
+                }
             })
             .collect();
         sources.sort_by(|a, b| a.id.cmp(&b.id));
@@ -133,12 +161,43 @@ impl IndexPort for FakeIndex {
     ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
         self.content_reads.lock().unwrap().push(path.to_owned());
+        let key = (source_id.to_owned(), path.to_owned());
+        if let Some(grown) = self.grown.lock().unwrap().get(&key) {
+            return Ok(grown.clone());
+        }
         self.files
             .lock()
             .unwrap()
-            .get(&(source_id.into(), path.into()))
+            .get(&key)
             .cloned()
             .ok_or(DiscoveryError::NotFound)
+    }
+
+    /// Every file whose text holds `query` is one hit (ordinal 0), in path order: raw,
+    /// as sync's feed answers, denied files included.
+    async fn search(
+        &self,
+        _project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<RawHit>, DiscoveryError> {
+        self.check_up()?;
+        self.searches
+            .lock()
+            .unwrap()
+            .push((query.to_owned(), limit));
+        let files = self.files.lock().unwrap();
+        Ok(files
+            .iter()
+            .filter(|(_, content)| String::from_utf8_lossy(content).contains(query))
+            .take(limit as usize)
+            .map(|((source, path), content)| RawHit {
+                source_slug: source.clone(),
+                path: path.clone(),
+                ordinal: 0,
+                text: String::from_utf8_lossy(content).into_owned(),
+            })
+            .collect())
     }
 }
 
