@@ -213,7 +213,7 @@ pub struct FakeAccess {
 impl AccessPort for FakeAccess {
     async fn evaluate(
         &self,
-        _caller: &Caller,
+        caller: &Caller,
         _conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
@@ -233,7 +233,11 @@ impl AccessPort for FakeAccess {
             .iter()
             .enumerate()
             .map(|(index, f)| {
-                let code = if denied.contains(&f.path) {
+                let private = f
+                    .private_owner
+                    .as_deref()
+                    .is_some_and(|owner| caller.agent.as_deref() != Some(owner));
+                let code = if denied.contains(&f.path) || private {
                     DecisionCode::Hidden
                 } else if f.category == Category::Docs {
                     DecisionCode::VisibleManual
@@ -266,7 +270,7 @@ pub fn gate() -> Gate {
         ..ServiceIdentityConfig::default()
     })
     .unwrap();
-    let verifiers = Verifiers::new(Arc::new(callers), Arc::new(services), &[]);
+    let verifiers = Verifiers::new(Arc::new(callers), Arc::new(services), &["owner".to_owned()]);
     Gate::new(&tables::discovery::TABLE, Arc::new(verifiers))
 }
 
@@ -282,11 +286,17 @@ pub fn good() -> CallerToken {
 
 /// A token signed with the test key: a member (`ada`) of `project`.
 pub fn member_of(project: &str) -> CallerToken {
+    token("member", None, project)
+}
+
+/// A token signed with the test key for `ada` with `role` (`owner` is an
+/// administrator), acting as `agent` when given, in `project`.
+pub fn token(role: &str, agent: Option<&str>, project: &str) -> CallerToken {
     let claims = Claims {
         sub: "ada".into(),
-        role: "member".into(),
+        role: role.into(),
         features: Vec::new(),
-        agent: None,
+        agent: agent.map(str::to_owned),
         project: Some(project.into()),
         conversation: None,
         platform: false,
