@@ -130,10 +130,11 @@ pub(crate) fn assemble(
         .candidates
         .iter()
         .map(|candidate| {
+            // Whatever was not sent (a file nobody may see) stays hidden.
             let files = &candidate.package().files;
             Decided {
                 files: vec![DecisionCode::Hidden; files.len()],
-                entries: files.iter().map(|f| vec![None; f.bundle.len()]).collect(),
+                entries: files.iter().map(own_entry_marked).collect(),
             }
         })
         .collect();
@@ -239,6 +240,15 @@ fn package_entry(
         files: views,
     };
     Some((view, content))
+}
+
+/// Per bundle entry of `file`: `None` for the skill's own file (its decision is the
+/// skill's), hidden for the others until their decision says otherwise.
+fn own_entry_marked(file: &Contribution) -> Vec<Option<DecisionCode>> {
+    file.bundle
+        .iter()
+        .map(|entry| (entry_path(&file.path, entry) != file.path).then_some(DecisionCode::Hidden))
+        .collect()
 }
 
 /// The bundle entries a visible skill shows: its own file, and every entry whose own

@@ -107,27 +107,23 @@ pub(crate) fn build<'a>(
     for (at, candidate) in candidates.iter().enumerate() {
         request.packages.push(package_candidate(candidate));
         for (fi, file) in candidate.package().files.iter().enumerate() {
-            request
-                .files
-                .push(file_candidate(at, candidate, file, &file.path));
-            slots.push(FileSlot {
-                package: at,
-                file: fi,
-                entry: None,
-            });
+            let mut push = |path: &str, entry: Option<usize>| {
+                // A file nobody may see is not sent: it stays hidden (see `assemble`).
+                if let Some(file) = file_candidate(at, candidate, file, path) {
+                    request.files.push(file);
+                    slots.push(FileSlot {
+                        package: at,
+                        file: fi,
+                        entry,
+                    });
+                }
+            };
+            push(&file.path, None);
             for (ei, entry) in file.bundle.iter().enumerate() {
                 let path = entry_path(&file.path, entry);
-                if path == file.path {
-                    continue; // the skill's own file: decided above
+                if path != file.path {
+                    push(&path, Some(ei)); // the skill's own file is decided above
                 }
-                request
-                    .files
-                    .push(file_candidate(at, candidate, file, &path));
-                slots.push(FileSlot {
-                    package: at,
-                    file: fi,
-                    entry: Some(ei),
-                });
             }
         }
     }
@@ -162,18 +158,22 @@ fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
 
 /// The candidate for `path`: the member file itself, or an entry of its bundle, which
 /// goes to policy as a file of the skill (its category, features and defaults) under
-/// its own path.
+/// its own path. `None` when no caller may see it.
 fn file_candidate(
     package: usize,
     candidate: &Candidate<'_>,
     file: &Contribution,
     path: &str,
-) -> FileCandidate {
+) -> Option<FileCandidate> {
     let private_owner = match candidate {
         Candidate::Installed(_) => None,
-        Candidate::Source { source, .. } => owner_of(source, path),
+        Candidate::Source { source, .. } => match ownership(source, path) {
+            Ownership::Shared => None,
+            Ownership::Agent(owner) => Some(owner),
+            Ownership::Nobody => return None,
+        },
     };
-    FileCandidate {
+    Some(FileCandidate {
         package,
         path: path.to_owned(),
         category: file.category,
@@ -181,21 +181,37 @@ fn file_candidate(
         default_enabled: file.default_enabled,
         required_features: file.required_features.clone(),
         private_owner,
-    }
+    })
 }
 
-/// The agent `path` is private to, by the source's privacy patterns as configured now.
-pub(crate) fn owner_of(source: &SourceInfo, path: &str) -> Option<String> {
-    privacy_owner(path, &source.privacy_patterns)
+/// Who may see a source file, by the source's privacy patterns as configured now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ownership {
+    /// No pattern makes it private.
+    Shared,
+    /// Private to this agent.
+    Agent(String),
+    /// No caller may see it (two agents own its two paths).
+    #[allow(dead_code)] // constructed once index rows carry real paths
+    Nobody,
+}
+
+pub(crate) fn ownership(source: &SourceInfo, path: &str) -> Ownership {
+    match privacy_owner(path, &source.privacy_patterns) {
+        None => Ownership::Shared,
+        Some(owner) => Ownership::Agent(owner),
+    }
 }
 
 /// A package whose files all lie in one agent's private subtree is that agent's too
 /// (its root name is then as private as its files).
 fn common_owner(source: &SourceInfo, package: &Package) -> Option<String> {
-    let mut owners = package.files.iter().map(|f| owner_of(source, &f.path));
-    let first = owners.next()??;
+    let mut owners = package.files.iter().map(|f| ownership(source, &f.path));
+    let Some(Ownership::Agent(first)) = owners.next() else {
+        return None;
+    };
     owners
-        .all(|o| o.as_deref() == Some(first.as_str()))
+        .all(|o| o == Ownership::Agent(first.clone()))
         .then_some(first)
 }
 
