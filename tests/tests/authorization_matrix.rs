@@ -389,6 +389,11 @@ fn request(path: &str, scratch: &Path) -> Option<Vec<u8>> {
             ..Default::default()
         }
         .encode_to_vec(),
+        // A source never created: forgetting it changes nothing a later cell reads.
+        p::FORGET_SOURCE => policy::ForgetSourceRequest {
+            source_id: fixture::source_id(P, "never-created"),
+        }
+        .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
         d::RENDER_OVERVIEW => discovery::RenderOverviewRequest { scope: scope() }.encode_to_vec(),
         d::ACTIVATE_SKILL => discovery::ActivateSkillRequest {

@@ -131,6 +131,23 @@ impl AccessStore for PostgresStore {
         Ok(())
     }
 
+    async fn forget_source(&self, source_id: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(sql::FORGET_SOURCE)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?;
+        let prefix = sql::source_key_prefix(source_id);
+        for statement in sql::FORGET_SOURCE_KEYS {
+            sqlx::query(statement)
+                .bind(&prefix)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
         let grantor = grants.grantor.key();
         let mut tx = self.pool.begin().await?;

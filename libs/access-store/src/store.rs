@@ -69,6 +69,11 @@ pub trait AccessStore: Send + Sync + 'static {
     /// Switches a source on or off (a new source starts with no policy).
     async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError>;
 
+    /// Forgets a source in one transaction: its policy (floors included), its switch, and
+    /// every package state and file override stored under a package key starting with
+    /// `<source_id>/`. Forgetting an unknown source succeeds.
+    async fn forget_source(&self, source_id: &str) -> Result<(), StoreError>;
+
     /// Replaces every grant of `grants.grantor`.
     async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError>;
 

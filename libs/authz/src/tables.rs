@@ -35,6 +35,7 @@ pub mod policy {
         SET_FILE_OVERRIDE = "SetFileOverride",
         REGISTER_CONVERSATION = "RegisterConversation",
         EVALUATE = "Evaluate",
+        FORGET_SOURCE = "ForgetSource",
     });
 
     /// The rules.
@@ -69,6 +70,11 @@ pub mod policy {
                 Binding::Project("project_id"),
             ),
             row(EVALUATE, Who::Services, Binding::Project("project_id")),
+            row(
+                FORGET_SOURCE,
+                Who::Services,
+                Binding::SourceProject("source_id"),
+            ),
         ],
     };
 }
