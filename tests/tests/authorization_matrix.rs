@@ -356,6 +356,7 @@ fn request(path: &str, scratch: &Path) -> Option<Vec<u8>> {
             grantor: policy::GrantorKind::Package as i32,
             package_id: "matrix-package".into(),
             grants: Vec::new(),
+            project_id: P.into(),
         }
         .encode_to_vec(),
         p::SET_PACKAGE_ENABLED => policy::SetPackageEnabledRequest {
@@ -462,7 +463,20 @@ fn the_expectations_read_as_the_rules_say() {
         [Empty, Empty, Empty, Empty, Allowed, Allowed, Empty, Allowed]
     );
     let grants = row_of(tables::policy::PUT_ROLE_GRANTS).unwrap();
-    assert_eq!(expect(grants, Credential::Administrator), PermissionDenied);
+    assert_eq!(
+        column(grants),
+        [
+            Unauthenticated,
+            Unauthenticated,
+            Unauthenticated,
+            PermissionDenied,
+            PermissionDenied,
+            Allowed,
+            PermissionDenied,
+            Allowed
+        ],
+        "role grants of project P: its administrators, or platform-wide"
+    );
     let rows: BTreeMap<&str, usize> = tables::ALL
         .iter()
         .map(|t| (t.service, t.rows.len()))

@@ -11,13 +11,22 @@ const MIGRATIONS_TABLE: &str = "access_store_migrations";
 
 /// The migrator over every migration of the access store.
 pub(crate) fn migrator() -> Migrator {
-    let migrations = vec![Migration::new(
-        1,
-        Cow::Borrowed("access store"),
-        MigrationType::Simple,
-        include_str!("../migrations/0001_access_store.sql").into_sql_str(),
-        false,
-    )];
+    let migrations = vec![
+        Migration::new(
+            1,
+            Cow::Borrowed("access store"),
+            MigrationType::Simple,
+            include_str!("../migrations/0001_access_store.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            2,
+            Cow::Borrowed("role grants per project"),
+            MigrationType::Simple,
+            include_str!("../migrations/0002_role_grants_per_project.sql").into_sql_str(),
+            false,
+        ),
+    ];
     let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
     migrator

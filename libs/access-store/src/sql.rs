@@ -46,13 +46,20 @@ pub(crate) fn source_key_prefix(source_id: &str) -> String {
     format!("{source_id}/")
 }
 
-pub(crate) const DELETE_GRANTS: &str = "DELETE FROM access_role_features WHERE grantor = $1";
+/// A grantor's grants in one project (`$1`; '' for every project).
+pub(crate) const DELETE_GRANTS: &str =
+    "DELETE FROM access_role_grants WHERE project = $1 AND grantor = $2";
 
 pub(crate) const INSERT_GRANT: &str =
-    "INSERT INTO access_role_features (grantor, role, feature) VALUES ($1, $2, $3)";
+    "INSERT INTO access_role_grants (project, grantor, role, feature) VALUES ($1, $2, $3, $4)";
 
-pub(crate) const ROLE_FEATURES: &str =
-    "SELECT DISTINCT feature FROM access_role_features WHERE role = $1";
+/// The features of role `$1` in project `$2`: the project's grants and those of every
+/// project.
+pub(crate) const ROLE_FEATURES: &str = "SELECT DISTINCT feature FROM access_role_grants \
+     WHERE role = $1 AND (project = '' OR project = $2)";
+
+/// The stored project of grants for every project.
+pub(crate) const EVERY_PROJECT: &str = "";
 
 pub(crate) const SET_PACKAGE: &str = "INSERT INTO access_package_states (project, package_key, enabled) VALUES ($1, $2, $3) \
      ON CONFLICT (project, package_key) DO UPDATE SET enabled = excluded.enabled";

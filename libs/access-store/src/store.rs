@@ -40,7 +40,7 @@ pub struct ConversationRecord {
 /// What one evaluation needs read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotQuery {
-    /// The project asked in (package enable states).
+    /// The project asked in (package enable states, the project's role grants).
     pub project: String,
     /// The caller's role (role grants).
     pub role: String,
@@ -74,8 +74,14 @@ pub trait AccessStore: Send + Sync + 'static {
     /// `<source_id>/`. Forgetting an unknown source succeeds.
     async fn forget_source(&self, source_id: &str) -> Result<(), StoreError>;
 
-    /// Replaces every grant of `grants.grantor`.
-    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError>;
+    /// Replaces every grant of `grants.grantor` in `project` (`None`: the grants that apply
+    /// in every project). A role's features in a project are those granted in it and
+    /// those granted in every project.
+    async fn put_role_grants(
+        &self,
+        project: Option<&str>,
+        grants: &RoleGrants,
+    ) -> Result<(), StoreError>;
 
     /// Sets a package's enable state in a project.
     async fn set_package_enabled(

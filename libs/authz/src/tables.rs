@@ -57,7 +57,11 @@ pub mod policy {
                 Who::Administrators,
                 Binding::SourceProject("source_id"),
             ),
-            row(PUT_ROLE_GRANTS, Who::Administrators, Binding::Platform),
+            row(
+                PUT_ROLE_GRANTS,
+                Who::Administrators,
+                Binding::ProjectOrAll("project_id"),
+            ),
             row(
                 SET_PACKAGE_ENABLED,
                 Who::Administrators,

@@ -141,17 +141,27 @@ impl LocalPolicy {
         Ok(pb::ForgetSourceResponse {})
     }
 
-    /// Replaces a grantor's role grants (platform-wide administrators: grants reach
-    /// every project).
+    /// Replaces a grantor's role grants in one project (administrators of the project)
+    /// or, with no project, in every project (platform-wide administrators).
     pub async fn put_role_grants(
         &self,
         permit: &Permit,
         request: pb::PutRoleGrantsRequest,
     ) -> Result<pb::PutRoleGrantsResponse, PolicyError> {
-        permit.for_every_project()?;
-        let grants = admin::grants_from_proto(request)?;
-        self.store.put_role_grants(&grants).await?;
-        tracing::info!(grantor = %grants.grantor.key(), roles = grants.roles.len(), "role grants stored");
+        let (project, grants) = admin::grants_from_proto(request)?;
+        match &project {
+            Some(project) => permit.for_project(project)?,
+            None => permit.for_every_project()?,
+        };
+        self.store
+            .put_role_grants(project.as_deref(), &grants)
+            .await?;
+        tracing::info!(
+            grantor = %grants.grantor.key(),
+            project = project.as_deref().unwrap_or("*"),
+            roles = grants.roles.len(),
+            "role grants stored"
+        );
         Ok(pb::PutRoleGrantsResponse {})
     }
 
