@@ -31,3 +31,35 @@ pub(crate) fn migrator() -> Migrator {
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
     migrator
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn grants_stored_before_grants_were_per_project_apply_in_every_project() {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let mut first = migrator();
+        first.migrations = Cow::Owned(first.migrations[..1].to_vec());
+        first.run(&pool).await.unwrap();
+        sqlx::query("INSERT INTO access_role_features (grantor, role, feature) VALUES ('admin', 'member', 'old.grant')")
+            .execute(&pool)
+            .await
+            .unwrap();
+        migrator().run(&pool).await.unwrap();
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT project, feature FROM access_role_grants")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(rows, vec![(String::new(), "old.grant".to_owned())]);
+    }
+}
