@@ -364,6 +364,12 @@ fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> 
             format!("{tag}_policy"),
         ),
         ("NEURALIS__TELEMETRY__LOG_FILTER".into(), "warn".into()),
+        // Split sync accepts roots only under its base directories: the tests' source
+        // trees are temporary directories.
+        (
+            "NEURALIS__SYNC__ALLOWED_ROOTS".into(),
+            std::env::temp_dir().display().to_string(),
+        ),
     ])
 }
 
