@@ -172,6 +172,15 @@ impl Cluster {
         })
     }
 
+    /// The data directory of the process running `service` (`sync`, `policy`,
+    /// `discovery`): one directory in all-in-one mode, one per process in split mode.
+    pub fn data_dir(&self, service: &str) -> std::path::PathBuf {
+        match self.mode {
+            Mode::AllInOne => self._data.path().to_owned(),
+            Mode::Split | Mode::SplitTls => self._data.path().join(service),
+        }
+    }
+
     /// A signed caller token, bound to `project`.
     pub fn token(&self, subject: &str, role: &str, agent: Option<&str>, project: &str) -> String {
         self.mint(node::keys::TokenFor {

@@ -46,7 +46,11 @@ async fn create_at(harness: &Harness, root: &str) -> Result<pb::CreateSourceResp
 async fn a_recreated_source_gets_a_new_id_and_every_call_shows_it() {
     let harness = support::start(in_process()).await;
     let repo = tree::repository();
-    let first = create(&harness.client, local_spec(PROJECT, "repo", repo.path(), "")).await;
+    let first = create(
+        &harness.client,
+        local_spec(PROJECT, "repo", repo.path(), ""),
+    )
+    .await;
     assert!(is_source_id(&first, "repo"), "{first}");
     let got = harness
         .client
@@ -72,7 +76,11 @@ async fn a_recreated_source_gets_a_new_id_and_every_call_shows_it() {
     assert_eq!(fed, [first.clone()]);
 
     delete(&harness, "repo").await.expect("deleted");
-    let second = create(&harness.client, local_spec(PROJECT, "repo", repo.path(), "")).await;
+    let second = create(
+        &harness.client,
+        local_spec(PROJECT, "repo", repo.path(), ""),
+    )
+    .await;
     assert!(is_source_id(&second, "repo"), "{second}");
     assert_ne!(first, second, "a recreated source never meets its old id");
     assert_eq!(harness.forgetter.forgotten(), [first]);
@@ -82,7 +90,11 @@ async fn a_recreated_source_gets_a_new_id_and_every_call_shows_it() {
 async fn a_delete_forgets_access_state_first_and_deletes_nothing_when_policy_is_down() {
     let harness = support::start(in_process()).await;
     let repo = tree::repository();
-    let id = create(&harness.client, local_spec(PROJECT, "repo", repo.path(), "")).await;
+    let id = create(
+        &harness.client,
+        local_spec(PROJECT, "repo", repo.path(), ""),
+    )
+    .await;
     synced(&harness.client, PROJECT, "repo").await;
     let (_, rows) = entries(&harness.client, PROJECT).await;
     assert!(!rows.is_empty());
@@ -175,9 +187,12 @@ async fn split_mode_accepts_roots_only_under_allowed_roots() {
     setup.config.allowed_roots = vec![base.path().to_owned()];
     let bounded = support::start(setup).await;
     std::fs::create_dir_all(base.path().join("team/repo")).expect("mkdir");
-    create_at(&bounded, &base.path().join("team/repo").display().to_string())
-        .await
-        .expect("under an allowed base");
+    create_at(
+        &bounded,
+        &base.path().join("team/repo").display().to_string(),
+    )
+    .await
+    .expect("under an allowed base");
     let outside = create_at(&bounded, &repo.path().display().to_string()).await;
     assert!(
         matches!(outside, Err(SyncError::InvalidArgument { ref field, .. }) if field == "source.root"),
@@ -190,7 +205,11 @@ async fn a_file_reached_through_an_in_root_symlink_is_fed_with_its_real_path() {
     let harness = support::start(in_process()).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    tree::write(root, "agents/alice/rules/secret.md", "# Secret\nalice only\n");
+    tree::write(
+        root,
+        "agents/alice/rules/secret.md",
+        "# Secret\nalice only\n",
+    );
     tree::write(root, "shared/rules/public.md", "# Public\n");
     std::os::unix::fs::symlink(
         "../../agents/alice/rules/secret.md",
