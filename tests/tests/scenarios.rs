@@ -295,7 +295,7 @@ async fn revocations_take_effect_on_the_next_call(mode: Mode) {
     );
 
     let request = policy::SetSourceEnabledRequest {
-        source_id: source_id(P, "repo"),
+        source_id: source_id(&s.cluster, &s.admin, P, "repo").await.unwrap(),
         enabled: false,
     };
     s.cluster

@@ -112,6 +112,7 @@ impl IndexPort for FakeIndex {
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
                 private_owner: None,
+                real_path: None,
             })
             .collect();
         Ok(ProjectRows {

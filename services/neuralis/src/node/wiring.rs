@@ -80,7 +80,8 @@ pub(crate) async fn wire(
     let mut bus: Option<Arc<dyn InvalidationBus>> = None;
     let mut feed_local: Option<Arc<dyn IndexFeedApi>> = None;
     if targets.runs(Target::Sync) {
-        let service = sync(settings, keys.verifiers.clone()).await?;
+        let split = !targets.runs(Target::Discovery);
+        let service = sync(settings, keys.verifiers.clone(), split).await?;
         bus = Some(service.bus());
         clients.sources = Some(service.sources_api());
         routes = routes.add_service(service.sources_server());
@@ -177,7 +178,13 @@ impl Keys {
     }
 }
 
-async fn sync(settings: &NodeSettings, verifiers: Arc<Verifiers>) -> Result<SyncService> {
+/// Sync, refusing roots over what this process keeps; `split` (sync without discovery)
+/// requires roots under `sync.allowed_roots`.
+async fn sync(
+    settings: &NodeSettings,
+    verifiers: Arc<Verifiers>,
+    split: bool,
+) -> Result<SyncService> {
     let mut config = settings.sync.clone();
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
         *path = under_data_dir(path, &settings.data_dir, "index.db");
@@ -192,6 +199,12 @@ async fn sync(settings: &NodeSettings, verifiers: Arc<Verifiers>) -> Result<Sync
         rules: Arc::new(neuralis_sync::layout_rules::LayoutCore),
         embedder: neuralis_sync::service::open_embedder(&config.embedder).context("embedder")?,
         verifiers,
+        // Until policy's ForgetSource is wired here, a deleted source's access state
+        // stays in the policy store (a recreated source still inherits nothing: ids
+        // are never reused). The lead wires the policy forgetter.
+        forgetter: Arc::new(neuralis_sync::NoForget),
+        kept_dirs: super::kept::kept_dirs(settings),
+        require_allowed_roots: split,
     };
     SyncService::from_parts(&config, parts)
         .await
