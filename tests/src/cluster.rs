@@ -172,6 +172,15 @@ impl Cluster {
         })
     }
 
+    /// The data directory of the process running `service` (`sync`, `policy`,
+    /// `discovery`): one directory in all-in-one mode, one per process in split mode.
+    pub fn data_dir(&self, service: &str) -> std::path::PathBuf {
+        match self.mode {
+            Mode::AllInOne => self._data.path().to_owned(),
+            Mode::Split | Mode::SplitTls => self._data.path().join(service),
+        }
+    }
+
     /// A signed caller token, bound to `project`.
     pub fn token(&self, subject: &str, role: &str, agent: Option<&str>, project: &str) -> String {
         self.mint(node::keys::TokenFor {
@@ -364,6 +373,12 @@ fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> 
             format!("{tag}_policy"),
         ),
         ("NEURALIS__TELEMETRY__LOG_FILTER".into(), "warn".into()),
+        // Split sync accepts roots only under its base directories: the tests' source
+        // trees are temporary directories.
+        (
+            "NEURALIS__SYNC__ALLOWED_ROOTS".into(),
+            std::env::temp_dir().display().to_string(),
+        ),
     ])
 }
 

@@ -64,12 +64,26 @@ pub fn read_policy(paths: Vec<policy::PathRule>) -> policy::UriPolicy {
     }
 }
 
-/// The policy-store id of a source.
-pub fn source_id(project: &str, slug: &str) -> String {
-    neuralis_discovery::adapters::source_id(project, slug)
+/// The policy-store id of a source: the id sync assigned at create (never reused).
+pub async fn source_id(
+    cluster: &Cluster,
+    admin: &str,
+    project: &str,
+    slug: &str,
+) -> Result<String> {
+    let request = sync::GetSourceRequest {
+        project: project.into(),
+        slug: slug.into(),
+    };
+    let found = cluster
+        .sources
+        .get_source(&BearerToken::new(Some(admin.to_owned())), request)
+        .await?;
+    Ok(found.source.map(|source| source.id).unwrap_or_default())
 }
 
-/// Registers `root` as source `slug` of `project`, stores `uri_policy`, and syncs it.
+/// Registers `root` as source `slug` of `project`, stores `uri_policy`, and syncs it;
+/// returns the source's id.
 pub async fn register(
     cluster: &Cluster,
     admin: &str,
@@ -77,7 +91,7 @@ pub async fn register(
     slug: &str,
     root: &Path,
     uri_policy: policy::UriPolicy,
-) -> Result<()> {
+) -> Result<String> {
     let caller = BearerToken::new(Some(admin.to_owned()));
     let spec = sync::SourceSpec {
         project: project.into(),
@@ -88,12 +102,13 @@ pub async fn register(
         trigger: "manual".into(),
         ..Default::default()
     };
-    cluster
+    let created = cluster
         .sources
         .create_source(&caller, sync::CreateSourceRequest { source: Some(spec) })
         .await?;
     put_policy(cluster, admin, project, slug, uri_policy).await?;
-    resync(cluster, admin, project, slug).await
+    resync(cluster, admin, project, slug).await?;
+    Ok(created.source.map(|source| source.id).unwrap_or_default())
 }
 
 /// Replaces a source's URI policy.
@@ -105,7 +120,7 @@ pub async fn put_policy(
     uri_policy: policy::UriPolicy,
 ) -> Result<()> {
     let request = policy::PutSourcePolicyRequest {
-        source_id: source_id(project, slug),
+        source_id: source_id(cluster, admin, project, slug).await?,
         policy: Some(uri_policy),
     };
     cluster

@@ -162,7 +162,7 @@ async fn matrix(mode: Mode) {
     let repo = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
     fixture::write_tree(repo.path(), REPO).unwrap();
-    register(
+    let repo_id = register(
         &cluster,
         &admin,
         P,
@@ -182,7 +182,7 @@ async fn matrix(mode: Mode) {
             failures.push(format!("{}: no authorization row", rpc.path));
             continue;
         };
-        let Some(request) = request(&rpc.path, scratch.path()) else {
+        let Some(request) = request(&rpc.path, scratch.path(), &repo_id) else {
             failures.push(format!("{}: no request in this test", rpc.path));
             continue;
         };
@@ -276,7 +276,8 @@ async fn feed_is_not_public(cluster: &Cluster) -> Vec<String> {
     for addr in public {
         let channel = channel(addr);
         for rpc in &feed {
-            let request = request(&rpc.path, Path::new("/nonexistent")).unwrap_or_default();
+            let request =
+                request(&rpc.path, Path::new("/nonexistent"), "p/repo.0").unwrap_or_default();
             let outcome = raw::call(&channel, rpc, request, Some(&credential)).await;
             if outcome.code != Code::Unimplemented {
                 failures.push(format!(
@@ -295,9 +296,9 @@ fn scope() -> Option<discovery::Scope> {
 
 /// A well-formed request of every RPC, acting in project P; none changes what a later
 /// cell depends on (a scratch source, a clear of an override that was never set).
-fn request(path: &str, scratch: &Path) -> Option<Vec<u8>> {
+fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
     use tables::{discovery as d, index_feed as f, policy as p, sources as s};
-    let source_id = fixture::source_id(P, "repo");
+    let source_id = repo_id.to_owned();
     let spec = sync::SourceSpec {
         project: P.into(),
         slug: "matrix".into(),
@@ -356,6 +357,7 @@ fn request(path: &str, scratch: &Path) -> Option<Vec<u8>> {
             grantor: policy::GrantorKind::Package as i32,
             package_id: "matrix-package".into(),
             grants: Vec::new(),
+            project_id: P.into(),
         }
         .encode_to_vec(),
         p::SET_PACKAGE_ENABLED => policy::SetPackageEnabledRequest {
@@ -387,6 +389,11 @@ fn request(path: &str, scratch: &Path) -> Option<Vec<u8>> {
                 ..Default::default()
             }),
             ..Default::default()
+        }
+        .encode_to_vec(),
+        // A source never created: forgetting it changes nothing a later cell reads.
+        p::FORGET_SOURCE => policy::ForgetSourceRequest {
+            source_id: format!("{P}/never-created.0000000000000000"),
         }
         .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
@@ -470,7 +477,20 @@ fn the_expectations_read_as_the_rules_say() {
         [Empty, Empty, Empty, Empty, Allowed, Allowed, Empty, Allowed]
     );
     let grants = row_of(tables::policy::PUT_ROLE_GRANTS).unwrap();
-    assert_eq!(expect(grants, Credential::Administrator), PermissionDenied);
+    assert_eq!(
+        column(grants),
+        [
+            Unauthenticated,
+            Unauthenticated,
+            Unauthenticated,
+            PermissionDenied,
+            PermissionDenied,
+            Allowed,
+            PermissionDenied,
+            Allowed
+        ],
+        "role grants of project P: its administrators, or platform-wide"
+    );
     let rows: BTreeMap<&str, usize> = tables::ALL
         .iter()
         .map(|t| (t.service, t.rows.len()))

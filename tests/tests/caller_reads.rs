@@ -1,8 +1,9 @@
 //! Issue 9, "decide everything shown", end to end over gRPC in both shapes: `ReadFile`
 //! and `Search` answer only files the caller may read now, a denied bundle entry is
 //! named nowhere, a changed privacy pattern is honoured by the next call without a
-//! sync, `Hydrate` stays within its budget when a file grew after the sync, and a
-//! skill's directory shows the sync host's path to administrators only.
+//! sync, `Hydrate` stays within its budget when a file grew after the sync, a skill's
+//! directory shows the sync host's path to administrators only, and an in-root symlink
+//! shows nothing its real path hides (denied, or another agent's).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -11,7 +12,7 @@ use neuralis_policy::BearerToken;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
-use neuralis_tests::fixture::{self, REPO, read_policy, register, scope, source_id};
+use neuralis_tests::fixture::{self, REPO, read_policy, register, scope};
 use neuralis_tests::{Cluster, Mode};
 
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
@@ -40,12 +41,15 @@ in_both_modes!(
     a_changed_privacy_pattern_is_honoured_by_the_next_call_without_a_sync,
     hydrate_stays_within_its_budget_when_a_file_grew_after_the_sync,
     a_skill_directory_shows_the_host_path_to_administrators_only,
+    a_symlink_shows_nothing_its_real_path_hides,
 );
 
 struct Setup {
     cluster: Cluster,
     admin: String,
     dir: tempfile::TempDir,
+    /// The id sync assigned the source.
+    repo_id: String,
 }
 
 /// The `.claude` repository, plus a denied script in the review skill and a skill
@@ -65,7 +69,7 @@ async fn setup(mode: Mode) -> Setup {
         read: Some(false),
         ..Default::default()
     };
-    register(
+    let repo_id = register(
         &cluster,
         &admin,
         P,
@@ -79,6 +83,7 @@ async fn setup(mode: Mode) -> Setup {
         cluster,
         admin,
         dir,
+        repo_id,
     }
 }
 
@@ -112,7 +117,7 @@ async fn read_file_and_search_answer_only_what_the_caller_may_read(mode: Mode) {
     let claude = listed.iter().find(|p| p.key == "claude").expect("listed");
     assert_eq!(
         claude.policy_key,
-        format!("{}/claude", source_id(P, "repo")),
+        format!("{}/claude", s.repo_id),
         "source packages are keyed by source id"
     );
     let review = claude.files.iter().find(|f| f.id == "review").unwrap();
@@ -267,4 +272,107 @@ async fn a_skill_directory_shows_the_host_path_to_administrators_only(mode: Mode
         admin.directory_uri
     );
     s.cluster.stop().await.unwrap();
+}
+
+/// `shared/…` links into a2's private subtree and into a denied folder: the link is
+/// decided under both paths, so a1 sees neither link, a2 sees its own file through it.
+async fn a_symlink_shows_nothing_its_real_path_hides(mode: Mode) {
+    let cluster = Cluster::start(mode, NODE).await.expect("cluster");
+    let admin = cluster.token("ops", "owner", None, P);
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "agents/a2/notes/secret.md",
+            "---\nname: zqleak\n---\nzqsecretbody\n",
+        ),
+        (
+            "private/denied.md",
+            "---\nname: zqdenied\n---\nzqdeniedbody\n",
+        ),
+        (".claude/docs/open.md", "---\nname: open\n---\nShared.\n"),
+    ];
+    fixture::write_tree(dir.path(), &files).unwrap();
+    let link = |from: &str, to: &str| {
+        std::os::unix::fs::symlink(dir.path().join(to), dir.path().join(from)).unwrap();
+    };
+    link(".claude/docs/leak.md", "agents/a2/notes/secret.md");
+    link(".claude/docs/alias.md", "private/denied.md");
+    let deny = policy::PathRule {
+        pattern: "private/**".into(),
+        read: Some(false),
+        ..Default::default()
+    };
+    register(
+        &cluster,
+        &admin,
+        P,
+        "repo",
+        dir.path(),
+        read_policy(vec![deny]),
+    )
+    .await
+    .expect("register");
+    let spec = sync::SourceSpec {
+        project: P.into(),
+        slug: "repo".into(),
+        kind: sync::SourceKind::Local as i32,
+        root: dir.path().display().to_string(),
+        scope: sync::SourceScope::Project as i32,
+        trigger: "manual".into(),
+        privacy_patterns: vec!["agents/{agent}/**".into()],
+        ..Default::default()
+    };
+    cluster
+        .sources
+        .update_source(
+            &BearerToken::new(Some(admin.clone())),
+            sync::UpdateSourceRequest { source: Some(spec) },
+        )
+        .await
+        .expect("update");
+    let answers = |agent: &'static str| {
+        let d = cluster.discovery.clone();
+        let token = cluster.token("ada", "member", Some(agent), P);
+        async move {
+            let mut out = String::new();
+            let listed = d
+                .list_packages(
+                    caller(&token),
+                    discovery::ListPackagesRequest {
+                        scope: scope(P, agent, ""),
+                    },
+                )
+                .await;
+            out.push_str(&format!("{listed:?}"));
+            for path in [".claude/docs/leak.md", ".claude/docs/alias.md"] {
+                let request = discovery::ReadFileRequest {
+                    scope: scope(P, agent, ""),
+                    ..read(path)
+                };
+                out.push_str(&format!("{:?}", d.read_file(caller(&token), request).await));
+            }
+            let search = discovery::SearchRequest {
+                scope: scope(P, agent, ""),
+                query: "zqsecretbody".into(),
+                limit: 10,
+            };
+            out.push_str(&format!("{:?}", d.search(caller(&token), search).await));
+            out
+        }
+    };
+    let a1 = answers("a1").await;
+    assert!(
+        a1.contains(".claude/docs/open.md"),
+        "the check can fail: {a1}"
+    );
+    for hidden in ["leak.md", "zqleak", "zqsecretbody", "alias.md", "zqdenied"] {
+        assert!(!a1.contains(hidden), "a1 is shown {hidden}: {a1}");
+    }
+    let a2 = answers("a2").await;
+    assert!(
+        a2.contains("leak.md") && a2.contains("zqsecretbody"),
+        "{a2}"
+    );
+    assert!(!a2.contains("alias.md") && !a2.contains("zqdenied"), "{a2}");
+    cluster.stop().await.unwrap();
 }

@@ -134,7 +134,11 @@ async fn set_override(
     let request = policy::SetFileOverrideRequest {
         scope: scope as i32,
         owner_id: owner.into(),
-        package_key: format!("{}/claude", source_id(P, "repo")), // `<source_id>/<packageKey>`
+        // `<source_id>/<packageKey>`, as `ListPackages` shows it in `policy_key`.
+        package_key: format!(
+            "{}/claude",
+            source_id(&s.cluster, &s.admin, P, "repo").await.unwrap()
+        ),
         file_path: path.into(),
         state: state as i32,
     };
@@ -237,8 +241,9 @@ async fn grant_beta(s: &Setup, features: &[&str]) {
         grantor: policy::GrantorKind::Administrator as i32,
         package_id: String::new(),
         grants,
+        project_id: String::new(),
     };
-    // Role grants reach every project: a platform-wide administrator sets them.
+    // Grants for every project: a platform-wide administrator sets them.
     let platform = BearerToken::new(Some(s.cluster.platform_token("root", "owner")));
     s.cluster
         .policy
@@ -294,7 +299,7 @@ async fn revocations_take_effect_on_the_next_call(mode: Mode) {
     );
 
     let request = policy::SetSourceEnabledRequest {
-        source_id: source_id(P, "repo"),
+        source_id: source_id(&s.cluster, &s.admin, P, "repo").await.unwrap(),
         enabled: false,
     };
     s.cluster

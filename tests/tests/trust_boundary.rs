@@ -9,7 +9,7 @@ use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
 use neuralis_sync::SyncError;
-use neuralis_tests::fixture::{self, REPO, read_policy, register, scope, source_id, visible};
+use neuralis_tests::fixture::{self, REPO, read_policy, register, scope, visible};
 use neuralis_tests::raw::{self, Rpc};
 use neuralis_tests::{Cluster, Mode};
 use tonic::Code;
@@ -46,6 +46,8 @@ struct Setup {
     cluster: Cluster,
     admin: String,
     member: String,
+    /// The id sync assigned to project P's source `repo`.
+    repo_id: String,
     _repo: tempfile::TempDir,
 }
 
@@ -55,7 +57,7 @@ async fn setup(mode: Mode) -> Setup {
     let member = cluster.token("ada", "member", Some("a1"), P);
     let repo = tempfile::tempdir().unwrap();
     fixture::write_tree(repo.path(), REPO).unwrap();
-    register(
+    let repo_id = register(
         &cluster,
         &admin,
         P,
@@ -69,6 +71,7 @@ async fn setup(mode: Mode) -> Setup {
         cluster,
         admin,
         member,
+        repo_id,
         _repo: repo,
     }
 }
@@ -147,7 +150,7 @@ async fn administer(s: &Setup, token: &str) {
         ..Default::default()
     };
     let put = policy::PutSourcePolicyRequest {
-        source_id: source_id(P, "repo"),
+        source_id: s.repo_id.clone(),
         policy: Some(read_policy(vec![floor])),
     };
     policy_denied(
@@ -158,7 +161,7 @@ async fn administer(s: &Setup, token: &str) {
         "a floor on another project's source",
     );
     let switch = policy::SetSourceEnabledRequest {
-        source_id: source_id(P, "repo"),
+        source_id: s.repo_id.clone(),
         enabled: false,
     };
     policy_denied(
@@ -198,7 +201,7 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation_of_t
     let off = policy::SetFileOverrideRequest {
         scope: policy::OverrideScope::Conversation as i32,
         owner_id: "c1".into(),
-        package_key: format!("{}/claude", source_id(P, "repo")),
+        package_key: format!("{}/claude", s.repo_id),
         file_path: REVIEW.into(),
         state: policy::OverrideState::Off as i32,
     };

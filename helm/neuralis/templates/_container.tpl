@@ -60,6 +60,13 @@ grpc:
     {{- if eq $component "sync" }}
     - name: NEURALIS__INTERNAL_LISTEN
       value: "0.0.0.0:{{ $root.Values.sync.internal.port }}"
+    {{- with $root.Values.sync.allowedRoots }}
+    - name: NEURALIS__SYNC__ALLOWED_ROOTS
+      value: {{ join "," . | quote }}
+    {{- end }}
+    {{- /* sync asks policy to forget a source's access state before deleting it */}}
+    - name: NEURALIS__PEERS__POLICY_URL
+      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy:{{ $root.Values.port }}"
     {{- end }}
     {{- if eq $component "discovery" }}
     - name: NEURALIS__PEERS__SYNC_FEED_URL

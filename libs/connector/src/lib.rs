@@ -55,6 +55,9 @@ pub struct ListedFile {
     /// Which file the listing saw, so [`LocalConnector::read_listed`] can read it
     /// again without resolving its path in user space (`None` when not known).
     pub identity: Option<FileIdentity>,
+    /// When the file was reached through a symlink inside the root (the file itself or
+    /// a directory on the way): its real path relative to the root, `/`-separated.
+    pub real_path: Option<String>,
 }
 
 impl ListedFile {
@@ -67,6 +70,7 @@ impl ListedFile {
                 root,
                 file: Inode::of(metadata),
             }),
+            real_path: None,
         }
     }
 }
@@ -163,6 +167,8 @@ pub struct LocalConnector {
     /// The root directory's own identity, stamped on every listed file.
     root_inode: Inode,
     limits: ConnectorLimits,
+    /// Directories never listed nor read, however reached (canonical).
+    forbidden: Vec<PathBuf>,
 }
 
 impl LocalConnector {
@@ -187,7 +193,20 @@ impl LocalConnector {
             root,
             root_inode: Inode::of(&metadata),
             limits,
+            forbidden: Vec::new(),
         })
+    }
+
+    /// The same connector, never listing nor reading anything inside `directories`
+    /// (the server's data and keys), however a walk or a path reaches them. Each is
+    /// canonicalized; one that does not exist holds nothing to protect yet, and is kept
+    /// as given.
+    pub fn with_forbidden(mut self, directories: &[PathBuf]) -> Self {
+        self.forbidden = directories
+            .iter()
+            .map(|dir| fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+            .collect();
+        self
     }
 
     /// The canonical root directory.
@@ -202,13 +221,13 @@ impl LocalConnector {
 
     /// Walks the whole source, iteratively.
     pub fn list(&self) -> Listing {
-        walk::walk(&self.root, self.root_inode, &self.limits)
+        walk::walk(&self.root, self.root_inode, &self.limits, &self.forbidden)
     }
 
     /// The size and modification time of one file. Missing, escaping or non-file
     /// paths are `NotFound`.
     pub fn stat(&self, path: &str) -> Result<ListedFile, ConnectorError> {
-        let (_, metadata) = resolve::resolve_file(&self.root, path)?;
+        let (_, metadata) = self.resolve(path)?;
         Ok(ListedFile::from_metadata(
             path.to_owned(),
             &metadata,
@@ -219,7 +238,7 @@ impl LocalConnector {
     /// Reads one file whole, within the size limit. Missing, escaping or non-file paths
     /// are `NotFound`; the content is never read for them.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, ConnectorError> {
-        let (resolved, metadata) = resolve::resolve_file(&self.root, path)?;
+        let (resolved, metadata) = self.resolve(path)?;
         self.check_size(path, metadata.len())?;
         let file = fs::File::open(&resolved).map_err(|source| io_error(path, source))?;
         self.read_open(path, file, metadata.len())
@@ -250,6 +269,17 @@ impl LocalConnector {
             return self.read_open(path, file, size);
         }
         self.read(path)
+    }
+
+    /// `path` resolved inside the root and outside every forbidden directory.
+    fn resolve(&self, path: &str) -> Result<(PathBuf, fs::Metadata), ConnectorError> {
+        let (resolved, metadata) = resolve::resolve_file(&self.root, path)?;
+        if self.forbidden.iter().any(|dir| resolved.starts_with(dir)) {
+            return Err(ConnectorError::NotFound {
+                path: path.to_owned(),
+            });
+        }
+        Ok((resolved, metadata))
     }
 
     /// The file at `path` when it is the file `identity` names. Opened non-blocking, so

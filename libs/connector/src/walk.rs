@@ -10,7 +10,7 @@
 
 mod scan;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -20,7 +20,12 @@ use scan::{Found, Pending, scan};
 /// The most threads a walk uses.
 const MAX_WALK_THREADS: usize = 4;
 
-pub(crate) fn walk(root: &Path, root_inode: Inode, limits: &ConnectorLimits) -> Listing {
+pub(crate) fn walk(
+    root: &Path,
+    root_inode: Inode,
+    limits: &ConnectorLimits,
+    forbidden: &[PathBuf],
+) -> Listing {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_WALK_THREADS);
@@ -28,6 +33,7 @@ pub(crate) fn walk(root: &Path, root_inode: Inode, limits: &ConnectorLimits) -> 
         root,
         root_inode,
         limits,
+        forbidden,
     };
     let parallel = (threads > 1)
         .then(|| parallel_walk(&tree, threads))
@@ -39,15 +45,28 @@ pub(crate) fn walk(root: &Path, root_inode: Inode, limits: &ConnectorLimits) -> 
 }
 
 /// The tree being walked.
-struct Tree<'a> {
-    root: &'a Path,
+pub(crate) struct Tree<'a> {
+    pub(crate) root: &'a Path,
     root_inode: Inode,
-    limits: &'a ConnectorLimits,
+    pub(crate) limits: &'a ConnectorLimits,
+    /// Directories never entered and files never listed, wherever reached (canonical).
+    forbidden: &'a [PathBuf],
 }
 
 impl Tree<'_> {
+    /// Whether `path` (where an entry really is) lies in a forbidden directory.
+    pub(crate) fn is_forbidden(&self, path: &Path) -> bool {
+        self.forbidden.iter().any(|dir| path.starts_with(dir))
+    }
+
     /// A file within the size limit is listed; a larger one is reported.
-    fn accept(&self, listing: &mut Listing, relative: String, metadata: &std::fs::Metadata) {
+    fn accept(
+        &self,
+        listing: &mut Listing,
+        relative: String,
+        metadata: &std::fs::Metadata,
+        real_path: Option<String>,
+    ) {
         let limit = self.limits.max_file_size;
         if metadata.len() > limit {
             let reason = SkipReason::TooLarge {
@@ -56,7 +75,8 @@ impl Tree<'_> {
             };
             listing.skipped.push(skipped(relative, reason));
         } else {
-            let file = ListedFile::from_metadata(relative, metadata, self.root_inode);
+            let mut file = ListedFile::from_metadata(relative, metadata, self.root_inode);
+            file.real_path = real_path;
             listing.files.push(file);
         }
     }
@@ -95,18 +115,22 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
     let mut stack = vec![Pending::root(root)];
     while let Some(directory) = stack.pop() {
         let mut children = Vec::new();
-        for found in scan(&directory, root, limits, true) {
+        for found in scan(&directory, tree, true) {
             match found {
                 Found::Child(child) => children.push(child),
                 Found::Skip(skipped) => listing.skipped.push(skipped),
-                Found::File { relative, metadata } => {
+                Found::File {
+                    relative,
+                    metadata,
+                    real_path,
+                } => {
                     if listing.files.len() >= limits.max_files {
                         listing
                             .skipped
                             .push(skipped(relative, SkipReason::FileLimitReached));
                         return listing;
                     }
-                    tree.accept(&mut listing, relative, &metadata);
+                    tree.accept(&mut listing, relative, &metadata, real_path);
                 }
             }
         }
@@ -189,11 +213,15 @@ fn worker(shared: &Shared<'_>) -> Listing {
         let Some(directory) = own.pop().or_else(|| next_directory(shared)) else {
             return listing;
         };
-        for found in scan(&directory, tree.root, tree.limits, false) {
+        for found in scan(&directory, tree, false) {
             match found {
                 Found::Child(child) => own.push(child),
                 Found::Skip(skipped) => listing.skipped.push(skipped),
-                Found::File { relative, metadata } => {
+                Found::File {
+                    relative,
+                    metadata,
+                    real_path,
+                } => {
                     let fits = metadata.len() <= tree.limits.max_file_size;
                     if fits
                         && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
@@ -201,7 +229,7 @@ fn worker(shared: &Shared<'_>) -> Listing {
                     {
                         shared.too_many.store(true, Ordering::Relaxed);
                     }
-                    tree.accept(&mut listing, relative, &metadata);
+                    tree.accept(&mut listing, relative, &metadata, real_path);
                 }
             }
         }
@@ -296,6 +324,7 @@ mod tests {
             root: &root,
             root_inode,
             limits: &limits,
+            forbidden: &[],
         };
         let ordered = sorted(sequential_walk(&tree));
         for threads in [2, 3, 8] {
@@ -322,15 +351,16 @@ mod tests {
                 root: &root,
                 root_inode,
                 limits: &limits,
+                forbidden: &[],
             };
             assert!(parallel_walk(&tree, 2).is_none(), "{max_files}");
-            let listing = walk(&root, root_inode, &limits);
+            let listing = walk(&root, root_inode, &limits, &[]);
             assert_eq!(listing, sorted(sequential_walk(&tree)));
         }
         let limits = ConnectorLimits {
             max_files: 21,
             ..ConnectorLimits::default()
         };
-        assert_eq!(walk(&root, root_inode, &limits).files.len(), 20);
+        assert_eq!(walk(&root, root_inode, &limits, &[]).files.len(), 20);
     }
 }

@@ -27,6 +27,9 @@ pub struct FileRow {
     pub privacy_owner: Option<String>,
     /// The payload schema version the payload was captured with.
     pub payload_version: u32,
+    /// When the file was reached through an in-root symlink: its real path relative to
+    /// the source root (access is decided under both paths).
+    pub real_path: Option<String>,
 }
 
 /// What a sync compares a listed file against: a file row without the columns a
@@ -49,6 +52,8 @@ pub struct StoredFile {
     pub privacy_owner: Option<String>,
     /// The payload, for every row whose classification is not `file`.
     pub payload: Option<serde_json::Value>,
+    /// The real path when the file was reached through an in-root symlink.
+    pub real_path: Option<String>,
 }
 
 /// The classification of a file the layout core reads by path alone.
@@ -66,6 +71,7 @@ impl StoredFile {
             payload_version: row.payload_version,
             privacy_owner: row.privacy_owner,
             payload,
+            real_path: row.real_path,
         }
     }
 }

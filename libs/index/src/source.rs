@@ -90,6 +90,10 @@ pub struct SyncStatus {
 /// A source as persisted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceRecord {
+    /// The source id, `<project>/<slug>.<16 lowercase hex>`: assigned at create, never
+    /// reused (a source deleted and created again under its slug gets a new one).
+    /// Policy keys access by it; rows and events key by (project, slug).
+    pub id: String,
     /// The project the source belongs to.
     pub project: String,
     /// The source's slug, unique within the project.

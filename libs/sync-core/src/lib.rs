@@ -1,6 +1,7 @@
 //! The pure rules of a sync, shared by the sync service and its tests: how a sync
 //! trigger is written ([`trigger`]), how a file is split into search chunks
-//! ([`chunk`]), and which index rows a sync writes ([`plan`]).
+//! ([`chunk`]), which index rows a sync writes ([`plan`]), and which directories may be
+//! a source root ([`roots`]).
 //!
 //! Pure: no I/O, no async. The service feeds them listings and rows and carries out
 //! what they decide.
@@ -8,6 +9,7 @@
 
 pub mod chunk;
 pub mod plan;
+pub mod roots;
 pub mod trigger;
 
 pub use chunk::{Chunk, ChunkLimits, chunk_text};
@@ -15,4 +17,5 @@ pub use plan::{
     ExistingRow, FileAction, Listed, ListedFile, Planner, StoredStat, SyncPlan, Verdict,
     action_after_read, plan_sync,
 };
+pub use roots::{RootRefusal, RootRules};
 pub use trigger::{Trigger, TriggerError};

@@ -19,6 +19,8 @@ pub struct ListedFile {
     pub size: u64,
     /// The modification time, in milliseconds since the Unix epoch.
     pub modified: i64,
+    /// The real path, when the file was reached through an in-root symlink.
+    pub real_path: Option<String>,
 }
 
 /// What the index already holds for a path (the columns the plan compares).
@@ -36,6 +38,8 @@ pub struct ExistingRow {
     pub payload_version: u32,
     /// The agent the row is private to, if any.
     pub privacy_owner: Option<String>,
+    /// The real path recorded at the last write (a file reached through a symlink).
+    pub real_path: Option<String>,
 }
 
 /// What a sync does, before reading any content.
@@ -76,6 +80,10 @@ pub trait Listed {
     fn size(&self) -> u64;
     /// The modification time, in milliseconds since the Unix epoch.
     fn modified(&self) -> i64;
+    /// The real path, when the file was reached through an in-root symlink.
+    fn real_path(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl Listed for ListedFile {
@@ -87,6 +95,9 @@ impl Listed for ListedFile {
     }
     fn modified(&self) -> i64 {
         self.modified
+    }
+    fn real_path(&self) -> Option<&str> {
+        self.real_path.as_deref()
     }
 }
 
@@ -103,6 +114,8 @@ pub struct StoredStat<'a> {
     pub payload_version: u32,
     /// The agent the row is private to, if any.
     pub privacy_owner: Option<&'a str>,
+    /// The real path recorded at the last write.
+    pub real_path: Option<&'a str>,
 }
 
 impl<'a> From<&'a ExistingRow> for StoredStat<'a> {
@@ -113,6 +126,7 @@ impl<'a> From<&'a ExistingRow> for StoredStat<'a> {
             modified: row.modified,
             payload_version: row.payload_version,
             privacy_owner: row.privacy_owner.as_deref(),
+            real_path: row.real_path.as_deref(),
         }
     }
 }
@@ -122,7 +136,7 @@ impl<'a> From<&'a ExistingRow> for StoredStat<'a> {
 pub enum Verdict {
     /// Same stat, fresh payload: left as it is.
     Unchanged,
-    /// Same stat, stale payload: a payload-only refresh.
+    /// Same stat, stale payload (or a new real path): a payload-only refresh.
     RefreshPayload,
     /// The stat moved: read and hash the file.
     Examine,
@@ -168,7 +182,11 @@ impl<'l, L: Listed, P: Fn(&str) -> Option<String>> Planner<'l, L, P> {
         };
         let file = &self.listing[at];
         let verdict = if file.size() == row.size && file.modified() == row.modified {
-            if payload_is_stale(row, self.payload_version, &self.privacy_owner) {
+            // A link moved to another file of the same stat still rewrites the row: the
+            // real path decides access.
+            if payload_is_stale(row, self.payload_version, &self.privacy_owner)
+                || file.real_path() != row.real_path
+            {
                 Verdict::RefreshPayload
             } else {
                 Verdict::Unchanged

@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
+use neuralis_access::privacy::{Ownership, owner_of_alias};
 use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
-use neuralis_layout::{Contribution, Package, RootRule, privacy_owner};
+use neuralis_layout::{Contribution, Package, RootRule};
 
 use crate::inventory::{ProjectSnapshot, SourceSnapshot};
 use crate::ports::{InstalledPackage, SourceInfo};
@@ -145,33 +146,42 @@ fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
             private_owner: None,
         },
         Candidate::Source {
-            source, package, ..
+            source,
+            snapshot,
+            package,
         } => PackageCandidate {
             key,
             origin: Origin::Source(source.id.clone()),
             root: package.root.clone(),
             access_feature: None,
-            private_owner: common_owner(source, package),
+            private_owner: common_owner(source, snapshot, package),
         },
     }
 }
 
 /// The candidate for `path`: the member file itself, or an entry of its bundle, which
 /// goes to policy as a file of the skill (its category, features and defaults) under
-/// its own path. `None` when no caller may see it.
+/// its own path, with its real path when it is reached through an in-root symlink
+/// (policy decides both; the stricter wins). `None` when no caller may see it.
 fn file_candidate(
     package: usize,
     candidate: &Candidate<'_>,
     file: &Contribution,
     path: &str,
 ) -> Option<FileCandidate> {
-    let private_owner = match candidate {
-        Candidate::Installed(_) => None,
-        Candidate::Source { source, .. } => match ownership(source, path) {
-            Ownership::Shared => None,
-            Ownership::Agent(owner) => Some(owner),
-            Ownership::Nobody => return None,
-        },
+    let (private_owner, real_path) = match candidate {
+        Candidate::Installed(_) => (None, None),
+        Candidate::Source {
+            source, snapshot, ..
+        } => {
+            let real_path = real_path_of(snapshot, path);
+            let owner = match ownership(source, path, real_path) {
+                Ownership::Shared => None,
+                Ownership::Agent(owner) => Some(owner),
+                Ownership::Conflicting => return None,
+            };
+            (owner, real_path.map(str::to_owned))
+        }
     };
     Some(FileCandidate {
         package,
@@ -181,32 +191,35 @@ fn file_candidate(
         default_enabled: file.default_enabled,
         required_features: file.required_features.clone(),
         private_owner,
+        real_path,
     })
 }
 
-/// Who may see a source file, by the source's privacy patterns as configured now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Ownership {
-    /// No pattern makes it private.
-    Shared,
-    /// Private to this agent.
-    Agent(String),
-    /// No caller may see it (two agents own its two paths).
-    #[allow(dead_code)] // constructed once index rows carry real paths
-    Nobody,
+fn real_path_of<'s>(snapshot: &'s SourceSnapshot, path: &str) -> Option<&'s str> {
+    snapshot
+        .rows
+        .get(path)
+        .and_then(|row| row.real_path.as_deref())
 }
 
-pub(crate) fn ownership(source: &SourceInfo, path: &str) -> Ownership {
-    match privacy_owner(path, &source.privacy_patterns) {
-        None => Ownership::Shared,
-        Some(owner) => Ownership::Agent(owner),
-    }
+/// Who may see a source file, by the source's privacy patterns as configured now (not
+/// the marker the last sync stored): the owner of its path or of its real path, either
+/// (a link cannot make another agent's file shared); two owners: nobody.
+fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
+    owner_of_alias(path, real_path, &source.privacy_patterns)
 }
 
 /// A package whose files all lie in one agent's private subtree is that agent's too
 /// (its root name is then as private as its files).
-fn common_owner(source: &SourceInfo, package: &Package) -> Option<String> {
-    let mut owners = package.files.iter().map(|f| ownership(source, &f.path));
+fn common_owner(
+    source: &SourceInfo,
+    snapshot: &SourceSnapshot,
+    package: &Package,
+) -> Option<String> {
+    let mut owners = package
+        .files
+        .iter()
+        .map(|f| ownership(source, &f.path, real_path_of(snapshot, &f.path)));
     let Some(Ownership::Agent(first)) = owners.next() else {
         return None;
     };

@@ -24,6 +24,8 @@ use crate::ports::{IndexPort, ProjectRows, SourceInfo};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowFacts {
     pub size: u64,
+    /// When the file was reached through an in-root symlink: its real path.
+    pub real_path: Option<String>,
 }
 
 /// One source's rows, grouped. Raw and unfiltered: the same for every caller.
@@ -54,7 +56,14 @@ impl ProjectSnapshot {
             BTreeMap::new();
         for row in rows.rows {
             let (indexed, facts) = files.entry(row.source_id).or_default();
-            facts.insert(row.path.clone(), RowFacts { size: row.size });
+            let real_path = row.real_path;
+            facts.insert(
+                row.path.clone(),
+                RowFacts {
+                    size: row.size,
+                    real_path,
+                },
+            );
             indexed.push(IndexedFile {
                 path: row.path,
                 payload: row.payload,

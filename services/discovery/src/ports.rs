@@ -42,6 +42,9 @@ pub struct IndexRow {
     pub payload: FilePayload,
     /// The agent owning the file when it lies in an agent-private subtree.
     pub private_owner: Option<String>,
+    /// When the file was reached through an in-root symlink: its real path relative to
+    /// the source root (access must be decided under both paths; the stricter wins).
+    pub real_path: Option<String>,
 }
 
 /// One raw search hit from sync's chunk rows, before access is decided.

@@ -1,7 +1,8 @@
 //! Issue 9, "Done when": for random trees, privacy patterns, policies and callers, no
 //! answer of any discovery call (ListPackages, the overview, ActivateSkill, Hydrate,
 //! ReadFile, Search, bundle lists included) names or returns a file the caller's policy
-//! denies or one private to another agent. Decisions come from the real access model.
+//! denies, one private to another agent, or an in-root symlink to either. Decisions
+//! come from the real access model.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -63,6 +64,9 @@ struct Entry {
     owner: Option<usize>,
     /// Skills: extra bundle files, each (name, denied).
     bundle: Vec<(String, bool)>,
+    /// A symlink to the entry at this index (mod the tree's size), when that one is
+    /// not a link itself: its content is the target's, its real path the target's path.
+    link: Option<usize>,
 }
 
 fn name() -> impl Strategy<Value = String> {
@@ -76,13 +80,15 @@ fn entry() -> impl Strategy<Value = Entry> {
         prop::bool::weighted(0.3),
         prop::option::weighted(0.4, 0usize..2),
         prop::collection::vec((name(), prop::bool::weighted(0.3)), 0..3),
+        prop::option::weighted(0.25, 0usize..8),
     )
-        .prop_map(|(name, kind, denied, owner, bundle)| Entry {
+        .prop_map(|(name, kind, denied, owner, bundle, link)| Entry {
             name,
             kind,
             denied,
             owner,
             bundle,
+            link,
         })
 }
 
@@ -121,11 +127,27 @@ impl Case {
         self.private_pattern && entry.owner.is_some() && entry.owner != self.caller_agent
     }
 
+    /// The entry `entry` is a symlink to, if it is one (a link to a link, or to
+    /// itself, is not made).
+    fn target(&self, entry: &Entry) -> Option<&Entry> {
+        let target = &self.entries[entry.link? % self.entries.len()];
+        (target.link.is_none() && !std::ptr::eq(target, entry)).then_some(target)
+    }
+
+    /// Whether the caller may not see `entry`: denied or another agent's, under its
+    /// path or, for a link, its real path.
+    fn hidden(&self, entry: &Entry) -> bool {
+        let own = entry.denied || self.foreign(entry);
+        own || self
+            .target(entry)
+            .is_some_and(|target| target.denied || self.foreign(target))
+    }
+
     /// Every name the caller must never be shown, with its path.
     fn forbidden(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for entry in &self.entries {
-            let hidden = entry.denied || self.foreign(entry);
+            let hidden = self.hidden(entry);
             if hidden {
                 out.push((entry.name.clone(), path(entry)));
             }
@@ -164,14 +186,24 @@ async fn exercise(case: &Case) -> (String, Vec<String>) {
     };
     let mut paths = Vec::new();
     for entry in &case.entries {
+        // A link's bytes are its target's (sync reads through it); its path is its own.
+        let named = case.target(entry).unwrap_or(entry);
         let content = format!(
             "---\nname: {}\n---\nzqall body of {}\n",
-            entry.name, entry.name
+            named.name, named.name
         );
         index.put("repo", &path(entry), &content);
         paths.push(path(entry));
         if entry.denied {
             deny(path(entry));
+        }
+        if let Some(target) = case.target(entry) {
+            index
+                .aliases
+                .lock()
+                .unwrap()
+                .insert(("repo".into(), path(entry)), path(target));
+            continue; // a linked file, no bundle of its own
         }
         if entry.kind != 0 {
             continue;
@@ -289,7 +321,7 @@ proptest! {
             prop_assert!(!served.contains(&path), "ReadFile served {}", path);
         }
         // The check can fail: a shown docs file is served and named.
-        let shown = case.entries.iter().find(|e| !e.denied && !case.foreign(e) && e.kind == 1);
+        let shown = case.entries.iter().find(|e| !case.hidden(e) && e.kind == 1);
         if let Some(doc) = shown {
             prop_assert!(answers.contains(&doc.name));
             prop_assert!(served.contains(&path(doc)));

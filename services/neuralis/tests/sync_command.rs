@@ -67,6 +67,9 @@ async fn serve(index: &std::path::Path) -> (String, SyncService) {
         rules: Arc::new(LayoutCore),
         embedder: None,
         verifiers: verifiers(),
+        forgetter: Arc::new(neuralis_sync::NoForget),
+        kept_dirs: Vec::new(),
+        require_allowed_roots: false,
     };
     let service = SyncService::from_parts(&SyncConfig::default(), parts)
         .await

@@ -25,6 +25,10 @@ pub struct SyncConfig {
     pub chunk_max_bytes: usize,
     /// Vectors for search; none by default (full-text search).
     pub embedder: EmbedderConfig,
+    /// Base directories source roots must lie under. Empty: any root that is not `/`, a
+    /// system directory or the server's own data is accepted, except in a process that
+    /// runs sync without discovery (split mode), which then refuses every root.
+    pub allowed_roots: Vec<PathBuf>,
 }
 
 impl Default for SyncConfig {
@@ -38,6 +42,7 @@ impl Default for SyncConfig {
             auto_debounce_ms: 500,
             chunk_max_bytes: 2_000,
             embedder: EmbedderConfig::default(),
+            allowed_roots: Vec::new(),
         }
     }
 }
@@ -170,6 +175,19 @@ mod tests {
         );
         assert_eq!(config.batch_size, 50);
         assert_eq!(config.max_file_size, 1024 * 1024);
+    }
+
+    #[test]
+    fn allowed_roots_are_a_list_of_directories() {
+        let config: SyncConfig = serde_json::from_value(serde_json::json!({
+            "allowed_roots": ["/srv/sources", "/mnt/repos"]
+        }))
+        .expect("parses");
+        assert_eq!(
+            config.allowed_roots,
+            [PathBuf::from("/srv/sources"), PathBuf::from("/mnt/repos")]
+        );
+        assert!(SyncConfig::default().allowed_roots.is_empty());
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::SyncError;
 use crate::connector::{Connector, LocalConnector};
 use crate::run::{self, RunDeps, RunUpdate, Updates};
 use neuralis_index::{SourceRecord, SyncStatus};
+use neuralis_sync_core::RootRules;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -20,25 +21,39 @@ pub struct SyncCore {
     pub deps: RunDeps,
     /// Files over this size are skipped.
     pub max_file_size: u64,
+    /// Which roots may be synced, and the server's directories no connector enters.
+    pub roots: RootRules,
     running: Mutex<HashMap<SourceKey, RunGate>>,
 }
 
 impl SyncCore {
     /// A core over `deps`.
-    pub fn new(deps: RunDeps, max_file_size: u64) -> Self {
+    pub fn new(deps: RunDeps, max_file_size: u64, roots: RootRules) -> Self {
         Self {
             deps,
             max_file_size,
+            roots,
             running: Mutex::new(HashMap::new()),
         }
     }
 
     /// The connector of a source (every kind is a directory on this host today; a
-    /// machine source is its sandbox directory mounted here).
+    /// machine source is its sandbox directory mounted here). A root the rules refuse
+    /// now (its link moved, the configuration changed) is refused here too, and no
+    /// connector enters the server's own directories.
     pub fn connector_for(&self, source: &SourceRecord) -> Result<Arc<dyn Connector>, SyncError> {
-        let connector =
-            LocalConnector::new(std::path::Path::new(&source.root), self.max_file_size)?;
+        crate::roots::check(&source.root, &self.roots)?;
+        let connector = LocalConnector::guarded(
+            std::path::Path::new(&source.root),
+            self.max_file_size,
+            &self.roots.protected,
+        )?;
         Ok(Arc::new(connector))
+    }
+
+    /// Refuses a root a source may not have (`source.root`).
+    pub fn check_root(&self, root: &str) -> Result<(), SyncError> {
+        crate::roots::check(root, &self.roots)
     }
 
     /// Syncs a source now (re-reading its settings), reporting progress to `updates`.

@@ -5,6 +5,7 @@
 
 use crate::api::SyncStream;
 use crate::core::SyncCore;
+use crate::forget::AccessForgetter;
 use crate::invalidation::{self, WriteTarget};
 use crate::run::{RunUpdate, blocking};
 use crate::schedule::Scheduler;
@@ -26,13 +27,23 @@ const MAX_SEARCH_HITS: u32 = 100;
 pub struct LocalSync {
     core: Arc<SyncCore>,
     scheduler: Scheduler,
+    forgetter: Arc<dyn AccessForgetter>,
 }
 
 impl LocalSync {
-    /// The handlers over `core`.
-    pub fn new(core: Arc<SyncCore>, debounce: std::time::Duration) -> Self {
+    /// The handlers over `core`; `forgetter` forgets a source's access state before
+    /// its rows are deleted.
+    pub fn new(
+        core: Arc<SyncCore>,
+        debounce: std::time::Duration,
+        forgetter: Arc<dyn AccessForgetter>,
+    ) -> Self {
         let scheduler = Scheduler::new(Arc::clone(&core), debounce);
-        Self { core, scheduler }
+        Self {
+            core,
+            scheduler,
+            forgetter,
+        }
     }
 
     /// Arms the trigger of every stored source (at start).
@@ -81,7 +92,9 @@ impl LocalSync {
         let spec = spec_of(&request.source)?;
         validate_project(&spec.project, "source.project")?;
         permit.for_project(&spec.project)?;
-        let record = source::record_from_spec(spec, now())?;
+        let mut record = source::record_from_spec(spec, now())?;
+        self.core.check_root(&record.root)?;
+        record.id = source::new_id(&record.project, &record.slug)?;
         self.core.deps.store.create_source(&record).await?;
         self.scheduler.arm(&record);
         Ok(pb::CreateSourceResponse {
@@ -136,6 +149,8 @@ impl LocalSync {
         permit.for_project(&spec.project)?;
         let current = self.stored(&spec.project, &spec.slug).await?;
         let mut record = source::record_from_spec(spec, now())?;
+        self.core.check_root(&record.root)?;
+        record.id = current.id;
         record.created_at = current.created_at;
         record.status = current.status;
         self.core.deps.store.update_source(&record).await?;
@@ -145,7 +160,8 @@ impl LocalSync {
         })
     }
 
-    /// Deletes a source and its rows.
+    /// Deletes a source and its rows, once policy forgot its access state: when policy
+    /// cannot, the call is UNAVAILABLE and nothing is deleted.
     pub async fn delete_source(
         &self,
         permit: &Permit,
@@ -153,7 +169,11 @@ impl LocalSync {
     ) -> Result<pb::DeleteSourceResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
-        self.stored(&request.project, &request.slug).await?;
+        let stored = self.stored(&request.project, &request.slug).await?;
+        self.forgetter
+            .forget_source(&stored.id)
+            .await
+            .map_err(|err| SyncError::Unavailable(err.to_string()))?;
         self.scheduler.disarm(&request.project, &request.slug);
         let store = self.core.deps.store.as_ref();
         let target = WriteTarget {

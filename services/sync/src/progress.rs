@@ -55,6 +55,7 @@ pub fn entry(row: &FileRow) -> pb::Entry {
         usable_manifest: row.usable_manifest,
         privacy_owner: row.privacy_owner.clone().unwrap_or_default(),
         payload_version: row.payload_version,
+        real_path: row.real_path.clone().unwrap_or_default(),
     }
 }
 

@@ -4,6 +4,7 @@ use crate::api::{IndexFeedApi, SourceApi};
 use crate::config::{BusConfig, EmbedderConfig, IndexStoreConfig, SyncConfig};
 use crate::core::SyncCore;
 use crate::embedder::{Embedder, OpenAiCompatibleEmbedder};
+use crate::forget::{AccessForgetter, NoForget};
 use crate::grpc::SyncGrpcServer;
 use crate::in_process::InProcess;
 use crate::layout_rules::{LayoutCore, LayoutRules};
@@ -15,6 +16,7 @@ use neuralis_index::{IndexStore, SqlIndexStore};
 use neuralis_proto::sync::v1::index_feed_service_server::IndexFeedServiceServer;
 use neuralis_proto::sync::v1::source_service_server::SourceServiceServer;
 use neuralis_sync_core::ChunkLimits;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The sync service with everything it was built from: the handlers, and a gate per
@@ -39,6 +41,14 @@ pub struct SyncParts {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// How callers and services are verified (both gates decide with them).
     pub verifiers: Arc<Verifiers>,
+    /// Forgets a source's access state before `DeleteSource` deletes its rows.
+    pub forgetter: Arc<dyn AccessForgetter>,
+    /// The directories the server keeps (its data directory, the directories of its
+    /// key files): no source root holds or lies inside one, no connector enters one.
+    pub kept_dirs: Vec<PathBuf>,
+    /// A process that runs sync without discovery: roots must lie under
+    /// `sync.allowed_roots`, and an empty list refuses every root.
+    pub require_allowed_roots: bool,
 }
 
 impl SyncService {
@@ -54,6 +64,9 @@ impl SyncService {
             rules: Arc::new(LayoutCore),
             embedder: open_embedder(&config.embedder)?,
             verifiers,
+            forgetter: Arc::new(NoForget),
+            kept_dirs: Vec::new(),
+            require_allowed_roots: false,
         };
         Self::from_parts(config, parts).await
     }
@@ -73,8 +86,17 @@ impl SyncService {
                 },
             },
         };
-        let core = Arc::new(SyncCore::new(deps, config.max_file_size));
-        let local = Arc::new(LocalSync::new(core, config.auto_debounce()));
+        let roots = crate::roots::rules(
+            &parts.kept_dirs,
+            &config.allowed_roots,
+            parts.require_allowed_roots,
+        );
+        let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots));
+        let local = Arc::new(LocalSync::new(
+            core,
+            config.auto_debounce(),
+            parts.forgetter,
+        ));
         local.arm_triggers().await?;
         Ok(Self {
             local,

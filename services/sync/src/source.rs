@@ -23,6 +23,8 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
     let trigger = canonical_trigger(&spec.trigger)?;
     let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
     Ok(SourceRecord {
+        // Assigned by the store's caller: a new one at create, the stored one after.
+        id: String::new(),
         project: spec.project.clone(),
         slug: spec.slug.clone(),
         kind,
@@ -36,6 +38,18 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         created_at: now,
         updated_at: now,
     })
+}
+
+/// A new source id, `<project>/<slug>.<16 lowercase hex>`: 64 random bits, so a source
+/// created again under a deleted one's slug never meets its id (nor its access state).
+pub fn new_id(project: &str, slug: &str) -> Result<String, SyncError> {
+    let mut random = [0u8; 8];
+    getrandom::fill(&mut random)
+        .map_err(|err| SyncError::Unavailable(format!("no randomness for a source id: {err}")))?;
+    Ok(format!(
+        "{project}/{slug}.{:016x}",
+        u64::from_be_bytes(random)
+    ))
 }
 
 /// A project id: required, printable, without `/` (it keys rows and bus events).
@@ -173,6 +187,7 @@ fn privacy_patterns_for(kind: SourceKind, patterns: &[String]) -> Result<Vec<Str
 /// The stored source as the API shows it.
 pub fn to_proto(record: &SourceRecord) -> pb::Source {
     pb::Source {
+        id: record.id.clone(),
         spec: Some(pb::SourceSpec {
             project: record.project.clone(),
             slug: record.slug.clone(),

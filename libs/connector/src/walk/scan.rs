@@ -5,8 +5,8 @@
 use std::fs::{self, DirEntry, Metadata};
 use std::path::{Path, PathBuf};
 
-use super::skipped;
-use crate::{ConnectorLimits, SkipReason, Skipped};
+use super::{Tree, skipped};
+use crate::{SkipReason, Skipped};
 
 /// Linux's "too many levels of symbolic links" (`ErrorKind::FilesystemLoop` is not
 /// stable yet).
@@ -41,6 +41,9 @@ pub(crate) enum Found {
     File {
         relative: String,
         metadata: Metadata,
+        /// Its real path relative to the root, when it was reached through a link (the
+        /// file itself or a directory on the way) and differs from `relative`.
+        real_path: Option<String>,
     },
     /// A directory to enter.
     Child(Pending),
@@ -56,28 +59,26 @@ enum Entry {
     },
     File {
         metadata: Metadata,
+        /// Where it really is, when it is a link.
+        target: Option<PathBuf>,
     },
     Skip(SkipReason),
 }
 
 /// The entries of `directory`, in name order when `sorted`.
-pub(crate) fn scan(
-    directory: &Pending,
-    root: &Path,
-    limits: &ConnectorLimits,
-    sorted: bool,
-) -> Vec<Found> {
+pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
     let entries = match read_entries(&directory.path, sorted) {
         Ok(entries) => entries,
         Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
     };
     entries
         .into_iter()
-        .map(|entry| found(entry, directory, root, limits))
+        .map(|entry| found(entry, directory, tree))
         .collect()
 }
 
-fn found(entry: DirEntry, directory: &Pending, root: &Path, limits: &ConnectorLimits) -> Found {
+fn found(entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
+    let (root, limits) = (tree.root, tree.limits);
     let name = entry.file_name();
     let Some(name) = name.to_str() else {
         let lossy = join(&directory.relative, &name.to_string_lossy());
@@ -86,9 +87,35 @@ fn found(entry: DirEntry, directory: &Pending, root: &Path, limits: &ConnectorLi
     let relative = join(&directory.relative, name);
     match classify(&entry, root, directory) {
         Entry::Skip(reason) => Found::Skip(skipped(relative, reason)),
-        Entry::File { metadata } => Found::File { relative, metadata },
+        Entry::File { metadata, target } => {
+            // Where the file really is: the link's target, or its name under the real
+            // directory when a link led here; `None` when nothing was followed.
+            let real = target.or_else(|| {
+                directory
+                    .canonical
+                    .as_ref()
+                    .map(|canonical| canonical.join(name))
+            });
+            let at = real.clone().unwrap_or_else(|| directory.path.join(name));
+            if tree.is_forbidden(&at) {
+                return Found::Skip(skipped(relative, SkipReason::Excluded));
+            }
+            let real_path = real
+                .and_then(|real| relative_to(root, &real))
+                .filter(|real| *real != relative);
+            Found::File {
+                relative,
+                metadata,
+                real_path,
+            }
+        }
         Entry::Directory { canonical } => {
-            if limits.excluded_dirs.iter().any(|excluded| excluded == name) {
+            let at = canonical
+                .clone()
+                .unwrap_or_else(|| directory.path.join(name));
+            if tree.is_forbidden(&at)
+                || limits.excluded_dirs.iter().any(|excluded| excluded == name)
+            {
                 Found::Skip(skipped(relative, SkipReason::Excluded))
             } else if directory.depth + 1 > limits.max_depth {
                 Found::Skip(skipped(relative, SkipReason::TooDeep))
@@ -132,7 +159,10 @@ fn classify(entry: &DirEntry, root: &Path, parent: &Pending) -> Entry {
         return Entry::Skip(SkipReason::NotRegular);
     }
     match entry.metadata() {
-        Ok(metadata) => Entry::File { metadata },
+        Ok(metadata) => Entry::File {
+            metadata,
+            target: None,
+        },
         Err(error) => Entry::Skip(unreadable_reason(&error)),
     }
 }
@@ -168,10 +198,20 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
         };
     }
     if metadata.is_file() {
-        Entry::File { metadata }
+        Entry::File {
+            metadata,
+            target: Some(target),
+        }
     } else {
         Entry::Skip(SkipReason::NotRegular)
     }
+}
+
+/// `path` relative to `root`, `/`-separated; `None` outside it or when not UTF-8.
+fn relative_to(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?;
+    let segments: Option<Vec<&str>> = relative.iter().map(|s| s.to_str()).collect();
+    Some(segments?.join("/")).filter(|joined| !joined.is_empty())
 }
 
 fn join(parent: &str, name: &str) -> String {

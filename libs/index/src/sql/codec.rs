@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 macro_rules! file_columns {
     () => {
         "project, source, path, content_hash, size, modified, classification, payload, \
-         usable_manifest, privacy_owner, payload_version"
+         usable_manifest, privacy_owner, payload_version, real_path"
     };
 }
 pub(crate) use file_columns;
@@ -19,7 +19,7 @@ pub(crate) use file_columns;
 macro_rules! source_columns {
     () => {
         "project, slug, kind, root, machine_uri, scope, owner, sync_trigger, \
-         privacy_patterns, status, created_at, updated_at"
+         privacy_patterns, status, created_at, updated_at, source_id"
     };
 }
 pub(crate) use source_columns;
@@ -69,17 +69,19 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
         usable_manifest: column::<i64>(row, "usable_manifest")? != 0,
         privacy_owner: column(row, "privacy_owner")?,
         payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
+        real_path: column(row, "real_path")?,
     })
 }
 
 /// A row of a page of stored files (see `rows::visit_source_files`).
 pub(crate) fn stored_file(
-    (path, size, modified, content_hash, payload_version, privacy_owner, payload): (
+    (path, size, modified, content_hash, payload_version, privacy_owner, payload, real_path): (
         String,
         i64,
         i64,
         String,
         i64,
+        Option<String>,
         Option<String>,
         Option<String>,
     ),
@@ -96,6 +98,7 @@ pub(crate) fn stored_file(
         payload_version: to_u32(payload_version, "payload_version")?,
         privacy_owner,
         payload,
+        real_path,
     })
 }
 
@@ -105,6 +108,7 @@ pub(crate) fn source_record(row: &AnyRow) -> Result<SourceRecord, IndexError> {
     let patterns: String = column(row, "privacy_patterns")?;
     let status: String = column(row, "status")?;
     Ok(SourceRecord {
+        id: column(row, "source_id")?,
         project: column(row, "project")?,
         slug: column(row, "slug")?,
         kind: SourceKind::parse(&kind).ok_or_else(|| corrupt("kind", kind.clone()))?,

@@ -67,12 +67,13 @@ const ROWS_PER_PAGE: i64 = 5_000;
 /// for rows that are not plain files.
 const SQLITE_PAGE: &str = "SELECT json_group_array(json_array(path, size, modified, \
      content_hash, payload_version, privacy_owner, \
-     CASE WHEN classification = 'file' THEN NULL ELSE payload END)) \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END, real_path)) \
      FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
      ORDER BY path LIMIT $4)";
 const POSTGRES_PAGE: &str = "SELECT CAST(json_agg(json_build_array(path, size, modified, \
      content_hash, payload_version, privacy_owner, \
-     CASE WHEN classification = 'file' THEN NULL ELSE payload END) ORDER BY path) AS TEXT) \
+     CASE WHEN classification = 'file' THEN NULL ELSE payload END, real_path) ORDER BY path) \
+     AS TEXT) \
      FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
      ORDER BY path LIMIT $4) AS page";
 
@@ -83,6 +84,7 @@ type StoredColumns = (
     i64,
     String,
     i64,
+    Option<String>,
     Option<String>,
     Option<String>,
 );

@@ -89,14 +89,43 @@ CREATE INDEX IF NOT EXISTS index_chunks_fts ON index_chunks
 /// work). Deletes keep their trigger: they are rare, and a source's deletion relies on it.
 const SQLITE_BULK_FULL_TEXT: &str = "DROP TRIGGER IF EXISTS index_chunks_fts_insert;";
 
+/// Source ids that are never reused, and the real path of a file reached through an
+/// in-root symlink. A source stored before this migration keeps the id access control
+/// already knows it by, `<project>/<slug>`, so its policy, switch, package states and
+/// overrides stay attached across the upgrade; it is still never reused, because every
+/// id made after this migration ends in `.<16 hex>` (a source deleted and created again
+/// gets a new one).
+const SQLITE_IDS_AND_REAL_PATHS: &str = "
+ALTER TABLE index_sources ADD COLUMN source_id TEXT;
+UPDATE index_sources SET source_id = project || '/' || slug WHERE source_id IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS index_sources_id ON index_sources (source_id);
+ALTER TABLE index_files ADD COLUMN real_path TEXT;
+";
+
+const POSTGRES_IDS_AND_REAL_PATHS: &str = "
+ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS source_id TEXT;
+UPDATE index_sources SET source_id = project || '/' || slug WHERE source_id IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS index_sources_id ON index_sources (source_id);
+ALTER TABLE index_files ADD COLUMN IF NOT EXISTS real_path TEXT;
+";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 3] {
-    let (chunks, full_text) = match dialect {
-        Dialect::Sqlite => (SQLITE_CHUNKS, SQLITE_BULK_FULL_TEXT),
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 4] {
+    let (chunks, full_text, ids) = match dialect {
+        Dialect::Sqlite => (
+            SQLITE_CHUNKS,
+            SQLITE_BULK_FULL_TEXT,
+            SQLITE_IDS_AND_REAL_PATHS,
+        ),
         // Nothing to change: the GIN index follows the rows.
-        Dialect::Postgres => (POSTGRES_CHUNKS, "SELECT 1;"),
+        Dialect::Postgres => (POSTGRES_CHUNKS, "SELECT 1;", POSTGRES_IDS_AND_REAL_PATHS),
     };
-    [(1, FILES_AND_PROJECTS), (2, chunks), (3, full_text)]
+    [
+        (1, FILES_AND_PROJECTS),
+        (2, chunks),
+        (3, full_text),
+        (4, ids),
+    ]
 }
 
 /// Applies the missing migrations. `schema` (PostgreSQL only, already validated as a

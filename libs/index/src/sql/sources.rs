@@ -9,8 +9,8 @@ pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
     let statement = concat!(
         "INSERT INTO index_sources (",
         source_columns!(),
-        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-         ON CONFLICT (project, slug) DO NOTHING"
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+         ON CONFLICT DO NOTHING"
     );
     let inserted = sqlx::query(statement)
         .bind(&source.project)
@@ -25,8 +25,10 @@ pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
         .bind(codec::encode_status(&source.status))
         .bind(source.created_at)
         .bind(source.updated_at)
+        .bind(&source.id)
         .execute(pool)
         .await?;
+    // A taken slug (or, never in practice, a taken id: 64 random bits) inserts nothing.
     if inserted.rows_affected() == 0 {
         return Err(IndexError::AlreadyExists(describe(
             &source.project,

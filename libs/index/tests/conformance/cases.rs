@@ -8,8 +8,15 @@ use std::sync::Arc;
 
 type Store = Arc<dyn IndexStore>;
 
+/// A different id suffix for every source a case makes.
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 fn source(project: &str, slug: &str) -> SourceRecord {
     SourceRecord {
+        id: format!("{project}/{slug}.{:016x}", next_id()),
         project: project.into(),
         slug: slug.into(),
         kind: SourceKind::Data,
@@ -38,6 +45,7 @@ fn row(project: &str, source: &str, path: &str) -> FileRow {
         usable_manifest: false,
         privacy_owner: None,
         payload_version: 1,
+        real_path: None,
     }
 }
 
@@ -79,6 +87,33 @@ pub async fn a_source_slug_is_unique_within_its_project(store: Store) {
         .create_source(&source("p2", "repo"))
         .await
         .expect("same slug, other project");
+}
+
+pub async fn a_source_keeps_its_id_and_ids_are_never_shared(store: Store) {
+    let first = source("p1", "repo");
+    store.create_source(&first).await.expect("created");
+    let mut changed = first.clone();
+    changed.id = "p1/repo.ffffffffffffffff".into();
+    changed.root = "/srv/elsewhere".into();
+    store.update_source(&changed).await.expect("updated");
+    let stored = store.get_source("p1", "repo").await.expect("read");
+    assert_eq!(
+        stored.map(|s| s.id),
+        Some(first.id.clone()),
+        "an update keeps the id"
+    );
+    let mut same_id = source("p1", "other");
+    same_id.id = first.id.clone();
+    let taken = store.create_source(&same_id).await;
+    assert!(
+        matches!(taken, Err(IndexError::AlreadyExists(_))),
+        "{taken:?}"
+    );
+    store.delete_source("p1", "repo").await.expect("deleted");
+    let again = source("p1", "repo");
+    store.create_source(&again).await.expect("created again");
+    let stored = store.get_source("p1", "repo").await.expect("read");
+    assert_eq!(stored.map(|s| s.id), Some(again.id));
 }
 
 pub async fn sources_round_trip_and_list_in_order(store: Store) {
@@ -219,6 +254,7 @@ pub async fn rows_round_trip_every_column(store: Store) {
     private.size = u64::try_from(i64::MAX).expect("fits");
     private.payload_version = 7;
     private.classification = "manifest:package.json".into();
+    private.real_path = Some("agents/a1/real/notes.md".into());
     let plain = row("p1", "s", "skills/x/SKILL.md");
     write(
         &store,
@@ -637,6 +673,7 @@ pub async fn visiting_a_source_yields_each_row_in_its_comparison_form(store: Sto
     plain.payload = serde_json::json!({"version": 1});
     let mut private = row("p1", "s", "agents/a1/x.md");
     private.privacy_owner = Some("a1".into());
+    private.real_path = Some("agents/a1/y.md".into());
     let skill = row("p1", "s", "skills/x/SKILL.md");
     let rows = [plain.clone(), private.clone(), skill.clone()];
     let writes = rows.iter().map(|r| put(r.clone(), None)).collect();

@@ -12,6 +12,7 @@ fn listed(path: &str, size: u64, modified: i64) -> ListedFile {
         path: path.into(),
         size,
         modified,
+        real_path: None,
     }
 }
 
@@ -23,7 +24,23 @@ fn row(path: &str, size: u64, modified: i64, version: u32) -> ExistingRow {
         content_hash: format!("hash-of-{path}"),
         payload_version: version,
         privacy_owner: None,
+        real_path: None,
     }
+}
+
+#[test]
+fn a_link_moved_to_another_file_of_the_same_stat_refreshes_the_row() {
+    let mut linked = listed("shared/rules/leak.md", 10, 5);
+    linked.real_path = Some("agents/alice/rules/secret.md".into());
+    let stored = row("shared/rules/leak.md", 10, 5, 1);
+    let plan = plan_sync(std::slice::from_ref(&linked), &[stored.clone()], 1, |_| {
+        None
+    });
+    assert_eq!(plan.refresh_payload, ["shared/rules/leak.md"]);
+    let mut recorded = stored;
+    recorded.real_path = linked.real_path.clone();
+    let plan = plan_sync(&[linked], &[recorded], 1, |_| None);
+    assert_eq!(plan.unchanged, 1, "the same real path leaves the row alone");
 }
 
 #[test]

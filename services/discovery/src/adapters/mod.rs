@@ -8,4 +8,4 @@ mod sync_index;
 
 pub use catalog::LoadedCatalog;
 pub use policy_access::PolicyAccess;
-pub use sync_index::{SyncIndex, source_id};
+pub use sync_index::SyncIndex;

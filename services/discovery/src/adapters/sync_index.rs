@@ -2,6 +2,7 @@
 //! credential: in process in the all-in-one process, the gRPC client of the internal
 //! listener in split mode.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -50,20 +51,19 @@ fn from_sync(error: SyncError) -> DiscoveryError {
     }
 }
 
-/// The id policy and the inventory know a source by: `<project>/<slug>`, since a slug
-/// is unique only within its project.
-pub fn source_id(project: &str, slug: &str) -> String {
-    format!("{project}/{slug}")
-}
-
+/// The slug inside a source id (`<project>/<slug>.<hex>`, assigned by sync at create
+/// and never reused; a slug holds no `.`).
 fn slug_of<'a>(project: &str, source_id: &'a str) -> &'a str {
-    source_id
+    let rest = source_id
         .strip_prefix(project)
         .and_then(|rest| rest.strip_prefix('/'))
-        .unwrap_or(source_id)
+        .unwrap_or(source_id);
+    rest.split_once('.').map_or(rest, |(slug, _)| slug)
 }
 
 fn source_info(source: pb::Source) -> Option<SourceInfo> {
+    // A source without its id cannot be keyed in policy: it contributes nothing.
+    let id = Some(source.id).filter(|id| !id.is_empty())?;
     let spec = source.spec?;
     let scope = match pb::SourceScope::try_from(spec.scope).ok()? {
         pb::SourceScope::Project => Scope::Project,
@@ -86,7 +86,7 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
         )
     };
     Some(SourceInfo {
-        id: source_id(&spec.project, &spec.slug),
+        id,
         slug: spec.slug,
         scope: SourceScope { scope, owner },
         root_uri,
@@ -95,7 +95,10 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
     })
 }
 
-fn index_row(project: &str, entry: pb::Entry) -> Option<IndexRow> {
+/// A row keyed by its source's id; a row of a source not listed (deleted since, or
+/// created after the listing) is dropped.
+fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow> {
+    let source_id = ids.get(&entry.source)?.clone();
     let payload: FilePayload = match serde_json::from_str(&entry.payload_json) {
         Ok(payload) => payload,
         Err(error) => {
@@ -105,12 +108,14 @@ fn index_row(project: &str, entry: pb::Entry) -> Option<IndexRow> {
         }
     };
     let private_owner = Some(entry.privacy_owner).filter(|o| !o.is_empty());
+    let real_path = Some(entry.real_path).filter(|p| !p.is_empty());
     Some(IndexRow {
-        source_id: source_id(project, &entry.source),
+        source_id,
         path: entry.path,
         size: entry.size,
         payload,
         private_owner,
+        real_path,
     })
 }
 
@@ -133,6 +138,13 @@ impl IndexPort for SyncIndex {
     }
 
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError> {
+        // Rows name their source by slug; policy knows it by id.
+        let ids: HashMap<String, String> = self
+            .sources(project)
+            .await?
+            .into_iter()
+            .map(|source| (source.slug, source.id))
+            .collect();
         let request = pb::ListEntriesRequest {
             project: project.to_owned(),
         };
@@ -145,11 +157,8 @@ impl IndexPort for SyncIndex {
         while let Some(page) = pages.next().await {
             let page = page.map_err(from_sync)?;
             rows.revision = page.revision;
-            rows.rows.extend(
-                page.entries
-                    .into_iter()
-                    .filter_map(|e| index_row(project, e)),
-            );
+            rows.rows
+                .extend(page.entries.into_iter().filter_map(|e| index_row(&ids, e)));
         }
         Ok(rows)
     }
@@ -212,5 +221,57 @@ impl IndexPort for SyncIndex {
                 text: hit.text,
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_is_known_by_the_id_sync_assigned() {
+        let source = pb::Source {
+            id: "p1/repo.0123456789abcdef".into(),
+            spec: Some(pb::SourceSpec {
+                project: "p1".into(),
+                slug: "repo".into(),
+                kind: pb::SourceKind::Local as i32,
+                root: "/srv/repo".into(),
+                scope: pb::SourceScope::Project as i32,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let info = source_info(source.clone()).expect("a source");
+        assert_eq!(info.id, "p1/repo.0123456789abcdef");
+        assert_eq!(slug_of("p1", &info.id), "repo");
+        let without_id = pb::Source {
+            id: String::new(),
+            ..source
+        };
+        assert_eq!(source_info(without_id), None, "no id, no contribution");
+    }
+
+    #[test]
+    fn a_row_carries_its_source_id_and_real_path() {
+        let ids = HashMap::from([("repo".to_owned(), "p1/repo.00000000000000aa".to_owned())]);
+        let entry = |source: &str| pb::Entry {
+            source: source.into(),
+            path: "shared/rules/leak.md".into(),
+            payload_json: serde_json::to_string(&FilePayload::default()).unwrap_or_default(),
+            real_path: "agents/alice/rules/secret.md".into(),
+            ..Default::default()
+        };
+        let row = index_row(&ids, entry("repo")).expect("a row");
+        assert_eq!(row.source_id, "p1/repo.00000000000000aa");
+        assert_eq!(
+            row.real_path.as_deref(),
+            Some("agents/alice/rules/secret.md")
+        );
+        assert_eq!(
+            index_row(&ids, entry("gone")),
+            None,
+            "an unlisted source's row"
+        );
     }
 }

@@ -43,6 +43,8 @@ pub struct FakeIndex {
     pub searches: Mutex<Vec<(String, u32)>>,
     /// Content written after the sync: what reads return instead of the indexed bytes.
     pub grown: Mutex<BTreeMap<(String, String), Vec<u8>>>,
+    /// Files reached through an in-root symlink: (source, link path) to the real path.
+    pub aliases: Mutex<BTreeMap<(String, String), String>>,
 }
 
 impl FakeIndex {
@@ -132,6 +134,7 @@ impl IndexPort for FakeIndex {
         self.check_up()?;
         self.row_reads.fetch_add(1, Ordering::SeqCst);
         let files = self.files.lock().unwrap();
+        let aliases = self.aliases.lock().unwrap();
         let rows = files
             .iter()
             .map(|((source, path), content)| IndexRow {
@@ -140,6 +143,7 @@ impl IndexPort for FakeIndex {
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
                 private_owner: None,
+                real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
             })
             .collect();
         Ok(ProjectRows {

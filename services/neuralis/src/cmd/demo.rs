@@ -135,10 +135,15 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         trigger: "manual".into(),
         ..Default::default()
     };
-    sources_api
+    let created = sources_api
         .create_source(&caller, sync::CreateSourceRequest { source: Some(spec) })
         .await?;
-    println!("1. registered source {SOURCE:?} -> {}", root.display());
+    // Policy knows the source by the id sync assigned (never reused), not its slug.
+    let source_id = created.source.map(|source| source.id).unwrap_or_default();
+    println!(
+        "1. registered source {SOURCE:?} ({source_id}) -> {}",
+        root.display()
+    );
 
     let read_all = policy::UriPolicy {
         default_capabilities: Some(policy::Capabilities {
@@ -148,7 +153,6 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         }),
         paths: Vec::new(),
     };
-    let source_id = neuralis_discovery::adapters::source_id(PROJECT, SOURCE);
     let request = policy::PutSourcePolicyRequest {
         source_id,
         policy: Some(read_all),

@@ -9,6 +9,9 @@ use neuralis_policy::{BearerToken, PolicyApi, PolicyConfig, PolicyGrpcClient};
 use neuralis_proto::policy::v1 as pb;
 use serde_json::{Value, json};
 
+use neuralis_sync::SourceApi;
+use neuralis_sync::grpc::SourceGrpcClient;
+
 use super::client::{self, ClientArgs};
 
 mod file;
@@ -40,7 +43,8 @@ enum Action {
     Enable(SourceArgs),
     /// Switch a source off: it contributes nothing.
     Disable(SourceArgs),
-    /// Replace every role grant of the administrator (or of one installed package).
+    /// Replace every role grant of the administrator (or of one installed package), in
+    /// one project or in every project.
     Grants {
         /// `ROLE=FEATURE[,FEATURE...]` (repeatable; none clears every grant).
         #[arg(long = "grant", value_name = "ROLE=FEATURES")]
@@ -48,6 +52,10 @@ enum Action {
         /// Grant as this installed package's `defaultRoleGrants` instead.
         #[arg(long, value_name = "PACKAGE_ID")]
         package: Option<String>,
+        /// The project the grants apply in (an administrator of the project); without
+        /// it, every project (a platform-wide administrator).
+        #[arg(long)]
+        project: Option<String>,
     },
     /// Enable or disable a package in a project.
     Package {
@@ -92,20 +100,42 @@ enum Action {
     },
 }
 
-/// Which source: the policy service knows it as `<project>/<slug>`.
+/// Which source: the policy service knows it by the id sync assigned at create
+/// (`neuralis sources get` shows it), never reused. Give the id, or the project and slug
+/// to look it up through the sources API of the same server.
 #[derive(Debug, clap::Args)]
 struct SourceArgs {
+    /// The source id (`<project>/<slug>.<hex>`).
+    #[arg(long, conflicts_with_all = ["project", "source"])]
+    source_id: Option<String>,
     /// The project the source belongs to.
-    #[arg(long)]
-    project: String,
+    #[arg(long, requires = "source")]
+    project: Option<String>,
     /// The source slug.
-    #[arg(long, visible_alias = "slug")]
-    source: String,
+    #[arg(long, visible_alias = "slug", requires = "project")]
+    source: Option<String>,
 }
 
 impl SourceArgs {
-    fn id(&self) -> String {
-        neuralis_discovery::adapters::source_id(&self.project, &self.source)
+    /// The source id: as given, or looked up by project and slug.
+    async fn id(&self, out: &ClientArgs) -> Result<String> {
+        if let Some(id) = &self.source_id {
+            return Ok(id.clone());
+        }
+        let (Some(project), Some(slug)) = (&self.project, &self.source) else {
+            anyhow::bail!("name the source: --source-id, or --project and --source");
+        };
+        let api = SourceGrpcClient::new(out.connect().await?);
+        let request = neuralis_proto::sync::v1::GetSourceRequest {
+            project: project.clone(),
+            slug: slug.clone(),
+        };
+        let caller = neuralis_sync::BearerToken::new(out.token.clone());
+        let found = api
+            .get_source(&caller, request)
+            .await
+            .map_err(|e| out.explain(e))?;
+        Ok(found.source.map(|source| source.id).unwrap_or_default())
     }
 }
 
@@ -159,48 +189,53 @@ async fn policy(args: PolicyArgs) -> Result<()> {
     let token = || BearerToken::new(out.token.clone());
     match args.action {
         Action::Get(source) => {
+            let source_id = source.id(out).await?;
             let request = pb::GetSourcePolicyRequest {
-                source_id: source.id(),
+                source_id: source_id.clone(),
             };
             let got = api.get_source_policy(token(), request).await;
             let got = got.map_err(|e| out.explain(e))?;
             let policy = got.policy.as_ref().map(file::to_json);
-            let value = json!({"source_id": source.id(), "enabled": got.enabled, "policy": policy});
+            let value = json!({"source_id": source_id, "enabled": got.enabled, "policy": policy});
             out.emit(&value, || {
                 let switch = if got.enabled { "enabled" } else { "disabled" };
                 let body = match &policy {
                     Some(policy) => pretty(policy),
                     None => "no URI policy: the source contributes nothing".into(),
                 };
-                format!("source {} is {switch}\n{body}", source.id())
+                format!("source {source_id} is {switch}\n{body}")
             })
         }
         Action::Put { source, .. } => {
+            let source_id = source.id(out).await?;
             let request = pb::PutSourcePolicyRequest {
-                source_id: source.id(),
+                source_id: source_id.clone(),
                 policy: file_policy,
             };
             let stored = api.put_source_policy(token(), request).await;
             let stored = stored.map_err(|e| out.explain(e))?;
             let policy = stored.policy.as_ref().map(file::to_json);
-            let value = json!({"source_id": source.id(), "policy": policy});
+            let value = json!({"source_id": source_id, "policy": policy});
             out.emit(&value, || {
                 let body = policy.as_ref().map(pretty).unwrap_or_default();
-                format!("stored the URI policy of {}:\n{body}", source.id())
+                format!("stored the URI policy of {source_id}:\n{body}")
             })
         }
         Action::Enable(source) | Action::Disable(source) => {
+            let source_id = source.id(out).await?;
             let request = pb::SetSourceEnabledRequest {
-                source_id: source.id(),
+                source_id: source_id.clone(),
                 enabled,
             };
             let set = api.set_source_enabled(token(), request).await;
             set.map_err(|e| out.explain(e))?;
-            let value = json!({"source_id": source.id(), "enabled": enabled});
+            let value = json!({"source_id": source_id, "enabled": enabled});
             let word = if enabled { "enabled" } else { "disabled" };
-            out.emit(&value, || format!("source {} {word}", source.id()))
+            out.emit(&value, || format!("source {source_id} {word}"))
         }
-        Action::Grants { package, .. } => {
+        Action::Grants {
+            package, project, ..
+        } => {
             let (grantor, package_id) = match package {
                 Some(id) => (pb::GrantorKind::Package, id),
                 None => (pb::GrantorKind::Administrator, String::new()),
@@ -209,6 +244,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 grantor: grantor as i32,
                 package_id: package_id.clone(),
                 grants: grants.clone(),
+                project_id: project.clone().unwrap_or_default(),
             };
             let put = api.put_role_grants(token(), request).await;
             put.map_err(|e| out.explain(e))?;
@@ -217,7 +253,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 .map(|g| json!({"role": g.role, "features": g.features}))
                 .collect();
             let who = client::word(grantor.as_str_name(), "GRANTOR_KIND_");
-            let value = json!({"grantor": who, "package_id": package_id, "grants": listed});
+            let value = json!({"grantor": who, "package_id": package_id, "project_id": project, "grants": listed});
             out.emit(&value, || {
                 format!("stored {} role grant(s) of the {who}", grants.len())
             })

@@ -169,6 +169,9 @@ async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
         rules: Arc::new(LayoutCore),
         embedder: None,
         verifiers: verifiers(),
+        forgetter: Arc::new(neuralis_sync::NoForget),
+        kept_dirs: Vec::new(),
+        require_allowed_roots: false,
     };
     let service = SyncService::from_parts(&config, parts)
         .await
@@ -207,6 +210,7 @@ async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
 
 fn source(root: &Path) -> SourceRecord {
     SourceRecord {
+        id: format!("{PROJECT}/{SLUG}.0000000000000001"),
         project: PROJECT.into(),
         slug: SLUG.into(),
         kind: SourceKind::Local,

@@ -3,7 +3,7 @@
 
 use super::{Connector, ConnectorError, FileStat, Listing, SkipReason, Skipped};
 use neuralis_connector as shared;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// A directory source.
@@ -16,12 +16,24 @@ impl LocalConnector {
     /// A connector for `root` (an existing directory); files over `max_file_size`
     /// bytes are skipped and never read.
     pub fn new(root: &Path, max_file_size: u64) -> Result<Self, ConnectorError> {
+        Self::guarded(root, max_file_size, &[])
+    }
+
+    /// A connector that never lists nor reads anything inside `forbidden` (the
+    /// server's data and key directories), even if the walk reaches them.
+    pub fn guarded(
+        root: &Path,
+        max_file_size: u64,
+        forbidden: &[PathBuf],
+    ) -> Result<Self, ConnectorError> {
         let limits = shared::ConnectorLimits {
             max_file_size,
             ..shared::ConnectorLimits::default()
         };
         shared::LocalConnector::new(root, limits)
-            .map(|inner| Self { inner })
+            .map(|inner| Self {
+                inner: inner.with_forbidden(forbidden),
+            })
             .map_err(|err| ConnectorError::RootUnavailable(err.to_string()))
     }
 }
@@ -60,6 +72,7 @@ fn file_stat(file: shared::ListedFile) -> FileStat {
         size: file.size,
         modified: file.modified.map_or(0, millis),
         identity: file.identity,
+        real_path: file.real_path,
     }
 }
 

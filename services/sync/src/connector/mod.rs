@@ -24,6 +24,9 @@ pub struct FileStat {
     /// Which file the listing saw, when the connector can tell: lets
     /// [`Connector::read_listed`] read it again cheaply.
     pub identity: Option<neuralis_connector::FileIdentity>,
+    /// When the file was reached through an in-root symlink: its real path relative to
+    /// the root (access is decided under both names).
+    pub real_path: Option<String>,
 }
 
 impl neuralis_sync_core::Listed for FileStat {
@@ -35,6 +38,9 @@ impl neuralis_sync_core::Listed for FileStat {
     }
     fn modified(&self) -> i64 {
         self.modified
+    }
+    fn real_path(&self) -> Option<&str> {
+        self.real_path.as_deref()
     }
 }
 

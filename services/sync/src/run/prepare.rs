@@ -129,6 +129,7 @@ impl Context {
             content_hash: row.content_hash.clone(),
             payload_version: row.payload_version,
             privacy_owner: row.privacy_owner.clone(),
+            real_path: row.real_path.clone(),
         });
         action_after_read(
             existing.as_ref(),
@@ -170,6 +171,7 @@ impl Context {
             usable_manifest: captured.usable_manifest,
             privacy_owner: self.rules.privacy_owner(&stat.path, &self.patterns),
             payload_version: self.rules.payload_version(),
+            real_path: stat.real_path.clone(),
         }
     }
 }

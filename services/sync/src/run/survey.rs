@@ -55,6 +55,7 @@ pub async fn survey(
                 modified: file.modified,
                 payload_version: file.payload_version,
                 privacy_owner: file.privacy_owner.as_deref(),
+                real_path: file.real_path.as_deref(),
             });
             if let Some(payload) = file.payload.take() {
                 payloads.insert(file.path.clone(), payload);

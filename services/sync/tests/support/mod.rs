@@ -3,10 +3,12 @@
 #![allow(dead_code)]
 
 pub mod client;
+pub mod forget;
 pub mod store;
 pub mod tree;
 
 pub use client::Client;
+pub use forget::RecordingForgetter;
 use futures::StreamExt;
 use neuralis_bus::{BusNotice, InvalidationBus, InvalidationEvent, Phase, RedisBus, Subscription};
 use neuralis_identity::BearerToken;
@@ -23,6 +25,7 @@ pub struct Harness {
     pub client: Client,
     pub service: SyncService,
     pub store: Arc<CountingStore>,
+    pub forgetter: Arc<RecordingForgetter>,
     pub server: tokio::task::JoinHandle<()>,
     pub _index_dir: tempfile::TempDir,
 }
@@ -61,6 +64,12 @@ pub struct Setup {
     pub rules: Arc<dyn LayoutRules>,
     pub embedder: Option<Arc<dyn neuralis_sync::embedder::Embedder>>,
     pub store: Option<Arc<CountingStore>>,
+    /// What `DeleteSource` forgets through (records every id it is asked to forget).
+    pub forgetter: Arc<RecordingForgetter>,
+    /// The directories the server keeps.
+    pub kept_dirs: Vec<std::path::PathBuf>,
+    /// Split mode: roots must lie under `allowed_roots`.
+    pub require_allowed_roots: bool,
 }
 
 impl Setup {
@@ -71,6 +80,9 @@ impl Setup {
             rules: Arc::new(LayoutCore),
             embedder: None,
             store: None,
+            forgetter: Arc::new(RecordingForgetter::default()),
+            kept_dirs: Vec::new(),
+            require_allowed_roots: false,
         }
     }
 
@@ -100,6 +112,9 @@ pub async fn start(setup: Setup) -> Harness {
         rules: setup.rules,
         embedder: setup.embedder,
         verifiers: client::verifiers(),
+        forgetter: setup.forgetter.clone(),
+        kept_dirs: setup.kept_dirs,
+        require_allowed_roots: setup.require_allowed_roots,
     };
     let service = SyncService::from_parts(&setup.config, parts)
         .await
@@ -128,6 +143,7 @@ pub async fn start(setup: Setup) -> Harness {
         },
         service,
         store,
+        forgetter: setup.forgetter,
         server,
         _index_dir: index_dir,
     }
@@ -154,11 +170,15 @@ pub fn caller() -> BearerToken {
     client::admin()
 }
 
-pub async fn create(client: &Client, spec: pb::SourceSpec) {
+/// Creates a source; returns the id the server assigned.
+pub async fn create(client: &Client, spec: pb::SourceSpec) -> String {
     client
         .create_source(&caller(), pb::CreateSourceRequest { source: Some(spec) })
         .await
-        .expect("source created");
+        .expect("source created")
+        .source
+        .expect("the source")
+        .id
 }
 
 /// Runs a sync to its end: every message, or the error that ended it.

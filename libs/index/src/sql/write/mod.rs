@@ -145,7 +145,8 @@ const ON_CONFLICT_UPDATE: &str = "ON CONFLICT (project, source, path) DO UPDATE 
      content_hash = excluded.content_hash, size = excluded.size, \
      modified = excluded.modified, classification = excluded.classification, \
      payload = excluded.payload, usable_manifest = excluded.usable_manifest, \
-     privacy_owner = excluded.privacy_owner, payload_version = excluded.payload_version";
+     privacy_owner = excluded.privacy_owner, payload_version = excluded.payload_version, \
+     real_path = excluded.real_path";
 
 #[cfg(test)]
 mod tests {

@@ -49,10 +49,11 @@ fn upsert_statement() -> String {
     format!(
         "INSERT INTO index_files ({}) \
          SELECT $1, $2, r.path, r.content_hash, r.size, r.modified, r.classification, \
-         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version \
+         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version, r.real_path \
          FROM json_to_recordset($3::json) AS r(path TEXT, content_hash TEXT, \
          size BIGINT, modified BIGINT, classification TEXT, payload TEXT, \
-         usable_manifest BIGINT, privacy_owner TEXT, payload_version BIGINT) \
+         usable_manifest BIGINT, privacy_owner TEXT, payload_version BIGINT, \
+         real_path TEXT) \
          {ON_CONFLICT_UPDATE}",
         file_columns!()
     )
@@ -70,6 +71,7 @@ struct RowRecord<'a> {
     usable_manifest: i64,
     privacy_owner: Option<&'a str>,
     payload_version: u32,
+    real_path: Option<&'a str>,
 }
 
 fn row_record(row: &FileRow) -> RowRecord<'_> {
@@ -83,6 +85,7 @@ fn row_record(row: &FileRow) -> RowRecord<'_> {
         usable_manifest: i64::from(row.usable_manifest),
         privacy_owner: row.privacy_owner.as_deref(),
         payload_version: row.payload_version,
+        real_path: row.real_path.as_deref(),
     }
 }
 

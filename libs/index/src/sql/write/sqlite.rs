@@ -6,7 +6,7 @@ use crate::{ChunkRow, FileRow, IndexError, vector};
 use sqlx::Transaction;
 use sqlx::any::Any;
 
-/// Rows per upsert statement (11 parameters each; anonymous placeholders bind in
+/// Rows per upsert statement (12 parameters each; anonymous placeholders bind in
 /// linear time).
 const ROWS_PER_STATEMENT: usize = 500;
 /// Chunks per insert statement (6 parameters each).
@@ -76,7 +76,7 @@ async fn upsert_rows(tx: &mut Transaction<'_, Any>, rows: &[&FileRow]) -> Result
     let statement = format!(
         "INSERT INTO index_files ({}) VALUES {} {ON_CONFLICT_UPDATE}",
         file_columns!(),
-        groups(rows.len(), 11)
+        groups(rows.len(), 12)
     );
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
     for row in rows {
@@ -91,7 +91,8 @@ async fn upsert_rows(tx: &mut Transaction<'_, Any>, rows: &[&FileRow]) -> Result
             .bind(payload_text(row))
             .bind(i64::from(row.usable_manifest))
             .bind(row.privacy_owner.as_deref())
-            .bind(i64::from(row.payload_version));
+            .bind(i64::from(row.payload_version))
+            .bind(row.real_path.as_deref());
     }
     query.execute(&mut **tx).await?;
     Ok(())

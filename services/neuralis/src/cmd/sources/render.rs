@@ -21,6 +21,7 @@ pub(super) fn source_json(source: &pb::Source) -> Value {
     let spec = source.spec.clone().unwrap_or_default();
     let status = source.status.clone().unwrap_or_default();
     json!({
+        "id": source.id,
         "project": spec.project,
         "slug": spec.slug,
         "kind": kind_word(&spec),
@@ -51,6 +52,7 @@ pub(super) fn detail_text(source: &pb::Source) -> String {
     let status = source.status.clone().unwrap_or_default();
     let mut lines = vec![
         format!("source   {}/{}", spec.project, spec.slug),
+        format!("id       {}", source.id),
         format!("kind     {}", kind_word(&spec)),
     ];
     if !spec.root.is_empty() {
@@ -108,7 +110,7 @@ pub(super) fn list_text(sources: &[pb::Source]) -> String {
         };
         lines.push(format!(
             "{:<32} {:<8} {:<8} {:<12} {}",
-            format!("{}/{}", spec.project, spec.slug),
+            source.id,
             kind_word(&spec),
             scope_word(&spec),
             state_word(&status),

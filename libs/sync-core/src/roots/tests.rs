@@ -1,0 +1,156 @@
+use super::*;
+use proptest::prelude::*;
+
+fn rules(protected: &[&str], allowed: &[&str], require_allowed: bool) -> RootRules {
+    RootRules {
+        protected: protected.iter().map(PathBuf::from).collect(),
+        allowed: allowed.iter().map(PathBuf::from).collect(),
+        require_allowed,
+    }
+}
+
+fn check(root: &str, rules: &RootRules) -> Result<(), RootRefusal> {
+    check_root(root, Path::new(root), rules)
+}
+
+#[test]
+fn a_root_is_refused_when_it_could_serve_what_the_server_keeps() {
+    use RootRefusal::*;
+    let data = rules(&["/srv/neuralis/data", "/keys"], &[], false);
+    let cases: &[(&str, Result<(), RootRefusal>)] = &[
+        ("/", Err(FilesystemRoot)),
+        ("/etc", Err(SystemDirectory)),
+        ("/etc/x", Err(SystemDirectory)),
+        ("/proc/1/root", Err(SystemDirectory)),
+        ("/usr/share/doc", Err(SystemDirectory)),
+        ("/var/lib/app", Err(SystemDirectory)),
+        ("/root", Err(SystemDirectory)),
+        ("/lib64", Err(SystemDirectory)),
+        ("/srv/neuralis/data", Err(ServerData)),
+        ("/srv/neuralis/data/sub", Err(ServerData)),
+        ("/srv/neuralis", Err(ServerData)),
+        ("/srv", Err(ServerData)),
+        ("/keys", Err(ServerData)),
+        ("/srv/neuralis/data-other", Ok(())),
+        ("/etcetera", Ok(())),
+        ("/home/alice/repo", Ok(())),
+        ("relative/repo", Err(NotAbsolute)),
+        ("", Err(NotAbsolute)),
+        ("/home/alice/../../etc", Err(RelativeSegment)),
+        ("/home/./alice", Err(RelativeSegment)),
+        ("/home/alice/..", Err(RelativeSegment)),
+    ];
+    for (root, expected) in cases {
+        assert_eq!(check(root, &data), *expected, "{root:?}");
+    }
+}
+
+#[test]
+fn allowed_roots_bound_where_a_root_may_lie() {
+    use RootRefusal::*;
+    let bounded = rules(&["/data/neuralis"], &["/data/sources", "/mnt/repos"], true);
+    let cases: &[(&str, Result<(), RootRefusal>)] = &[
+        ("/data/sources", Ok(())),
+        ("/data/sources/team/repo", Ok(())),
+        ("/mnt/repos/x", Ok(())),
+        ("/data/sources-other", Err(OutsideAllowedRoots)),
+        ("/home/alice", Err(OutsideAllowedRoots)),
+        ("/data", Err(ServerData)),
+        ("/etc/sources", Err(SystemDirectory)),
+    ];
+    for (root, expected) in cases {
+        assert_eq!(check(root, &bounded), *expected, "{root:?}");
+    }
+    let split_without_bases = rules(&[], &[], true);
+    assert_eq!(
+        check("/home/alice/repo", &split_without_bases),
+        Err(NoAllowedRoots)
+    );
+    assert!(
+        NoAllowedRoots.to_string().contains(ALLOWED_ROOTS_SETTING),
+        "the error names the setting"
+    );
+}
+
+#[test]
+fn a_link_is_judged_by_its_name_and_by_its_target() {
+    let open = RootRules::default();
+    // A harmless name resolving into /etc, and a system name resolving elsewhere.
+    assert_eq!(
+        check_root("/home/alice/cfg", Path::new("/etc"), &open),
+        Err(RootRefusal::SystemDirectory)
+    );
+    assert_eq!(
+        check_root("/etc/alias", Path::new("/home/alice"), &open),
+        Err(RootRefusal::SystemDirectory)
+    );
+    let data = rules(&["/srv/data"], &[], false);
+    assert_eq!(
+        check_root("/home/alice/link", Path::new("/srv"), &data),
+        Err(RootRefusal::ServerData)
+    );
+}
+
+#[test]
+fn no_refusal_names_a_path() {
+    for refusal in [
+        RootRefusal::NotAbsolute,
+        RootRefusal::RelativeSegment,
+        RootRefusal::FilesystemRoot,
+        RootRefusal::SystemDirectory,
+        RootRefusal::ServerData,
+        RootRefusal::OutsideAllowedRoots,
+        RootRefusal::NoAllowedRoots,
+    ] {
+        assert!(!refusal.to_string().contains("/srv"), "{refusal}");
+    }
+}
+
+fn segment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{1,6}",
+        Just("etc".to_owned()),
+        Just("data".to_owned()),
+        Just("usr".to_owned()),
+        Just("srv".to_owned()),
+    ]
+}
+
+fn absolute() -> impl Strategy<Value = PathBuf> {
+    prop::collection::vec(segment(), 0..5)
+        .prop_map(|segments| PathBuf::from(format!("/{}", segments.join("/"))))
+}
+
+proptest! {
+    /// Whatever the paths: an accepted root is not `/`, lies in no system directory,
+    /// neither holds nor lies inside a protected directory, and lies under an allowed
+    /// base whenever bases are named (or required).
+    #[test]
+    fn an_accepted_root_never_reaches_what_the_server_keeps(
+        root in absolute(),
+        protected in prop::collection::vec(absolute(), 0..3),
+        allowed in prop::collection::vec(absolute(), 0..3),
+        require_allowed in any::<bool>(),
+    ) {
+        let rules = RootRules { protected, allowed, require_allowed };
+        if check_resolved(&root, &rules).is_ok() {
+            prop_assert!(root.parent().is_some());
+            prop_assert!(SYSTEM_DIRECTORIES.iter().all(|s| !root.starts_with(s)));
+            prop_assert!(rules.protected.iter().all(|p| !root.starts_with(p) && !p.starts_with(&root)));
+            if !rules.allowed.is_empty() || rules.require_allowed {
+                prop_assert!(rules.allowed.iter().any(|base| root.starts_with(base)));
+            }
+        }
+    }
+
+    /// A root under an allowed base, away from the system and the server's
+    /// directories, is accepted.
+    #[test]
+    fn a_root_under_an_allowed_base_away_from_the_server_is_accepted(
+        tail in prop::collection::vec("[a-z]{1,6}", 0..4),
+    ) {
+        let rules = rules(&["/opt/neuralis"], &["/srv/sources"], true);
+        let root = PathBuf::from("/srv/sources").join(tail.join("/"));
+        prop_assert_eq!(check_resolved(&root, &rules), Ok(()));
+    }
+}
