@@ -47,6 +47,8 @@ pub(crate) struct Wired {
     /// without discovery (otherwise discovery calls it in process and it is not served).
     pub internal: Option<Routes>,
     pub clients: Clients,
+    /// The services discovery calls over gRPC (split mode), for readiness.
+    pub peers: Vec<super::readiness::Peer>,
 }
 
 /// Builds every service `targets` names (`checks::check` passed), calling peers with
@@ -61,6 +63,7 @@ pub(crate) async fn wire(
     let mut names = Vec::new();
     let mut clients = Clients::default();
     let mut internal = None;
+    let mut remote = Vec::new();
 
     let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
     if targets.runs(Target::Policy) {
@@ -95,22 +98,38 @@ pub(crate) async fn wire(
     if targets.runs(Target::Discovery) {
         let feed: Arc<dyn IndexFeedApi> = match feed_local {
             Some(local) => local,
-            None => Arc::new(IndexFeedGrpcClient::new(peer(
-                peers,
-                settings.peers.sync_feed_url.as_deref(),
-                "peers.sync_feed_url",
-            )?)),
+            None => {
+                let channel = peer(
+                    peers,
+                    settings.peers.sync_feed_url.as_deref(),
+                    "peers.sync_feed_url",
+                )?;
+                remote.push(super::readiness::Peer {
+                    check: "sync",
+                    channel: channel.clone(),
+                    service: neuralis_sync::grpc::FEED_SERVICE_NAME,
+                });
+                Arc::new(IndexFeedGrpcClient::new(channel))
+            }
         };
         let policy: Arc<dyn PolicyApi> = match policy_local {
             Some(local) => local,
-            None => Arc::new(PolicyGrpcClient::new(
-                peer(
+            None => {
+                let channel = peer(
                     peers,
                     settings.peers.policy_url.as_deref(),
                     "peers.policy_url",
-                )?,
-                settings.policy.max_message_bytes,
-            )),
+                )?;
+                remote.push(super::readiness::Peer {
+                    check: "policy",
+                    channel: channel.clone(),
+                    service: neuralis_policy::SERVICE_NAME,
+                });
+                Arc::new(PolicyGrpcClient::new(
+                    channel,
+                    settings.policy.max_message_bytes,
+                ))
+            }
         };
         let bus = match bus {
             Some(bus) => bus,
@@ -133,6 +152,7 @@ pub(crate) async fn wire(
         service_names: names,
         internal,
         clients,
+        peers: remote,
     })
 }
 
