@@ -110,9 +110,21 @@ pin_project_lite::pin_project! {
     pub struct RpcBody<B> {
         #[pin]
         inner: B,
-        call: Call,
+        // None for a body made up by tonic (an interceptor's refusal): nothing to record.
+        call: Option<Call>,
         drain: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
         cut: bool,
+    }
+}
+
+impl<B: Default> Default for RpcBody<B> {
+    fn default() -> Self {
+        Self {
+            inner: B::default(),
+            call: None,
+            drain: None,
+            cut: false,
+        }
     }
 }
 
@@ -135,8 +147,10 @@ where
             && drain.as_mut().poll(cx).is_ready()
         {
             *this.cut = true;
-            this.call.code = Some(UNAVAILABLE);
-            this.call.ended = true;
+            if let Some(call) = this.call.as_mut() {
+                call.code = Some(UNAVAILABLE);
+                call.ended = true;
+            }
             let mut trailers = http::HeaderMap::new();
             trailers.insert("grpc-status", http::HeaderValue::from_static("14"));
             trailers.insert(
@@ -147,18 +161,22 @@ where
         }
         match this.inner.poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
-                if let Some(trailers) = frame.trailers_ref() {
-                    this.call.observe(trailers);
-                    this.call.ended = true;
+                if let (Some(trailers), Some(call)) = (frame.trailers_ref(), this.call.as_mut()) {
+                    call.observe(trailers);
+                    call.ended = true;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
             Poll::Ready(None) => {
-                this.call.ended = true;
+                if let Some(call) = this.call.as_mut() {
+                    call.ended = true;
+                }
                 Poll::Ready(None)
             }
             Poll::Ready(Some(Err(error))) => {
-                this.call.ended = true;
+                if let Some(call) = this.call.as_mut() {
+                    call.ended = true;
+                }
                 Poll::Ready(Some(Err(error)))
             }
             Poll::Pending => Poll::Pending,
@@ -245,7 +263,7 @@ where
             call.observe(response.headers());
             Ok(response.map(|inner| RpcBody {
                 inner,
-                call,
+                call: Some(call),
                 drain,
                 cut: false,
             }))
@@ -314,10 +332,18 @@ where
             call.observe(response.headers());
             Ok(response.map(|inner| RpcBody {
                 inner,
-                call,
+                call: Some(call),
                 drain: None,
                 cut: false,
             }))
         })
     }
+}
+
+/// A channel whose calls get a client span, the latency histogram and a log line.
+pub type TracedChannel = Calling<tonic::transport::Channel>;
+
+/// Wraps `channel` in [`ClientLayer`].
+pub fn traced(channel: tonic::transport::Channel) -> TracedChannel {
+    Calling { inner: channel }
 }
