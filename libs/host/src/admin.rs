@@ -122,7 +122,13 @@ async fn answer(mut stream: TcpStream, readiness: &Readiness) -> std::io::Result
         }
         head.extend_from_slice(&buffer[..read]);
         if head.len() > MAX_HEAD {
-            return respond(&mut stream, "431 Request Header Fields Too Large", "text/plain", "").await;
+            return respond(
+                &mut stream,
+                "431 Request Header Fields Too Large",
+                "text/plain",
+                "",
+            )
+            .await;
         }
     }
     let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
@@ -131,7 +137,13 @@ async fn answer(mut stream: TcpStream, readiness: &Readiness) -> std::io::Result
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let path = target.split('?').next().unwrap_or("");
     if method != "GET" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain", "GET only\n").await;
+        return respond(
+            &mut stream,
+            "405 Method Not Allowed",
+            "text/plain",
+            "GET only\n",
+        )
+        .await;
     }
     match path {
         "/metrics" => {
@@ -197,7 +209,11 @@ mod tests {
         assert_eq!((code, body.as_str()), (503, "policy: failing\n"));
         readiness.set("policy", true, true);
         readiness.set("cache", false, false);
-        assert_eq!(get(addr, "/readyz").await.0, 200, "an optional check only degrades");
+        assert_eq!(
+            get(addr, "/readyz").await.0,
+            200,
+            "an optional check only degrades"
+        );
         assert!(get(addr, "/metrics").await.1.contains("process_open_fds"));
         assert_eq!(get(addr, "/nothing").await.0, 404);
         shutdown.stop();

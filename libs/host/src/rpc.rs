@@ -98,9 +98,21 @@ impl Drop for Call {
         let _entered = self.span.enter();
         if self.rpc.service == "grpc.health.v1.Health" {
             // Probes every few seconds: kept out of the default log.
-            tracing::debug!(rpc.side = side, rpc.method = self.rpc.full, rpc.code = name, duration_ms, "rpc finished");
+            tracing::debug!(
+                rpc.side = side,
+                rpc.method = self.rpc.full,
+                rpc.code = name,
+                duration_ms,
+                "rpc finished"
+            );
         } else {
-            tracing::info!(rpc.side = side, rpc.method = self.rpc.full, rpc.code = name, duration_ms, "rpc finished");
+            tracing::info!(
+                rpc.side = side,
+                rpc.method = self.rpc.full,
+                rpc.code = name,
+                duration_ms,
+                "rpc finished"
+            );
         }
     }
 }
@@ -255,8 +267,9 @@ where
         );
         propagation::continue_trace(&span, request.headers());
         let mut call = Call::new(rpc, Side::Server, span.clone());
-        let drain: Option<BoxFuture<()>> =
-            rpc.server_streaming.then(|| Box::pin(self.shutdown.drained()) as BoxFuture<()>);
+        let drain: Option<BoxFuture<()>> = rpc
+            .server_streaming
+            .then(|| Box::pin(self.shutdown.drained()) as BoxFuture<()>);
         let answer = self.inner.call(request).instrument(span);
         Box::pin(async move {
             let response = answer.await?;

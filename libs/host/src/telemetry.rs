@@ -10,15 +10,15 @@
 use std::sync::{Arc, OnceLock};
 
 use opentelemetry::trace::{TraceContextExt as _, TracerProvider as _};
-use tracing::dispatcher::WeakDispatch;
-use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
-use tracing_subscriber::registry::LookupSpan;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
 use serde::{Deserialize, Serialize};
+use tracing::dispatcher::WeakDispatch;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
@@ -269,7 +269,8 @@ where
         event: &tracing::Event<'_>,
     ) -> std::fmt::Result {
         let mut line = String::new();
-        self.inner.format_event(ctx, Writer::new(&mut line), event)?;
+        self.inner
+            .format_event(ctx, Writer::new(&mut line), event)?;
         let ids = ctx.lookup_current().and_then(|span| {
             let dispatch = self.dispatch.get()?.upgrade()?;
             let context = tracing_opentelemetry::get_otel_context(&span.id(), &dispatch)?;

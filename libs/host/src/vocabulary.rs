@@ -34,8 +34,16 @@ const STANDARD: [(&str, &str, bool); 5] = [
     ("grpc.health.v1.Health", "Check", false),
     ("grpc.health.v1.Health", "Watch", true),
     ("grpc.health.v1.Health", "List", false),
-    ("grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", true),
-    ("grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", true),
+    (
+        "grpc.reflection.v1.ServerReflection",
+        "ServerReflectionInfo",
+        true,
+    ),
+    (
+        "grpc.reflection.v1alpha.ServerReflection",
+        "ServerReflectionInfo",
+        true,
+    ),
 ];
 
 static METHODS: LazyLock<HashMap<String, Rpc>> = LazyLock::new(|| {
@@ -92,7 +100,10 @@ mod tests {
         let list = rpc_of("/neuralis.discovery.v1.DiscoveryService/ListPackages");
         assert_eq!(list.service, "neuralis.discovery.v1.DiscoveryService");
         assert_eq!(list.method, "ListPackages");
-        assert_eq!(list.full, "neuralis.discovery.v1.DiscoveryService/ListPackages");
+        assert_eq!(
+            list.full,
+            "neuralis.discovery.v1.DiscoveryService/ListPackages"
+        );
         assert!(!list.server_streaming);
         assert!(rpc_of("/neuralis.sync.v1.SourceService/SyncSource").server_streaming);
         assert!(rpc_of("/grpc.health.v1.Health/Watch").server_streaming);

@@ -205,7 +205,9 @@ async fn internal(
         let shutdown = shutdown.clone();
         async move {
             shutdown.stopping().await;
-            health.set_all(&names, tonic_health::ServingStatus::NotServing).await;
+            health
+                .set_all(&names, tonic_health::ServingStatus::NotServing)
+                .await;
         }
     });
     let shutdown = shutdown.clone();

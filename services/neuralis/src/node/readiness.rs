@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use neuralis_host::Shutdown;
 use neuralis_host::admin::Readiness;
 use neuralis_host::grpc::Health;
-use neuralis_host::Shutdown;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -115,6 +115,8 @@ pub(crate) async fn follow(
     tokio::spawn(async move {
         shutdown.stopping().await;
         tracing::info!("stopping: every service NOT_SERVING");
-        health.set_all(&names, tonic_health::ServingStatus::NotServing).await;
+        health
+            .set_all(&names, tonic_health::ServingStatus::NotServing)
+            .await;
     });
 }

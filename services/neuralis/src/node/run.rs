@@ -116,7 +116,9 @@ async fn admin(
         Ok(listener) => {
             let addr = listener.local_addr().ok()?;
             tracing::info!(%addr, "serving admin http (/metrics, /livez, /readyz)");
-            tokio::spawn(neuralis_host::admin::serve_admin(listener, readiness, shutdown));
+            tokio::spawn(neuralis_host::admin::serve_admin(
+                listener, readiness, shutdown,
+            ));
             Some(addr)
         }
         Err(error) => {
