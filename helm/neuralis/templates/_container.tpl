@@ -34,7 +34,6 @@ grpc:
 {{- define "neuralis.container" -}}
 {{- $root := .root -}}
 {{- $component := .component -}}
-{{- $service := include "neuralis.healthService" $component -}}
 {{- $scheme := include "neuralis.scheme" $root -}}
 - name: neuralis
   image: {{ include "neuralis.image" $root }}
@@ -50,6 +49,12 @@ grpc:
   env:
     - name: NEURALIS__LISTEN
       value: "0.0.0.0:{{ $root.Values.port }}"
+    - name: NEURALIS__ADMIN_LISTEN
+      value: "0.0.0.0:{{ $root.Values.admin.port }}"
+    - name: NEURALIS__DRAIN_DELAY_MS
+      value: {{ $root.Values.drain.delayMs | quote }}
+    - name: NEURALIS__DRAIN_DEADLINE_MS
+      value: {{ $root.Values.drain.deadlineMs | quote }}
     {{- if eq $component "all-in-one" }}
     - name: NEURALIS__DATA_DIR
       value: /var/lib/neuralis
@@ -113,19 +118,30 @@ grpc:
   ports:
     - name: grpc
       containerPort: {{ $root.Values.port }}
+    - name: admin
+      containerPort: {{ $root.Values.admin.port }}
     {{- if and (eq $component "sync") $root.Values.sync.internal.enabled }}
     - name: internal
       containerPort: {{ $root.Values.sync.internal.port }}
     {{- end }}
+  # Probes on the admin port (plain HTTP, so the same under TLS): readiness follows
+  # what the service needs (discovery: policy and sync reachable); liveness only
+  # that the process answers, so an outage of a peer never restarts a pod.
   startupProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" $service) | nindent 4 }}
+    httpGet:
+      path: /livez
+      port: admin
     failureThreshold: 30
     periodSeconds: 2
   readinessProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" $service) | nindent 4 }}
+    httpGet:
+      path: /readyz
+      port: admin
     periodSeconds: 5
   livenessProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" "") | nindent 4 }}
+    httpGet:
+      path: /livez
+      port: admin
     periodSeconds: 10
     timeoutSeconds: 5
   resources:
