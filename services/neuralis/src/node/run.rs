@@ -78,14 +78,18 @@ async fn serve(
     let node = node::start(settings, targets, listener, shutdown.clone()).await?;
     let admin = admin(&admin_listen, node.readiness.clone(), shutdown).await;
     if announce {
-        println!("listening {}", node.addr);
-        if let Some(admin) = admin {
-            println!("admin {admin}");
-        }
+        // Written, never printed: a script that read the line it wanted may have
+        // closed the pipe, and a failed write must not stop the server. The admin
+        // line comes last, so readers of the first lines see what they always saw.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening {}", node.addr);
         if let Some(internal) = node.internal_addr {
-            println!("internal {internal}");
+            let _ = writeln!(out, "internal {internal}");
         }
-        let _ = std::io::stdout().flush();
+        if let Some(admin) = admin {
+            let _ = writeln!(out, "admin {admin}");
+        }
+        let _ = out.flush();
     }
     node.server.await??;
     Ok(())
