@@ -389,6 +389,7 @@ fn spawn_node(
     let mut child = Command::new(node_bin)
         .args(["--target", target, "--listen", "127.0.0.1:0", "--announce"])
         .args(["--internal-listen", "127.0.0.1:0"])
+        .args(["--admin-listen", "127.0.0.1:0"])
         .arg("--data-dir")
         .arg(data.join(target))
         .env_clear()

@@ -24,7 +24,7 @@ const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
 const P: &str = "proj";
 
 /// One exported span, flattened.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Seen {
     service: String,
     name: String,
@@ -34,6 +34,21 @@ struct Seen {
     kind: i32,
     /// 2 is ERROR.
     status: i32,
+}
+
+impl std::fmt::Debug for Seen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} kind={} status={} span={} parent={}",
+            self.service,
+            self.name,
+            self.kind,
+            self.status,
+            hex::encode(&self.span_id),
+            hex::encode(&self.parent)
+        )
+    }
 }
 
 #[derive(Clone, Default)]
@@ -173,10 +188,19 @@ async fn one_list_packages_in_split_mode_is_one_trace_across_the_three_services(
         .into_iter()
         .map(str::to_owned)
         .collect();
+    // Each process exports in its own batches: wait for the last spans to end (the
+    // two discovery server spans) as well as for every service.
+    let roots = [
+        hex::decode("00f067aa0ba902b7").unwrap(),
+        hex::decode("00f067aa0ba902b8").unwrap(),
+    ];
     let complete = eventually(Duration::from_secs(20), || {
         let found = services();
         let want = want.clone();
-        async move { want.is_subset(&found) }
+        let ended = roots
+            .iter()
+            .all(|root| spans_of().iter().any(|s| &s.parent == root));
+        async move { want.is_subset(&found) && ended }
     })
     .await;
     let spans = spans_of();

@@ -99,17 +99,19 @@ impl Drop for Call {
         if self.rpc.service == "grpc.health.v1.Health" {
             // Probes every few seconds: kept out of the default log.
             tracing::debug!(
-                rpc.side = side,
-                rpc.method = self.rpc.full,
-                rpc.code = name,
+                target: "neuralis::rpc",
+                side,
+                method = self.rpc.full,
+                code = name,
                 duration_ms,
                 "rpc finished"
             );
         } else {
             tracing::info!(
-                rpc.side = side,
-                rpc.method = self.rpc.full,
-                rpc.code = name,
+                target: "neuralis::rpc",
+                side,
+                method = self.rpc.full,
+                code = name,
                 duration_ms,
                 "rpc finished"
             );

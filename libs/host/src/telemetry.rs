@@ -172,7 +172,10 @@ pub fn init(
     settings: &TelemetrySettings,
 ) -> Result<TelemetryGuard, TelemetryError> {
     settings.check()?;
-    let filter = EnvFilter::try_new(&settings.log_filter)
+    // The call spans (target `neuralis_host::rpc`) stay on whatever the log filter
+    // says, so traces and the trace ids of log lines never depend on the log level;
+    // the `rpc finished` lines have their own target (`neuralis::rpc`) and follow it.
+    let filter = EnvFilter::try_new(format!("{},neuralis_host::rpc=info", settings.log_filter))
         .map_err(|e| TelemetryError::Filter(e.to_string()))?;
     let dispatch: Arc<OnceLock<WeakDispatch>> = Arc::default();
     let fmt_layer = match settings.log_format {
