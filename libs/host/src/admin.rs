@@ -216,6 +216,17 @@ mod tests {
         );
         assert!(get(addr, "/metrics").await.1.contains("process_open_fds"));
         assert_eq!(get(addr, "/nothing").await.0, 404);
+        neuralis_metrics::subscription_attached();
+        neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Lost);
+        let (code, body) = get(addr, "/readyz").await;
+        assert_eq!(
+            code, 200,
+            "a lost subscription is served in bypass, not fatal"
+        );
+        assert!(
+            body.contains("invalidation_subscription: degraded (served in bypass)"),
+            "{body}"
+        );
         shutdown.stop();
         assert_eq!(get(addr, "/readyz").await.0, 503, "stopping is not ready");
         assert_eq!(get(addr, "/livez").await.0, 200);
