@@ -1,35 +1,3 @@
-{{/* A probe: the kubelet's native gRPC check, or, under TLS (which the kubelet's
-     gRPC probe does not speak), the binary's own `neuralis health`. */}}
-{{- define "neuralis.probe" -}}
-{{- $root := .root -}}
-{{- if $root.Values.tls.enabled -}}
-exec:
-  command:
-    - /usr/local/bin/neuralis
-    - health
-    - --server
-    - https://127.0.0.1:{{ $root.Values.port }}
-    - --server-name
-    - {{ include "neuralis.serviceHost" . }}
-    - --ca-file
-    - /etc/neuralis/tls/ca.crt
-    {{- if $root.Values.tls.mutual }}
-    - --cert-file
-    - /etc/neuralis/tls/tls.crt
-    - --key-file
-    - /etc/neuralis/tls/tls.key
-    {{- end }}
-    {{- with .service }}
-    - --service
-    - {{ . }}
-    {{- end }}
-{{- else -}}
-grpc:
-  port: {{ $root.Values.port }}
-  service: {{ .service | quote }}
-{{- end }}
-{{- end -}}
-
 {{/* One container running `component` ("all-in-one" runs every service). */}}
 {{- define "neuralis.container" -}}
 {{- $root := .root -}}
