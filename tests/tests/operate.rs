@@ -572,3 +572,102 @@ async fn every_finished_call_logs_one_line_with_its_trace_and_span_ids_and_no_to
         "no token or project in the log: {log}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_a_sync_source_stream_ends_it_and_exits_zero_within_the_grace_period() {
+    use neuralis_proto::sync::v1 as sync;
+    use neuralis_sync::SourceApi;
+    use neuralis_sync::grpc::SourceGrpcClient;
+    let data = tempfile::tempdir().unwrap();
+    let env = HashMap::from([("NEURALIS__DRAIN_DEADLINE_MS".to_owned(), "5000".to_owned())]);
+    let mut node = spawn(
+        &["--listen", "127.0.0.1:0"],
+        &env,
+        &data.path().join("node"),
+    );
+    // A tree large enough that its sync is still streaming when the signal comes.
+    let tree = data.path().join("tree");
+    for dir in 0..100 {
+        let dir_path = tree.join(format!("d{dir}"));
+        std::fs::create_dir_all(&dir_path).unwrap();
+        for file in 0..200 {
+            std::fs::write(
+                dir_path.join(format!("f{file}.md")),
+                format!("# {dir} {file}\n").repeat(40),
+            )
+            .unwrap();
+        }
+    }
+    let admin = neuralis::node::keys::mint_token(
+        &neuralis_identity::Secret::new(SECRET.to_owned()),
+        neuralis::node::keys::TokenFor {
+            subject: "ops".into(),
+            role: "owner".into(),
+            project: Some("proj".into()),
+            ttl_seconds: 600,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let caller = neuralis_identity::BearerToken::new(Some(admin));
+    let sources = SourceGrpcClient::new(channel(node.grpc, None).unwrap());
+    sources
+        .create_source(
+            &caller,
+            sync::CreateSourceRequest {
+                source: Some(sync::SourceSpec {
+                    project: "proj".into(),
+                    slug: "big".into(),
+                    kind: sync::SourceKind::Local as i32,
+                    root: tree.display().to_string(),
+                    scope: sync::SourceScope::Project as i32,
+                    trigger: "manual".into(),
+                    ..Default::default()
+                }),
+            },
+        )
+        .await
+        .unwrap();
+    let mut progress = sources
+        .sync_source(
+            &caller,
+            sync::SyncSourceRequest {
+                project: "proj".into(),
+                slug: "big".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let first = progress.next().await.expect("a first update");
+    assert!(first.is_ok(), "{first:?}");
+    let sent = Instant::now();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &node.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut ended = None;
+    while let Some(update) = tokio::time::timeout(Duration::from_secs(5), progress.next())
+        .await
+        .expect("the stream ends within the grace period")
+    {
+        if let Err(error) = update {
+            ended = Some(format!("{error}"));
+            break;
+        }
+    }
+    let exit = loop {
+        if let Some(exit) = node.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "still running after the grace period"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(exit.success(), "exit 0, got {exit:?} (stream: {ended:?})");
+    eprintln!("stream ended: {ended:?}, exit after {:?}", sent.elapsed());
+}
