@@ -156,16 +156,12 @@ pub async fn start(
             }
         }
     });
-    // Every store was reached while wiring: the services are ready, except discovery
-    // in split mode, which follows its peers.
+    // Every store was reached while wiring; from now on each service's health follows
+    // what it needs (peers in split mode, the index store where sync runs).
     let readiness = Readiness::new(shutdown.clone());
-    let dependent = targets
-        .runs(Target::Discovery)
-        .then_some(neuralis_discovery::grpc::SERVICE_NAME);
     readiness::follow(
         names.clone(),
-        dependent,
-        wired.peers,
+        wired.dependencies,
         health.clone(),
         readiness.clone(),
         shutdown.clone(),

@@ -25,6 +25,7 @@ use tonic::service::Routes;
 use tonic::transport::Channel;
 
 use super::keys;
+use super::readiness::{Dependency, Probe};
 use super::settings::NodeSettings;
 use super::target::{Target, Targets};
 
@@ -47,8 +48,9 @@ pub(crate) struct Wired {
     /// without discovery (otherwise discovery calls it in process and it is not served).
     pub internal: Option<Routes>,
     pub clients: Clients,
-    /// The services discovery calls over gRPC (split mode), for readiness.
-    pub peers: Vec<super::readiness::Peer>,
+    /// What the services need in order to answer (peers, the index store), for
+    /// readiness.
+    pub dependencies: Vec<Dependency>,
 }
 
 /// Builds every service `targets` names (`checks::check` passed), calling peers with
@@ -83,7 +85,17 @@ pub(crate) async fn wire(
     let mut bus: Option<Arc<dyn InvalidationBus>> = None;
     let mut feed_local: Option<Arc<dyn IndexFeedApi>> = None;
     if targets.runs(Target::Sync) {
-        let service = sync(settings, keys.verifiers.clone()).await?;
+        let (service, store) = sync(settings, keys.verifiers.clone()).await?;
+        // Sync answers nothing without its index; nor does discovery beside it.
+        let mut needed_by = vec![neuralis_sync::grpc::SOURCES_SERVICE_NAME];
+        if targets.runs(Target::Discovery) {
+            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
+        }
+        remote.push(Dependency {
+            check: "index_store",
+            needed_by,
+            probe: Probe::IndexStore(store),
+        });
         bus = Some(service.bus());
         clients.sources = Some(service.sources_api());
         routes = routes.add_service(service.sources_server());
@@ -104,10 +116,13 @@ pub(crate) async fn wire(
                     settings.peers.sync_feed_url.as_deref(),
                     "peers.sync_feed_url",
                 )?;
-                remote.push(super::readiness::Peer {
+                remote.push(Dependency {
                     check: "sync",
-                    channel: channel.clone(),
-                    service: neuralis_sync::grpc::FEED_SERVICE_NAME,
+                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+                    probe: Probe::Health {
+                        channel: channel.clone(),
+                        service: neuralis_sync::grpc::FEED_SERVICE_NAME,
+                    },
                 });
                 Arc::new(IndexFeedGrpcClient::new(channel))
             }
@@ -120,10 +135,13 @@ pub(crate) async fn wire(
                     settings.peers.policy_url.as_deref(),
                     "peers.policy_url",
                 )?;
-                remote.push(super::readiness::Peer {
+                remote.push(Dependency {
                     check: "policy",
-                    channel: channel.clone(),
-                    service: neuralis_policy::SERVICE_NAME,
+                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+                    probe: Probe::Health {
+                        channel: channel.clone(),
+                        service: neuralis_policy::SERVICE_NAME,
+                    },
                 });
                 Arc::new(PolicyGrpcClient::new(
                     channel,
@@ -152,7 +170,7 @@ pub(crate) async fn wire(
         service_names: names,
         internal,
         clients,
-        peers: remote,
+        dependencies: remote,
     })
 }
 
@@ -197,15 +215,20 @@ impl Keys {
     }
 }
 
-async fn sync(settings: &NodeSettings, verifiers: Arc<Verifiers>) -> Result<SyncService> {
+/// The sync service, and its index store (readiness probes it).
+async fn sync(
+    settings: &NodeSettings,
+    verifiers: Arc<Verifiers>,
+) -> Result<(SyncService, Arc<dyn neuralis_index::IndexStore>)> {
     let mut config = settings.sync.clone();
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
         *path = under_data_dir(path, &settings.data_dir, "index.db");
     }
+    let store = neuralis_sync::service::open_store(&config.index)
+        .await
+        .context("opening the index")?;
     let parts = SyncParts {
-        store: neuralis_sync::service::open_store(&config.index)
-            .await
-            .context("opening the index")?,
+        store: store.clone(),
         bus: neuralis_sync::service::open_bus(&config.bus)
             .await
             .context("connecting the bus")?,
@@ -213,9 +236,10 @@ async fn sync(settings: &NodeSettings, verifiers: Arc<Verifiers>) -> Result<Sync
         embedder: neuralis_sync::service::open_embedder(&config.embedder).context("embedder")?,
         verifiers,
     };
-    SyncService::from_parts(&config, parts)
+    let service = SyncService::from_parts(&config, parts)
         .await
-        .context("starting sync")
+        .context("starting sync")?;
+    Ok((service, store))
 }
 
 async fn discovery(
