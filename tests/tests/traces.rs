@@ -1,7 +1,8 @@
 //! Traces that name things: one `ListPackages` in split mode is one trace, with server
 //! spans named by method in the three services (each under its own service name),
 //! client spans between them, parent links, and the status set on a failed call. The
-//! collector is an OTLP/gRPC trace service in this test.
+//! collector is an OTLP/gRPC trace service in this test. And logs that name them: one
+//! line per finished call, with its trace and span ids and no token.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -12,6 +13,7 @@ use std::time::Duration;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_tests::cluster::eventually;
 use neuralis_tests::fixture::{self, REPO, read_policy, register, scope};
+use neuralis_tests::process::{SECRET, SERVICE_SECRET, code_name};
 use neuralis_tests::{Cluster, Mode};
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
@@ -19,6 +21,9 @@ use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
 
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
 const P: &str = "proj";
@@ -255,4 +260,85 @@ async fn one_list_packages_in_split_mode_is_one_trace_across_the_three_services(
         .unwrap_or_else(|| panic!("the failed call's span: {spans:#?}"));
     assert_eq!(failed_span.status, 2, "an error call sets the span status");
     cluster.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_finished_call_logs_one_line_with_its_trace_and_span_ids_and_no_token() {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(NODE)
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--admin-listen",
+            "",
+            "--announce",
+        ])
+        .arg("--data-dir")
+        .arg(data.path())
+        .env_clear()
+        .env("NEURALIS__IDENTITY__KEYS__KIND", "hs256")
+        .env("NEURALIS__IDENTITY__KEYS__SECRET", SECRET)
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__KIND", "hs256")
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__SECRET", SERVICE_SECRET)
+        .env("NEURALIS__TELEMETRY__LOG_FILTER", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr: SocketAddr = line
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let channel = neuralis_tests::cluster::channel(addr, None).unwrap();
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.c2VjcmV0dG9rZW4";
+    let mut client =
+        neuralis_proto::discovery::v1::discovery_service_client::DiscoveryServiceClient::new(
+            channel,
+        );
+    let mut request = tonic::Request::new(neuralis_proto::discovery::v1::ListPackagesRequest {
+        scope: scope("projx", "a1", ""),
+    });
+    request.metadata_mut().insert(
+        "traceparent",
+        format!("00-{trace}-b7ad6b7169203331-01").parse().unwrap(),
+    );
+    request
+        .metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    // A token this deployment never signed: whatever the answer, the log shows its
+    // code and never the token.
+    let code = match client.list_packages(request).await {
+        Ok(_) => "OK".to_owned(),
+        Err(status) => code_name(status.code()),
+    };
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    child.wait().unwrap();
+    let finished: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["fields"]["message"] == "rpc finished")
+        .filter(|v| v["fields"]["method"] == "neuralis.discovery.v1.DiscoveryService/ListPackages")
+        .collect();
+    assert_eq!(finished.len(), 1, "one line per finished call: {log}");
+    let entry = &finished[0];
+    assert_eq!(entry["fields"]["code"], code.as_str());
+    assert!(entry["fields"]["duration_ms"].is_number());
+    assert_eq!(entry["trace_id"], trace, "{entry}");
+    assert_eq!(entry["span_id"].as_str().map(str::len), Some(16), "{entry}");
+    assert!(
+        !log.contains(token) && !log.contains("projx"),
+        "no token or project in the log: {log}"
+    );
 }
