@@ -357,6 +357,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             grantor: policy::GrantorKind::Package as i32,
             package_id: "matrix-package".into(),
             grants: Vec::new(),
+            project_id: P.into(),
         }
         .encode_to_vec(),
         p::SET_PACKAGE_ENABLED => policy::SetPackageEnabledRequest {
@@ -388,6 +389,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
                 ..Default::default()
             }),
             ..Default::default()
+        }
+        .encode_to_vec(),
+        // A source never created: forgetting it changes nothing a later cell reads.
+        p::FORGET_SOURCE => policy::ForgetSourceRequest {
+            source_id: fixture::source_id(P, "never-created"),
         }
         .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
@@ -458,7 +464,20 @@ fn the_expectations_read_as_the_rules_say() {
         [Empty, Empty, Empty, Empty, Allowed, Allowed, Empty, Allowed]
     );
     let grants = row_of(tables::policy::PUT_ROLE_GRANTS).unwrap();
-    assert_eq!(expect(grants, Credential::Administrator), PermissionDenied);
+    assert_eq!(
+        column(grants),
+        [
+            Unauthenticated,
+            Unauthenticated,
+            Unauthenticated,
+            PermissionDenied,
+            PermissionDenied,
+            Allowed,
+            PermissionDenied,
+            Allowed
+        ],
+        "role grants of project P: its administrators, or platform-wide"
+    );
     let rows: BTreeMap<&str, usize> = tables::ALL
         .iter()
         .map(|t| (t.service, t.rows.len()))

@@ -237,8 +237,9 @@ async fn grant_beta(s: &Setup, features: &[&str]) {
         grantor: policy::GrantorKind::Administrator as i32,
         package_id: String::new(),
         grants,
+        project_id: String::new(),
     };
-    // Role grants reach every project: a platform-wide administrator sets them.
+    // Grants for every project: a platform-wide administrator sets them.
     let platform = BearerToken::new(Some(s.cluster.platform_token("root", "owner")));
     s.cluster
         .policy

@@ -64,6 +64,9 @@ grpc:
     - name: NEURALIS__SYNC__ALLOWED_ROOTS
       value: {{ join "," . | quote }}
     {{- end }}
+    {{- /* sync asks policy to forget a source's access state before deleting it */}}
+    - name: NEURALIS__PEERS__POLICY_URL
+      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy:{{ $root.Values.port }}"
     {{- end }}
     {{- if eq $component "discovery" }}
     - name: NEURALIS__PEERS__SYNC_FEED_URL

@@ -131,16 +131,40 @@ impl AccessStore for PostgresStore {
         Ok(())
     }
 
-    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
+    async fn forget_source(&self, source_id: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(sql::FORGET_SOURCE)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?;
+        let prefix = sql::source_key_prefix(source_id);
+        for statement in sql::FORGET_SOURCE_KEYS {
+            sqlx::query(statement)
+                .bind(&prefix)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn put_role_grants(
+        &self,
+        project: Option<&str>,
+        grants: &RoleGrants,
+    ) -> Result<(), StoreError> {
         let grantor = grants.grantor.key();
+        let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = self.pool.begin().await?;
         sqlx::query(sql::DELETE_GRANTS)
+            .bind(project)
             .bind(&grantor)
             .execute(&mut *tx)
             .await?;
         for (role, features) in &grants.roles {
             for feature in features {
                 sqlx::query(sql::INSERT_GRANT)
+                    .bind(project)
                     .bind(&grantor)
                     .bind(role)
                     .bind(feature)
@@ -243,6 +267,7 @@ impl AccessStore for PostgresStore {
                 .await?,
             role_features: sqlx::query_scalar(sql::ROLE_FEATURES)
                 .bind(&query.role)
+                .bind(&query.project)
                 .fetch_all(&mut *tx)
                 .await?,
             packages: sqlx::query_as(sql::PACKAGES)

@@ -26,13 +26,40 @@ pub(crate) const WRITE_POLICY: &str = "UPDATE access_sources SET policy = $2 WHE
 pub(crate) const SET_SOURCE_ENABLED: &str = "INSERT INTO access_sources (source_id, enabled, policy) VALUES ($1, $2, NULL) \
      ON CONFLICT (source_id) DO UPDATE SET enabled = excluded.enabled";
 
-pub(crate) const DELETE_GRANTS: &str = "DELETE FROM access_role_features WHERE grantor = $1";
+/// Forgetting a source: its row, then everything stored under its package keys.
+pub(crate) const FORGET_SOURCE: &str = "DELETE FROM access_sources WHERE source_id = $1";
+
+/// The statements deleting every row whose package key starts with `$1` (the source id
+/// and `/`). A prefix compared with `substr`, not `LIKE`, so `%` and `_` in an id are
+/// plain characters on both backends.
+pub(crate) const FORGET_SOURCE_KEYS: [&str; 3] = [
+    "DELETE FROM access_package_states \
+     WHERE substr(package_key, 1, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT)",
+    "DELETE FROM access_agent_overrides \
+     WHERE substr(package_key, 1, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT)",
+    "DELETE FROM access_conversation_overrides \
+     WHERE substr(package_key, 1, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT)",
+];
+
+/// The prefix of every package key stored under `source_id`.
+pub(crate) fn source_key_prefix(source_id: &str) -> String {
+    format!("{source_id}/")
+}
+
+/// A grantor's grants in one project (`$1`; '' for every project).
+pub(crate) const DELETE_GRANTS: &str =
+    "DELETE FROM access_role_grants WHERE project = $1 AND grantor = $2";
 
 pub(crate) const INSERT_GRANT: &str =
-    "INSERT INTO access_role_features (grantor, role, feature) VALUES ($1, $2, $3)";
+    "INSERT INTO access_role_grants (project, grantor, role, feature) VALUES ($1, $2, $3, $4)";
 
-pub(crate) const ROLE_FEATURES: &str =
-    "SELECT DISTINCT feature FROM access_role_features WHERE role = $1";
+/// The features of role `$1` in project `$2`: the project's grants and those of every
+/// project.
+pub(crate) const ROLE_FEATURES: &str = "SELECT DISTINCT feature FROM access_role_grants \
+     WHERE role = $1 AND (project = '' OR project = $2)";
+
+/// The stored project of grants for every project.
+pub(crate) const EVERY_PROJECT: &str = "";
 
 pub(crate) const SET_PACKAGE: &str = "INSERT INTO access_package_states (project, package_key, enabled) VALUES ($1, $2, $3) \
      ON CONFLICT (project, package_key) DO UPDATE SET enabled = excluded.enabled";

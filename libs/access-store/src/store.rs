@@ -40,7 +40,7 @@ pub struct ConversationRecord {
 /// What one evaluation needs read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotQuery {
-    /// The project asked in (package enable states).
+    /// The project asked in (package enable states, the project's role grants).
     pub project: String,
     /// The caller's role (role grants).
     pub role: String,
@@ -69,8 +69,19 @@ pub trait AccessStore: Send + Sync + 'static {
     /// Switches a source on or off (a new source starts with no policy).
     async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError>;
 
-    /// Replaces every grant of `grants.grantor`.
-    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError>;
+    /// Forgets a source in one transaction: its policy (floors included), its switch, and
+    /// every package state and file override stored under a package key starting with
+    /// `<source_id>/`. Forgetting an unknown source succeeds.
+    async fn forget_source(&self, source_id: &str) -> Result<(), StoreError>;
+
+    /// Replaces every grant of `grants.grantor` in `project` (`None`: the grants that apply
+    /// in every project). A role's features in a project are those granted in it and
+    /// those granted in every project.
+    async fn put_role_grants(
+        &self,
+        project: Option<&str>,
+        grants: &RoleGrants,
+    ) -> Result<(), StoreError>;
 
     /// Sets a package's enable state in a project.
     async fn set_package_enabled(

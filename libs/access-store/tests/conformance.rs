@@ -35,6 +35,7 @@ conformance!(
     no_edit_removes_a_persisted_floor,
     concurrent_edits_lose_no_floor,
     role_grants_add_up_across_grantors_and_replace_per_grantor,
+    role_grants_of_a_project_add_to_those_of_every_project_and_reach_no_other,
     package_states_are_per_project,
     file_overrides_are_set_replaced_and_cleared_per_scope,
     a_delegate_chain_reads_child_first_to_depth_three,
@@ -197,17 +198,23 @@ fn grants(grantor: Grantor, roles: &[(&str, &[&str])]) -> RoleGrants {
 async fn role_grants_add_up_across_grantors_and_replace_per_grantor(store: Store) {
     let package = Grantor::Package("reports".into());
     store
-        .put_role_grants(&grants(
-            package.clone(),
-            &[("member", &["reports.read"]), ("admin", &["reports.write"])],
-        ))
+        .put_role_grants(
+            None,
+            &grants(
+                package.clone(),
+                &[("member", &["reports.read"]), ("admin", &["reports.write"])],
+            ),
+        )
         .await
         .unwrap();
     store
-        .put_role_grants(&grants(
-            Grantor::Administrator,
-            &[("member", &["deploy.run", "reports.read"])],
-        ))
+        .put_role_grants(
+            None,
+            &grants(
+                Grantor::Administrator,
+                &[("member", &["deploy.run", "reports.read"])],
+            ),
+        )
         .await
         .unwrap();
     let features = |s: AccessSnapshot| s.role_features.into_iter().collect::<Vec<_>>();
@@ -217,7 +224,7 @@ async fn role_grants_add_up_across_grantors_and_replace_per_grantor(store: Store
     );
     // Revoking the administrator's grant leaves the package's default grant only.
     store
-        .put_role_grants(&grants(Grantor::Administrator, &[]))
+        .put_role_grants(None, &grants(Grantor::Administrator, &[]))
         .await
         .unwrap();
     assert_eq!(
@@ -225,10 +232,52 @@ async fn role_grants_add_up_across_grantors_and_replace_per_grantor(store: Store
         vec!["reports.read"]
     );
     store
-        .put_role_grants(&grants(package, &[("admin", &["reports.write"])]))
+        .put_role_grants(None, &grants(package, &[("admin", &["reports.write"])]))
         .await
         .unwrap();
     assert!(features(snapshot(&store, query(&[])).await).is_empty());
+}
+
+async fn role_grants_of_a_project_add_to_those_of_every_project_and_reach_no_other(store: Store) {
+    let admin = || Grantor::Administrator;
+    store
+        .put_role_grants(Some("p1"), &grants(admin(), &[("member", &["p1.only"])]))
+        .await
+        .unwrap();
+    store
+        .put_role_grants(Some("p2"), &grants(admin(), &[("member", &["p2.only"])]))
+        .await
+        .unwrap();
+    store
+        .put_role_grants(None, &grants(admin(), &[("member", &["everywhere"])]))
+        .await
+        .unwrap();
+    let features = |s: AccessSnapshot| s.role_features.into_iter().collect::<Vec<_>>();
+    let in_project = |project: &str| SnapshotQuery {
+        project: project.into(),
+        ..query(&[])
+    };
+    assert_eq!(
+        features(snapshot(&store, in_project("p1")).await),
+        vec!["everywhere", "p1.only"]
+    );
+    assert_eq!(
+        features(snapshot(&store, in_project("p3")).await),
+        vec!["everywhere"]
+    );
+    // Replacing a grantor's grants in one project leaves the others' and every project's.
+    store
+        .put_role_grants(Some("p1"), &grants(admin(), &[]))
+        .await
+        .unwrap();
+    assert_eq!(
+        features(snapshot(&store, in_project("p1")).await),
+        vec!["everywhere"]
+    );
+    assert_eq!(
+        features(snapshot(&store, in_project("p2")).await),
+        vec!["everywhere", "p2.only"]
+    );
 }
 
 async fn package_states_are_per_project(store: Store) {

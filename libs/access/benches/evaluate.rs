@@ -54,6 +54,7 @@ fn batch() -> EvaluationRequest {
                     Vec::new()
                 },
                 private_owner: None,
+                real_path: None,
             }
         })
         .collect();

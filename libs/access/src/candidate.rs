@@ -60,8 +60,13 @@ pub struct FileCandidate {
     pub default_enabled: bool,
     /// `requiredFeatures`: every one must be held, or the file is hidden.
     pub required_features: Vec<String>,
-    /// The owning agent when the file lies in an agent-private subtree.
+    /// The owning agent when the file lies in an agent-private subtree (discovery sends
+    /// the owner of either path of an aliased file).
     pub private_owner: Option<String>,
+    /// The real path, relative to the source root, when the file is reached through an
+    /// in-root symlink: the file is decided under both paths and the stricter decision
+    /// wins ([`crate::DecisionCode::stricter`]). It may lie outside the package root.
+    pub real_path: Option<String>,
 }
 
 /// One batch for one caller in one project.
@@ -83,7 +88,14 @@ pub struct EvaluationRequest {
 pub struct CheckedBatch<'a> {
     pub(crate) request: &'a EvaluationRequest,
     pub(crate) roots: Vec<Vec<&'a str>>,
-    pub(crate) files: Vec<Vec<&'a str>>,
+    pub(crate) files: Vec<FilePaths<'a>>,
+}
+
+/// A file's path and, for a file reached through a symlink, its real path, as segments.
+#[derive(Debug)]
+pub(crate) struct FilePaths<'a> {
+    pub(crate) path: Vec<&'a str>,
+    pub(crate) real: Option<Vec<&'a str>>,
 }
 
 impl CheckedBatch<'_> {
@@ -163,7 +175,7 @@ impl EvaluationRequest {
         &'a self,
         file: &'a FileCandidate,
         roots: &[Vec<&str>],
-    ) -> Result<Vec<&'a str>, AccessError> {
+    ) -> Result<FilePaths<'a>, AccessError> {
         let (Some(package), Some(root)) =
             (self.packages.get(file.package), roots.get(file.package))
         else {
@@ -187,7 +199,17 @@ impl EvaluationRequest {
             grant::check_name(feature, &format!("required_features[{at}]"))?;
         }
         check_owner(file.private_owner.as_deref())?;
-        Ok(path)
+        let real = match &file.real_path {
+            None => None,
+            Some(real) => {
+                let real = split_path(real, "real_path")?;
+                if real.is_empty() {
+                    return Err(AccessError::invalid("real_path", "is empty"));
+                }
+                Some(real)
+            }
+        };
+        Ok(FilePaths { path, real })
     }
 }
 

@@ -27,6 +27,30 @@ impl DecisionCode {
     pub fn is_active(self) -> bool {
         self == DecisionCode::VisibleActive
     }
+
+    /// The rank of the code in the total order of permissiveness, least first:
+    /// hidden < disabled (listed, turned off) < manual (listed, read on demand, never
+    /// injected) < opt-in (listed, read on demand, one switch from active) < active.
+    pub fn permissiveness(self) -> u8 {
+        match self {
+            DecisionCode::Hidden => 0,
+            DecisionCode::VisibleDisabled => 1,
+            DecisionCode::VisibleManual => 2,
+            DecisionCode::VisibleOptIn => 3,
+            DecisionCode::VisibleActive => 4,
+        }
+    }
+
+    /// The stricter of two decisions (the less permissive; either when equal): a file
+    /// reached through a symlink is decided under its path and its real path, and
+    /// this one wins.
+    pub fn stricter(self, other: DecisionCode) -> DecisionCode {
+        if other.permissiveness() < self.permissiveness() {
+            other
+        } else {
+            self
+        }
+    }
 }
 
 /// The decision for the candidate at `index` of its list in the batch.

@@ -7,6 +7,9 @@
 //! `requiredFeatures` entry and passes its privacy marker. A package whose files in the
 //! batch are all hidden is hidden too ("a denied subtree's package is simply absent").
 //! Visible files then go through the precedence predicate; docs are listed, never active.
+//! A file reached through an in-root symlink is decided under its path and under its real
+//! path, and the stricter decision wins ([`DecisionCode::stricter`]), so a link cannot
+//! show what the policy denies where the file really lies.
 
 use std::collections::HashMap;
 
@@ -50,13 +53,17 @@ pub fn decide(
         .files
         .iter()
         .zip(&checked.files)
-        .map(|(file, path)| {
-            gates.file(
-                file,
-                path,
-                roots[file.package],
-                &request.packages[file.package],
-            )
+        .map(|(file, paths)| {
+            let package = &request.packages[file.package];
+            let root = roots[file.package];
+            let under_path = gates.file(file, &paths.path, root, package);
+            match &paths.real {
+                // A symlink: the stricter of the decisions under both paths wins.
+                Some(real) if under_path.is_visible() => {
+                    under_path.stricter(gates.file(file, real, root, package))
+                }
+                _ => under_path,
+            }
         })
         .collect();
     Evaluation {
@@ -158,6 +165,9 @@ impl<'a> Gates<'a> {
         }
     }
 
+    /// The decision for `file` were it at `path` (its own path, or its real path): the
+    /// path decides the URI policy's read; features, privacy marker and switches are the
+    /// file's.
     fn file(
         &self,
         file: &FileCandidate,

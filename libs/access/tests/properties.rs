@@ -162,6 +162,7 @@ fn tree() -> impl Strategy<Value = EvaluationRequest> {
                     default_enabled,
                     required_features: required,
                     private_owner: owner.map(String::from),
+                    real_path: None,
                 });
             }
             request.packages.push(PackageCandidate {

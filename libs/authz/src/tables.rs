@@ -35,6 +35,7 @@ pub mod policy {
         SET_FILE_OVERRIDE = "SetFileOverride",
         REGISTER_CONVERSATION = "RegisterConversation",
         EVALUATE = "Evaluate",
+        FORGET_SOURCE = "ForgetSource",
     });
 
     /// The rules.
@@ -56,7 +57,11 @@ pub mod policy {
                 Who::Administrators,
                 Binding::SourceProject("source_id"),
             ),
-            row(PUT_ROLE_GRANTS, Who::Administrators, Binding::Platform),
+            row(
+                PUT_ROLE_GRANTS,
+                Who::Administrators,
+                Binding::ProjectOrAll("project_id"),
+            ),
             row(
                 SET_PACKAGE_ENABLED,
                 Who::Administrators,
@@ -69,6 +74,11 @@ pub mod policy {
                 Binding::Project("project_id"),
             ),
             row(EVALUATE, Who::Services, Binding::Project("project_id")),
+            row(
+                FORGET_SOURCE,
+                Who::Services,
+                Binding::SourceProject("source_id"),
+            ),
         ],
     };
 }

@@ -130,6 +130,7 @@ fn file_candidate(package: usize, candidate: &Candidate<'_>, file: &Contribution
         default_enabled: file.default_enabled,
         required_features: file.required_features.clone(),
         private_owner,
+        real_path: None,
     }
 }
 

@@ -140,6 +140,7 @@ fn batch(files: usize) -> EvaluationRequest {
                     Vec::new()
                 },
                 private_owner: None,
+                real_path: None,
             }
         })
         .collect();

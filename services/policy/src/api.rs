@@ -106,6 +106,14 @@ pub trait PolicyApi: Send + Sync + 'static {
         token: BearerToken,
         request: pb::EvaluateRequest,
     ) -> Result<pb::EvaluateResponse, PolicyError>;
+
+    /// Forgets everything stored about a source (services only: sync, before it deletes
+    /// the source). Idempotent.
+    async fn forget_source(
+        &self,
+        token: BearerToken,
+        request: pb::ForgetSourceRequest,
+    ) -> Result<pb::ForgetSourceResponse, PolicyError>;
 }
 
 impl From<neuralis_authz::Denial> for PolicyError {

@@ -132,4 +132,12 @@ impl PolicyApi for InProcessPolicy {
     ) -> Result<pb::EvaluateResponse, PolicyError> {
         admitted!(self, rpc::EVALUATE, evaluate, token, request)
     }
+
+    async fn forget_source(
+        &self,
+        token: BearerToken,
+        request: pb::ForgetSourceRequest,
+    ) -> Result<pb::ForgetSourceResponse, PolicyError> {
+        admitted!(self, rpc::FORGET_SOURCE, forget_source, token, request)
+    }
 }

@@ -116,17 +116,52 @@ impl LocalPolicy {
         Ok(pb::SetSourceEnabledResponse {})
     }
 
-    /// Replaces a grantor's role grants (platform-wide administrators: grants reach
-    /// every project).
+    /// Forgets a source (services only: sync calls it before it deletes the source's
+    /// rows, so a source recreated later starts with no policy and no state). The id must
+    /// name a project and a source: the keys forgotten are those under `<source_id>/`,
+    /// and a bare project would reach every source of the project.
+    pub async fn forget_source(
+        &self,
+        permit: &Permit,
+        request: pb::ForgetSourceRequest,
+    ) -> Result<pb::ForgetSourceResponse, PolicyError> {
+        let source_id = convert::required(request.source_id, "source_id")?;
+        let names_a_source = source_id
+            .split_once('/')
+            .is_some_and(|(project, source)| !project.is_empty() && !source.is_empty());
+        if !names_a_source {
+            return Err(PolicyError::invalid(
+                "source_id",
+                "must be `<project>/<source>`",
+            ));
+        }
+        permit.for_source(&source_id)?;
+        self.store.forget_source(&source_id).await?;
+        tracing::info!(source_id, "source forgotten");
+        Ok(pb::ForgetSourceResponse {})
+    }
+
+    /// Replaces a grantor's role grants in one project (administrators of the project)
+    /// or, with no project, in every project (platform-wide administrators).
     pub async fn put_role_grants(
         &self,
         permit: &Permit,
         request: pb::PutRoleGrantsRequest,
     ) -> Result<pb::PutRoleGrantsResponse, PolicyError> {
-        permit.for_every_project()?;
-        let grants = admin::grants_from_proto(request)?;
-        self.store.put_role_grants(&grants).await?;
-        tracing::info!(grantor = %grants.grantor.key(), roles = grants.roles.len(), "role grants stored");
+        let (project, grants) = admin::grants_from_proto(request)?;
+        match &project {
+            Some(project) => permit.for_project(project)?,
+            None => permit.for_every_project()?,
+        };
+        self.store
+            .put_role_grants(project.as_deref(), &grants)
+            .await?;
+        tracing::info!(
+            grantor = %grants.grantor.key(),
+            project = project.as_deref().unwrap_or("*"),
+            roles = grants.roles.len(),
+            "role grants stored"
+        );
         Ok(pb::PutRoleGrantsResponse {})
     }
 

@@ -465,6 +465,7 @@ async fn role_grants_and_agent_overrides_need_a_platform_wide_administrator(h: H
             role: "member".into(),
             features: vec!["beta".into()],
         }],
+        project_id: String::new(),
     };
     let agent_override = || pb::SetFileOverrideRequest {
         scope: pb::OverrideScope::Agent.into(),

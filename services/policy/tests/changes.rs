@@ -67,6 +67,7 @@ async fn a_revoked_role_grant_takes_effect_at_once(h: Harness) {
             role: "member".into(),
             features: features.iter().map(|f| f.to_string()).collect(),
         }],
+        project_id: String::new(),
     };
     h.client
         .put_role_grants(support::platform_admin(), grants(&["review.use"]))

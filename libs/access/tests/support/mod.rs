@@ -90,6 +90,7 @@ pub fn file(package: usize, path: &str, category: Category) -> FileCandidate {
         default_enabled: neuralis_layout::default_state(category, identity).0,
         required_features: Vec::new(),
         private_owner: None,
+        real_path: None,
     }
 }
 

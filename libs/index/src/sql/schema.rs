@@ -90,21 +90,21 @@ CREATE INDEX IF NOT EXISTS index_chunks_fts ON index_chunks
 const SQLITE_BULK_FULL_TEXT: &str = "DROP TRIGGER IF EXISTS index_chunks_fts_insert;";
 
 /// Source ids that are never reused, and the real path of a file reached through an
-/// in-root symlink. A source stored before this migration gets its id here: random
-/// like every later one, so a source deleted and created again never meets its old id.
+/// in-root symlink. A source stored before this migration keeps the id access control
+/// already knows it by, `<project>/<slug>`, so its policy, switch, package states and
+/// overrides stay attached across the upgrade; it is still never reused, because every
+/// id made after this migration ends in `.<16 hex>` (a source deleted and created again
+/// gets a new one).
 const SQLITE_IDS_AND_REAL_PATHS: &str = "
 ALTER TABLE index_sources ADD COLUMN source_id TEXT;
-UPDATE index_sources SET source_id = project || '/' || slug || '.' || lower(hex(randomblob(8)))
-    WHERE source_id IS NULL;
+UPDATE index_sources SET source_id = project || '/' || slug WHERE source_id IS NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS index_sources_id ON index_sources (source_id);
 ALTER TABLE index_files ADD COLUMN real_path TEXT;
 ";
 
 const POSTGRES_IDS_AND_REAL_PATHS: &str = "
 ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS source_id TEXT;
-UPDATE index_sources SET source_id = project || '/' || slug || '.'
-    || substr(md5(random()::text || clock_timestamp()::text || slug), 1, 16)
-    WHERE source_id IS NULL;
+UPDATE index_sources SET source_id = project || '/' || slug WHERE source_id IS NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS index_sources_id ON index_sources (source_id);
 ALTER TABLE index_files ADD COLUMN IF NOT EXISTS real_path TEXT;
 ";

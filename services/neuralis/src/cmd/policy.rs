@@ -43,7 +43,8 @@ enum Action {
     Enable(SourceArgs),
     /// Switch a source off: it contributes nothing.
     Disable(SourceArgs),
-    /// Replace every role grant of the administrator (or of one installed package).
+    /// Replace every role grant of the administrator (or of one installed package), in
+    /// one project or in every project.
     Grants {
         /// `ROLE=FEATURE[,FEATURE...]` (repeatable; none clears every grant).
         #[arg(long = "grant", value_name = "ROLE=FEATURES")]
@@ -51,6 +52,10 @@ enum Action {
         /// Grant as this installed package's `defaultRoleGrants` instead.
         #[arg(long, value_name = "PACKAGE_ID")]
         package: Option<String>,
+        /// The project the grants apply in (an administrator of the project); without
+        /// it, every project (a platform-wide administrator).
+        #[arg(long)]
+        project: Option<String>,
     },
     /// Enable or disable a package in a project.
     Package {
@@ -228,7 +233,9 @@ async fn policy(args: PolicyArgs) -> Result<()> {
             let word = if enabled { "enabled" } else { "disabled" };
             out.emit(&value, || format!("source {source_id} {word}"))
         }
-        Action::Grants { package, .. } => {
+        Action::Grants {
+            package, project, ..
+        } => {
             let (grantor, package_id) = match package {
                 Some(id) => (pb::GrantorKind::Package, id),
                 None => (pb::GrantorKind::Administrator, String::new()),
@@ -237,6 +244,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 grantor: grantor as i32,
                 package_id: package_id.clone(),
                 grants: grants.clone(),
+                project_id: project.clone().unwrap_or_default(),
             };
             let put = api.put_role_grants(token(), request).await;
             put.map_err(|e| out.explain(e))?;
@@ -245,7 +253,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 .map(|g| json!({"role": g.role, "features": g.features}))
                 .collect();
             let who = client::word(grantor.as_str_name(), "GRANTOR_KIND_");
-            let value = json!({"grantor": who, "package_id": package_id, "grants": listed});
+            let value = json!({"grantor": who, "package_id": package_id, "project_id": project, "grants": listed});
             out.emit(&value, || {
                 format!("stored {} role grant(s) of the {who}", grants.len())
             })

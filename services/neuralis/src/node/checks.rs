@@ -245,29 +245,36 @@ fn check_peers(
     targets: &Targets,
     tls: &ClientTls,
 ) -> Result<(), ConfigProblem> {
-    if !targets.runs(Target::Discovery) {
-        return Ok(());
-    }
+    // (caller, callee, the callee's address): discovery reads sync's feed and asks
+    // policy; sync asks policy to forget a source before deleting it.
     let needed = [
         (
+            Target::Discovery,
             Target::Sync,
             "peers.sync_feed_url",
             &settings.peers.sync_feed_url,
         ),
         (
+            Target::Discovery,
+            Target::Policy,
+            "peers.policy_url",
+            &settings.peers.policy_url,
+        ),
+        (
+            Target::Sync,
             Target::Policy,
             "peers.policy_url",
             &settings.peers.policy_url,
         ),
     ];
-    for (target, key, url) in needed {
-        if targets.runs(target) {
+    for (caller, target, key, url) in needed {
+        if !targets.runs(caller) || targets.runs(target) {
             continue;
         }
         let Some(url) = url else {
             return Err(ConfigProblem::new(
                 key,
-                format!("required: discovery calls {target}, which this process does not run"),
+                format!("required: {caller} calls {target}, which this process does not run"),
             ));
         };
         tls.endpoint(url, key)?;

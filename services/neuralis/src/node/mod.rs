@@ -4,6 +4,7 @@
 //! sync without discovery, the index feed on a second, internal listener.
 
 pub mod checks;
+mod forget;
 mod kept;
 pub mod keys;
 pub mod redact;

@@ -20,10 +20,11 @@ use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
 use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::IndexFeedGrpcClient;
-use neuralis_sync::{IndexFeedApi, SourceApi, SyncParts, SyncService};
+use neuralis_sync::{AccessForgetter, IndexFeedApi, SourceApi, SyncParts, SyncService};
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
+use super::forget::PolicyForgetter;
 use super::keys;
 use super::settings::NodeSettings;
 use super::target::{Target, Targets};
@@ -81,7 +82,12 @@ pub(crate) async fn wire(
     let mut feed_local: Option<Arc<dyn IndexFeedApi>> = None;
     if targets.runs(Target::Sync) {
         let split = !targets.runs(Target::Discovery);
-        let service = sync(settings, keys.verifiers.clone(), split).await?;
+        let policy = match &policy_local {
+            Some(local) => local.clone(),
+            None => policy_client(settings, peers)?,
+        };
+        let forgetter = Arc::new(PolicyForgetter::new(policy, Arc::new(keys.signer("sync")?)));
+        let service = sync(settings, keys.verifiers.clone(), split, forgetter).await?;
         bus = Some(service.bus());
         clients.sources = Some(service.sources_api());
         routes = routes.add_service(service.sources_server());
@@ -104,14 +110,7 @@ pub(crate) async fn wire(
         };
         let policy: Arc<dyn PolicyApi> = match policy_local {
             Some(local) => local,
-            None => Arc::new(PolicyGrpcClient::new(
-                peer(
-                    peers,
-                    settings.peers.policy_url.as_deref(),
-                    "peers.policy_url",
-                )?,
-                settings.policy.max_message_bytes,
-            )),
+            None => policy_client(settings, peers)?,
         };
         let bus = match bus {
             Some(bus) => bus,
@@ -184,6 +183,7 @@ async fn sync(
     settings: &NodeSettings,
     verifiers: Arc<Verifiers>,
     split: bool,
+    forgetter: Arc<dyn AccessForgetter>,
 ) -> Result<SyncService> {
     let mut config = settings.sync.clone();
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
@@ -199,10 +199,7 @@ async fn sync(
         rules: Arc::new(neuralis_sync::layout_rules::LayoutCore),
         embedder: neuralis_sync::service::open_embedder(&config.embedder).context("embedder")?,
         verifiers,
-        // Until policy's ForgetSource is wired here, a deleted source's access state
-        // stays in the policy store (a recreated source still inherits nothing: ids
-        // are never reused). The lead wires the policy forgetter.
-        forgetter: Arc::new(neuralis_sync::NoForget),
+        forgetter,
         kept_dirs: super::kept::kept_dirs(settings),
         require_allowed_roots: split,
     };
@@ -247,6 +244,19 @@ async fn discovery(
         inventory,
         settings: settings.discovery.clone(),
     })))
+}
+
+/// Policy's gRPC client, for a process that calls policy without running it.
+fn policy_client(settings: &NodeSettings, peers: &ClientTls) -> Result<Arc<dyn PolicyApi>> {
+    let channel = peer(
+        peers,
+        settings.peers.policy_url.as_deref(),
+        "peers.policy_url",
+    )?;
+    Ok(Arc::new(PolicyGrpcClient::new(
+        channel,
+        settings.policy.max_message_bytes,
+    )))
 }
 
 fn peer(tls: &ClientTls, url: Option<&str>, field: &str) -> Result<Channel> {

@@ -10,8 +10,17 @@ use neuralis_proto::policy::v1 as pb;
 use super::{optional, required};
 use crate::PolicyError;
 
-/// A grantor's role grants; repeated roles merge.
-pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<RoleGrants, PolicyError> {
+/// The project a grantor's role grants apply in (`None`: every project) and the grants;
+/// repeated roles merge.
+pub fn grants_from_proto(
+    request: pb::PutRoleGrantsRequest,
+) -> Result<(Option<String>, RoleGrants), PolicyError> {
+    let project = match optional(request.project_id) {
+        Some(project) if project.trim().is_empty() => {
+            return Err(PolicyError::invalid("project_id", "is blank"));
+        }
+        project => project,
+    };
     let grantor = match pb::GrantorKind::try_from(request.grantor) {
         Ok(pb::GrantorKind::Administrator) => Grantor::Administrator,
         Ok(pb::GrantorKind::Package) => {
@@ -31,7 +40,7 @@ pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<RoleGrants
     }
     let grants = RoleGrants { grantor, roles };
     grants.validate()?;
-    Ok(grants)
+    Ok((project, grants))
 }
 
 /// Whose override, of which file, and the new state (`None` clears it).
@@ -105,6 +114,7 @@ mod tests {
                     role: role.into(),
                     features: vec![feature.into()],
                 }],
+                project_id: String::new(),
             }
         };
         let cases = [
@@ -124,6 +134,14 @@ mod tests {
                 grants_from_proto(grants(pb::GrantorKind::Administrator, "", "member", "a b"))
                     .err(),
                 "roles[member].features",
+            ),
+            (
+                grants_from_proto(pb::PutRoleGrantsRequest {
+                    project_id: " ".into(),
+                    ..grants(pb::GrantorKind::Administrator, "", "member", "f")
+                })
+                .err(),
+                "project_id",
             ),
         ];
         for (error, expected) in cases {

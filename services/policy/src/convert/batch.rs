@@ -106,6 +106,7 @@ fn file_from_proto(file: pb::FileCandidate, field: &str) -> Result<FileCandidate
         default_enabled: file.default_enabled,
         required_features: file.required_features,
         private_owner: optional(file.private_owner_agent),
+        real_path: optional(file.real_path),
     })
 }
 
@@ -186,6 +187,7 @@ fn file_to_proto(file: &FileCandidate) -> pb::FileCandidate {
         default_enabled: file.default_enabled,
         required_features: file.required_features.clone(),
         private_owner_agent: file.private_owner.clone().unwrap_or_default(),
+        real_path: file.real_path.clone().unwrap_or_default(),
     }
 }
 

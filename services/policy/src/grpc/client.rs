@@ -133,4 +133,12 @@ impl PolicyApi for PolicyGrpcClient {
     ) -> Result<pb::EvaluateResponse, PolicyError> {
         call!(self, evaluate, token, request)
     }
+
+    async fn forget_source(
+        &self,
+        token: BearerToken,
+        request: pb::ForgetSourceRequest,
+    ) -> Result<pb::ForgetSourceResponse, PolicyError> {
+        call!(self, forget_source, token, request)
+    }
 }

@@ -106,4 +106,11 @@ impl PolicyService for PolicyGrpcServer {
     ) -> Result<Response<pb::EvaluateResponse>, Status> {
         forward!(self, evaluate, request)
     }
+
+    async fn forget_source(
+        &self,
+        request: Request<pb::ForgetSourceRequest>,
+    ) -> Result<Response<pb::ForgetSourceResponse>, Status> {
+        forward!(self, forget_source, request)
+    }
 }

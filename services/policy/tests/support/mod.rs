@@ -228,6 +228,7 @@ pub fn batch() -> EvaluationRequest {
         default_enabled: category != Category::Rule,
         required_features: Vec::new(),
         private_owner: None,
+        real_path: None,
     };
     EvaluationRequest {
         project: PROJECT.into(),

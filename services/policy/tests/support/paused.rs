@@ -38,8 +38,15 @@ impl AccessStore for PausedReads {
     async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
         self.inner.set_source_enabled(source_id, enabled).await
     }
-    async fn put_role_grants(&self, grants: &RoleGrants) -> Result<(), StoreError> {
-        self.inner.put_role_grants(grants).await
+    async fn forget_source(&self, source_id: &str) -> Result<(), StoreError> {
+        self.inner.forget_source(source_id).await
+    }
+    async fn put_role_grants(
+        &self,
+        project: Option<&str>,
+        grants: &RoleGrants,
+    ) -> Result<(), StoreError> {
+        self.inner.put_role_grants(project, grants).await
     }
     async fn set_package_enabled(
         &self,
