@@ -393,7 +393,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         .encode_to_vec(),
         // A source never created: forgetting it changes nothing a later cell reads.
         p::FORGET_SOURCE => policy::ForgetSourceRequest {
-            source_id: fixture::source_id(P, "never-created"),
+            source_id: format!("{P}/never-created.0000000000000000"),
         }
         .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
