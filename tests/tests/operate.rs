@@ -28,7 +28,7 @@ async fn discovery_is_not_serving_while_policy_is_down_and_serving_once_it_is_ba
     let mut bytes = [0u8; 6];
     getrandom::fill(&mut bytes).unwrap();
     let tag = format!("operate_{}", hex::encode(bytes));
-    let env: HashMap<String, String> = HashMap::from([
+    let mut env: HashMap<String, String> = HashMap::from([
         ("NEURALIS__SYNC__INDEX__KIND".into(), "postgres".into()),
         ("NEURALIS__SYNC__INDEX__URL".into(), database.clone()),
         (
@@ -52,6 +52,11 @@ async fn discovery_is_not_serving_while_policy_is_down_and_serving_once_it_is_ba
     let policy_listen = format!("127.0.0.1:{}", free_port());
     let policy_args = ["--target", "policy", "--listen", policy_listen.as_str()];
     let policy = spawn(NODE, &policy_args, &env, &data.path().join("policy"));
+    // Sync asks policy to forget a source before deleting it.
+    env.insert(
+        "NEURALIS__PEERS__POLICY_URL".into(),
+        format!("http://{policy_listen}"),
+    );
     let sync = spawn(
         NODE,
         &[

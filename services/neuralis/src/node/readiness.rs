@@ -175,7 +175,9 @@ mod tests {
         let sync = dependency("sync", &["discovery"]);
         let index = dependency("index_store", &["sync", "discovery"]);
         let names = ["sync", "discovery", "policy"];
-        let cases: [(&[bool; 3], &[(&str, bool)]); 4] = [
+        // (which of the three answer, then the status of each service name).
+        type Case<'a> = (&'a [bool; 3], &'a [(&'a str, bool)]);
+        let cases: [Case; 4] = [
             (
                 &[true, true, true],
                 &[
