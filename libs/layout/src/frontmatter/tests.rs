@@ -379,12 +379,25 @@ fn recovery_reads_only_plain_key_lines() {
     }
 }
 
+/// A plain scalar continued on indented lines folds into one line; blank lines after a
+/// value continue nothing.
 #[test]
 fn recovery_folds_a_plain_scalar_continued_on_indented_lines() {
-    let outcome = parse("---\nglobs: **/*\ndescription: one\n  two\n\n  three\nname: x\n---\n");
-    assert_eq!(outcome.status, FrontmatterStatus::Recovered);
-    let fm = outcome.frontmatter.unwrap();
-    assert_eq!(fm.description.as_deref(), Some("one two three"));
+    for (text, description, tools) in [
+        ("description: one\n  two\n", "one two", &[][..]),
+        ("description: one\n  two\n\n  three\n", "one two three", &[]),
+        (
+            "description: one\nallowed-tools: [Read, Grep]\n\n",
+            "one",
+            &["Read", "Grep"],
+        ),
+    ] {
+        let outcome = parse(&format!("---\nglobs: **/*\n{text}name: x\n---\n"));
+        assert_eq!(outcome.status, FrontmatterStatus::Recovered, "{text:?}");
+        let fm = outcome.frontmatter.unwrap();
+        assert_eq!(fm.description.as_deref(), Some(description), "{text:?}");
+        assert_eq!(fm.allowed_tools, tools, "{text:?}");
+    }
 }
 
 #[test]
