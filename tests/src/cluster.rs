@@ -103,6 +103,16 @@ impl Cluster {
     /// channel so scenarios run side by side; with `tls`, every port serves TLS and
     /// requires a client certificate, and every call between them presents one.
     pub async fn split(node_bin: &str, tls: bool) -> Result<Self> {
+        Self::split_with(node_bin, tls, HashMap::new()).await
+    }
+
+    /// [`Cluster::split`] with `extra` variables in every process's environment (an
+    /// OTLP collector's address, a setting under test).
+    pub async fn split_with(
+        node_bin: &str,
+        tls: bool,
+        extra: HashMap<String, String>,
+    ) -> Result<Self> {
         let data = tempfile::tempdir()?;
         let (secret, service_secret) = (random_secret()?, random_secret()?);
         let tag = format!("e2e_{}", hex::encode(random_bytes::<6>()?));
@@ -112,6 +122,7 @@ impl Cluster {
             .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
         let mut env = identity_env(&secret, &service_secret);
         env.extend(split_env(&database, &redis, &tag));
+        env.extend(extra);
         let client_tls = if tls {
             let pki = Pki::create(&data.path().join("tls"), &[])?;
             env.extend(tls_env(&pki));
@@ -134,6 +145,13 @@ impl Cluster {
             if let Some(internal) = internal {
                 addrs.insert("sync-internal", internal);
             }
+            if target == "policy" {
+                // Sync asks policy to forget a source before deleting it.
+                env.insert(
+                    "NEURALIS__PEERS__POLICY_URL".into(),
+                    format!("{scheme}://{addr}"),
+                );
+            }
         }
         let feed = addrs
             .get("sync-internal")
@@ -141,10 +159,6 @@ impl Cluster {
         env.insert(
             "NEURALIS__PEERS__SYNC_FEED_URL".into(),
             format!("{scheme}://{feed}"),
-        );
-        env.insert(
-            "NEURALIS__PEERS__POLICY_URL".into(),
-            format!("{scheme}://{}", addrs["policy"]),
         );
         let (child, addr, _) = spawn_node(node_bin, "discovery", &env, data.path())?;
         processes.insert("discovery", child);
@@ -393,6 +407,7 @@ fn spawn_node(
     let mut child = Command::new(node_bin)
         .args(["--target", target, "--listen", "127.0.0.1:0", "--announce"])
         .args(["--internal-listen", "127.0.0.1:0"])
+        .args(["--admin-listen", "127.0.0.1:0"])
         .arg("--data-dir")
         .arg(data.join(target))
         .env_clear()

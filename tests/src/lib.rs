@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod fixture;
 pub mod pki;
 pub mod pod;
+pub mod process;
 pub mod raw;
 
 pub use cluster::{Cluster, Mode};

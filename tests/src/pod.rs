@@ -26,7 +26,7 @@ pub struct Container {
     pub component: String,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-    /// The readiness probe: a gRPC service name, or a command.
+    /// The readiness probe: a gRPC service name, an admin-port path, or a command.
     pub probe: Option<Probe>,
     /// The user the pod runs as.
     pub run_as: Option<u32>,
@@ -36,8 +36,16 @@ pub struct Container {
 
 #[derive(Debug, Clone)]
 pub enum Probe {
-    Grpc { service: String },
-    Exec { command: Vec<String> },
+    Grpc {
+        service: String,
+    },
+    /// An HTTP GET of `path` on the admin port.
+    Http {
+        path: String,
+    },
+    Exec {
+        command: Vec<String>,
+    },
 }
 
 impl Render {
@@ -274,6 +282,11 @@ fn is_path_char(c: char) -> bool {
 }
 
 fn probe(probe: &Value) -> Option<Probe> {
+    if let Some(path) = probe["httpGet"]["path"].as_str() {
+        return Some(Probe::Http {
+            path: path.to_owned(),
+        });
+    }
     if let Some(service) = probe["grpc"]["service"].as_str() {
         return Some(Probe::Grpc {
             service: service.to_owned(),

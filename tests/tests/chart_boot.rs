@@ -102,6 +102,9 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
         .collect();
     // Sync's internal listener (the index feed), reached by discovery alone.
     let feed_port = free_port();
+    // Each process's admin port (/readyz, the readiness probe).
+    let admin_ports: HashMap<String, u16> =
+        ports.keys().map(|c| (c.clone(), free_port())).collect();
     let binary = neuralis_binary();
     let rewrite = |component: &str, text: &str| {
         let mut text = text
@@ -123,6 +126,9 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
             for listen in ["0.0.0.0:7400", "127.0.0.1:7400"] {
                 text = text.replace(listen, &format!("127.0.0.1:{own}"));
             }
+        }
+        if let Some(admin) = admin_ports.get(component) {
+            text = text.replace("0.0.0.0:9464", &format!("127.0.0.1:{admin}"));
         }
         text.replace("/usr/local/bin/neuralis", &binary.display().to_string())
     };
@@ -147,7 +153,8 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
     }
     for (container, child) in &mut running {
         let port = ports[&container.component];
-        wait_ready(container, child, port, &cwd, dir.path()).await;
+        let admin = admin_ports[&container.component];
+        wait_ready(container, child, (port, admin), &cwd, dir.path()).await;
     }
     for test in &tests {
         let status = command(&binary, &test.args, test, &cwd).status().unwrap();
@@ -206,7 +213,13 @@ fn start(binary: &Path, container: &Container, cwd: &Path, dir: &Path) -> Child 
         .unwrap_or_else(|e| panic!("{}: {e}", container.name))
 }
 
-async fn wait_ready(container: &Container, child: &mut Child, port: u16, cwd: &Path, dir: &Path) {
+async fn wait_ready(
+    container: &Container,
+    child: &mut Child,
+    port: (u16, u16),
+    cwd: &Path,
+    dir: &Path,
+) {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -229,8 +242,9 @@ async fn wait_ready(container: &Container, child: &mut Child, port: u16, cwd: &P
     }
 }
 
-async fn probe_passes(container: &Container, port: u16, cwd: &Path) -> bool {
+async fn probe_passes(container: &Container, (port, admin): (u16, u16), cwd: &Path) -> bool {
     match &container.probe {
+        Some(Probe::Http { path }) => http_ok(admin, path).await,
         Some(Probe::Grpc { service }) => {
             let Ok(endpoint) =
                 tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
@@ -282,6 +296,22 @@ async fn stop(container: &Container, child: &mut Child, dir: &Path) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Whether `GET path` on 127.0.0.1:`port` answers 200 (what the kubelet's httpGet
+/// probe checks).
+async fn http_ok(port: u16, path: &str) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return false;
+    };
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    if stream.write_all(request.as_bytes()).await.is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer).await;
+    answer.starts_with("HTTP/1.1 200")
 }
 
 fn log_path(dir: &Path, container: &Container) -> PathBuf {

@@ -1,40 +1,7 @@
-{{/* A probe: the kubelet's native gRPC check, or, under TLS (which the kubelet's
-     gRPC probe does not speak), the binary's own `neuralis health`. */}}
-{{- define "neuralis.probe" -}}
-{{- $root := .root -}}
-{{- if $root.Values.tls.enabled -}}
-exec:
-  command:
-    - /usr/local/bin/neuralis
-    - health
-    - --server
-    - https://127.0.0.1:{{ $root.Values.port }}
-    - --server-name
-    - {{ include "neuralis.serviceHost" . }}
-    - --ca-file
-    - /etc/neuralis/tls/ca.crt
-    {{- if $root.Values.tls.mutual }}
-    - --cert-file
-    - /etc/neuralis/tls/tls.crt
-    - --key-file
-    - /etc/neuralis/tls/tls.key
-    {{- end }}
-    {{- with .service }}
-    - --service
-    - {{ . }}
-    {{- end }}
-{{- else -}}
-grpc:
-  port: {{ $root.Values.port }}
-  service: {{ .service | quote }}
-{{- end }}
-{{- end -}}
-
 {{/* One container running `component` ("all-in-one" runs every service). */}}
 {{- define "neuralis.container" -}}
 {{- $root := .root -}}
 {{- $component := .component -}}
-{{- $service := include "neuralis.healthService" $component -}}
 {{- $scheme := include "neuralis.scheme" $root -}}
 - name: neuralis
   image: {{ include "neuralis.image" $root }}
@@ -50,6 +17,12 @@ grpc:
   env:
     - name: NEURALIS__LISTEN
       value: "0.0.0.0:{{ $root.Values.port }}"
+    - name: NEURALIS__ADMIN_LISTEN
+      value: "0.0.0.0:{{ $root.Values.admin.port }}"
+    - name: NEURALIS__DRAIN_DELAY_MS
+      value: {{ $root.Values.drain.delayMs | quote }}
+    - name: NEURALIS__DRAIN_DEADLINE_MS
+      value: {{ $root.Values.drain.deadlineMs | quote }}
     {{- if eq $component "all-in-one" }}
     - name: NEURALIS__DATA_DIR
       value: /var/lib/neuralis
@@ -120,19 +93,30 @@ grpc:
   ports:
     - name: grpc
       containerPort: {{ $root.Values.port }}
+    - name: admin
+      containerPort: {{ $root.Values.admin.port }}
     {{- if and (eq $component "sync") $root.Values.sync.internal.enabled }}
     - name: internal
       containerPort: {{ $root.Values.sync.internal.port }}
     {{- end }}
+  # Probes on the admin port (plain HTTP, so the same under TLS): readiness follows
+  # what the service needs (discovery: policy and sync reachable); liveness only
+  # that the process answers, so an outage of a peer never restarts a pod.
   startupProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" $service) | nindent 4 }}
+    httpGet:
+      path: /livez
+      port: admin
     failureThreshold: 30
     periodSeconds: 2
   readinessProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" $service) | nindent 4 }}
+    httpGet:
+      path: /readyz
+      port: admin
     periodSeconds: 5
   livenessProbe:
-    {{- include "neuralis.probe" (dict "root" $root "component" $component "service" "") | nindent 4 }}
+    httpGet:
+      path: /livez
+      port: admin
     periodSeconds: 10
     timeoutSeconds: 5
   resources:

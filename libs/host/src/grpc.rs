@@ -9,7 +9,7 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-use crate::propagation::server_span;
+use crate::rpc::ServerLayer;
 use crate::shutdown::Shutdown;
 
 /// Why a server could not be built or stopped with an error.
@@ -115,7 +115,7 @@ pub async fn serve_tls(
         server = server.tls_config(tls)?;
     }
     server
-        .trace_fn(server_span)
+        .layer(ServerLayer::new(shutdown.clone()))
         .add_routes(routes)
         .serve_with_incoming_shutdown(incoming, shutdown.drained())
         .await?;

@@ -1,15 +1,20 @@
 //! What every Neuralis server needs, written once: layered configuration
 //! ([`settings`]), structured logs and OpenTelemetry traces ([`telemetry`]), W3C trace
 //! context across the three services ([`propagation`]), health and reflection
-//! ([`grpc`]), and graceful shutdown with a deadline ([`shutdown`]), and TLS from PEM files ([`tls`]).
+//! ([`grpc`]), graceful shutdown with a deadline ([`shutdown`]), TLS from PEM files ([`tls`]),
+//! a span, a latency histogram and a log line per call ([`rpc`]), and the admin port
+//! with `/metrics`, `/livez` and `/readyz` ([`admin`]).
 #![forbid(unsafe_code)]
 
+pub mod admin;
 pub mod grpc;
 pub mod propagation;
+pub mod rpc;
 pub mod settings;
 pub mod shutdown;
 pub mod telemetry;
 pub mod tls;
+pub mod vocabulary;
 
 pub use settings::{SettingsError, load_settings};
 pub use shutdown::Shutdown;

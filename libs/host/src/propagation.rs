@@ -32,19 +32,36 @@ impl Injector for MetadataInjector<'_> {
     }
 }
 
-/// The server span of one gRPC call, a child of the caller's span when the request
-/// carries a `traceparent`. Use with `Server::builder().trace_fn(server_span)`.
-pub fn server_span(request: &http::Request<()>) -> tracing::Span {
-    let span = tracing::info_span!(
-        "grpc.request",
-        otel.kind = "server",
-        rpc.method = %request.uri().path(),
-    );
-    let parent = opentelemetry::global::get_text_map_propagator(|p| {
-        p.extract(&HeaderExtractor(request.headers()))
-    });
+/// Makes `span` a child of the caller's span when `headers` carry a `traceparent`.
+pub fn continue_trace(span: &tracing::Span, headers: &http::HeaderMap) {
+    if headers.get("traceparent").is_none() {
+        return;
+    }
+    let parent =
+        opentelemetry::global::get_text_map_propagator(|p| p.extract(&HeaderExtractor(headers)));
     let _ = span.set_parent(parent);
-    span
+}
+
+/// Writes `span`'s context into an outbound request's headers.
+pub fn inject(span: &tracing::Span, headers: &mut http::HeaderMap) {
+    let context = span.context();
+    opentelemetry::global::get_text_map_propagator(|p| {
+        p.inject_context(&context, &mut HeaderInjector(headers))
+    });
+}
+
+/// Writes trace headers into HTTP headers.
+struct HeaderInjector<'a>(&'a mut http::HeaderMap);
+
+impl Injector for HeaderInjector<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        if let (Ok(key), Ok(value)) = (
+            http::HeaderName::from_bytes(key.as_bytes()),
+            http::HeaderValue::try_from(value.as_str()),
+        ) {
+            self.0.insert(key, value);
+        }
+    }
 }
 
 /// A client interceptor that injects the current span's context into every call.

@@ -1,8 +1,11 @@
-//! Graceful shutdown with a deadline.
+//! Graceful shutdown in two steps, with a deadline.
 //!
-//! The first SIGTERM (or Ctrl-C) starts draining: servers stop accepting calls and
-//! long-lived streams watch [`Shutdown::drained`] and end. If draining takes longer
-//! than the deadline, or a second signal arrives, the process stops at once.
+//! The first SIGTERM (or Ctrl-C) starts *stopping*: health turns NOT_SERVING and
+//! `/readyz` fails while every call is still served, so load balancers move away.
+//! After the drain delay, *draining* starts: servers stop accepting calls, in-flight
+//! calls finish, and open server streams end with `UNAVAILABLE` (see
+//! [`crate::rpc::ServerLayer`]). The process then exits 0. If draining takes longer
+//! than the deadline (the grace period), or a second signal arrives, it exits 1 at once.
 
 use std::future::Future;
 use std::time::Duration;
@@ -12,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 /// A drain signal shared by everything that must stop cleanly.
 #[derive(Debug, Clone, Default)]
 pub struct Shutdown {
+    stopping: CancellationToken,
     drain: CancellationToken,
 }
 
@@ -21,9 +25,27 @@ impl Shutdown {
         Self::default()
     }
 
-    /// Starts draining (tests and embedded callers use this instead of a signal).
+    /// Starts draining at once (tests and embedded callers use this instead of a
+    /// signal); stopping starts with it.
     pub fn trigger(&self) {
+        self.stopping.cancel();
         self.drain.cancel();
+    }
+
+    /// Starts stopping: health turns NOT_SERVING, calls are still served.
+    pub fn stop(&self) {
+        self.stopping.cancel();
+    }
+
+    /// True once stopping (or draining) has started.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.is_cancelled()
+    }
+
+    /// Resolves when stopping starts (turn health NOT_SERVING there).
+    pub fn stopping(&self) -> impl Future<Output = ()> + Send + 'static {
+        let token = self.stopping.clone();
+        async move { token.cancelled().await }
     }
 
     /// True once draining has started.
@@ -38,16 +60,27 @@ impl Shutdown {
         async move { token.cancelled().await }
     }
 
-    /// Triggers draining on the first SIGTERM or SIGINT, and exits the process on a
-    /// second signal or when `deadline` passes after the first.
-    pub fn listen_for_signals(&self, deadline: Duration) {
+    /// On the first SIGTERM or SIGINT: stops, waits `delay` (calls still served),
+    /// then drains; exits the process on a second signal or when `deadline` passes
+    /// after the drain began.
+    pub fn listen_for_signals(&self, delay: Duration, deadline: Duration) {
         let this = self.clone();
         tokio::spawn(async move {
             wait_for_signal().await;
             tracing::info!(
+                delay_ms = delay.as_millis() as u64,
                 deadline_ms = deadline.as_millis() as u64,
-                "shutdown signal received, draining"
+                "shutdown signal received, not serving"
             );
+            this.stop();
+            tokio::select! {
+                _ = wait_for_signal() => {
+                    tracing::warn!("second signal, exiting now");
+                    std::process::exit(1);
+                }
+                _ = tokio::time::sleep(delay) => {}
+            }
+            tracing::info!("draining");
             this.trigger();
             tokio::select! {
                 _ = wait_for_signal() => tracing::warn!("second signal, exiting now"),
@@ -96,6 +129,17 @@ mod tests {
         assert!(pending.is_err(), "must not resolve before a trigger");
         shutdown.trigger();
         drained.await;
+        assert!(shutdown.is_draining());
+    }
+
+    #[tokio::test]
+    async fn stopping_comes_before_draining() {
+        let shutdown = Shutdown::new();
+        shutdown.stop();
+        shutdown.stopping().await;
+        assert!(shutdown.is_stopping());
+        assert!(!shutdown.is_draining(), "stopping alone keeps serving");
+        shutdown.trigger();
         assert!(shutdown.is_draining());
     }
 }

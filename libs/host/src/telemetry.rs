@@ -1,16 +1,24 @@
 //! Structured logs and OpenTelemetry traces.
 //!
-//! Logs go to stderr as JSON (the default for servers) or as readable text. When an
-//! OTLP endpoint is configured, spans are exported in batches and the W3C trace
-//! context propagator is installed, so a call that crosses discovery → policy → sync
-//! is one trace.
+//! Logs go to stderr as JSON (the default for servers, each line with the `trace_id`
+//! and `span_id` of the call it belongs to) or as readable text. The W3C trace context
+//! propagator is always installed, so a call that crosses discovery → policy → sync is
+//! one trace; spans are exported in batches when an OTLP endpoint is configured (the
+//! setting, or the standard `OTEL_EXPORTER_OTLP_ENDPOINT`), under the process's
+//! service name (`OTEL_SERVICE_NAME` wins).
 
-use opentelemetry::trace::TracerProvider as _;
+use std::sync::{Arc, OnceLock};
+
+use opentelemetry::trace::{TraceContextExt as _, TracerProvider as _};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
 use serde::{Deserialize, Serialize};
+use tracing::dispatcher::WeakDispatch;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
@@ -130,77 +138,156 @@ impl TelemetrySettings {
     }
 }
 
+/// The OpenTelemetry `service.name` of a process: `OTEL_SERVICE_NAME` when set, else
+/// `default` (`neuralis` for all-in-one, `neuralis-discovery`, … for one service).
+pub fn service_name(default: &str) -> String {
+    std::env::var("OTEL_SERVICE_NAME")
+        .ok()
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+/// The collector endpoint: the setting, else the standard `OTEL_EXPORTER_OTLP_*`
+/// variables; none when `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+fn endpoint(settings: &TelemetrySettings) -> Option<String> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        || var("OTEL_TRACES_EXPORTER").is_some_and(|v| v.eq_ignore_ascii_case("none"))
+    {
+        return None;
+    }
+    settings
+        .otlp_endpoint
+        .clone()
+        .or_else(|| var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+        .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
+}
+
 /// Installs the global subscriber. Call once, inside a tokio runtime when an OTLP
-/// endpoint is set.
+/// endpoint is set. Spans are always built and trace context always propagated (so
+/// log lines carry trace and span ids and a caller's trace continues); they are
+/// exported only when a collector is configured.
 pub fn init(
     service_name: &str,
     settings: &TelemetrySettings,
 ) -> Result<TelemetryGuard, TelemetryError> {
     settings.check()?;
-    let filter = EnvFilter::try_new(&settings.log_filter)
+    // The call spans (target `neuralis_host::rpc`) stay on whatever the log filter
+    // says, so traces and the trace ids of log lines never depend on the log level;
+    // the `rpc finished` lines have their own target (`neuralis::rpc`) and follow it.
+    let filter = EnvFilter::try_new(format!("{},neuralis_host::rpc=info", settings.log_filter))
         .map_err(|e| TelemetryError::Filter(e.to_string()))?;
+    let dispatch: Arc<OnceLock<WeakDispatch>> = Arc::default();
     let fmt_layer = match settings.log_format {
         LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
+            .event_format(TraceIds {
+                inner: tracing_subscriber::fmt::format().json(),
+                dispatch: dispatch.clone(),
+            })
             .with_writer(std::io::stderr)
             .boxed(),
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .boxed(),
     };
-    let provider = match &settings.otlp_endpoint {
-        Some(endpoint) => Some(tracer_provider(
-            service_name,
-            endpoint,
-            settings.exporter_tls(endpoint)?,
-            settings.otlp_queue_size,
-        )?),
+    let endpoint = endpoint(settings);
+    let tls = match &endpoint {
+        Some(endpoint) => settings.exporter_tls(endpoint)?,
         None => None,
     };
-    let otel_layer = provider
-        .as_ref()
-        .map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer("neuralis")));
+    let provider = tracer_provider(
+        &self::service_name(service_name),
+        endpoint.as_deref(),
+        tls,
+        settings.otlp_queue_size,
+    )?;
+    let otel_layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("neuralis"));
     tracing_subscriber::registry()
         .with(filter)
         .with(fmt_layer)
         .with(otel_layer)
         .try_init()
         .map_err(|_| TelemetryError::AlreadyInstalled)?;
-    if provider.is_some() {
-        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-    }
-    Ok(TelemetryGuard { provider })
+    tracing::dispatcher::get_default(|current| {
+        let _ = dispatch.set(current.downgrade());
+    });
+    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    Ok(TelemetryGuard {
+        provider: Some(provider),
+    })
 }
 
 fn tracer_provider(
     service_name: &str,
-    endpoint: &str,
+    endpoint: Option<&str>,
     tls: Option<tonic::transport::ClientTlsConfig>,
     queue: usize,
 ) -> Result<SdkTracerProvider, TelemetryError> {
     use opentelemetry_otlp::{WithExportConfig, WithTonicConfig};
-    let mut builder = opentelemetry_otlp::SpanExporter::builder()
-        .with_tonic()
-        .with_endpoint(endpoint);
-    if let Some(tls) = tls {
-        builder = builder.with_tls_config(tls);
+    let mut provider = SdkTracerProvider::builder().with_resource(
+        Resource::builder()
+            .with_service_name(service_name.to_string())
+            .build(),
+    );
+    if let Some(endpoint) = endpoint {
+        let mut builder = opentelemetry_otlp::SpanExporter::builder()
+            .with_tonic()
+            .with_endpoint(endpoint);
+        if let Some(tls) = tls {
+            builder = builder.with_tls_config(tls);
+        }
+        let exporter = builder
+            .build()
+            .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
+        let batch = BatchSpanProcessor::builder(exporter)
+            .with_batch_config(
+                BatchConfigBuilder::default()
+                    .with_max_queue_size(queue)
+                    .build(),
+            )
+            .build();
+        provider = provider.with_span_processor(batch);
     }
-    let exporter = builder
-        .build()
-        .map_err(|e| TelemetryError::Exporter(e.to_string()))?;
-    let batch = BatchSpanProcessor::builder(exporter)
-        .with_batch_config(
-            BatchConfigBuilder::default()
-                .with_max_queue_size(queue)
-                .build(),
-        )
-        .build();
-    Ok(SdkTracerProvider::builder()
-        .with_span_processor(batch)
-        .with_resource(
-            Resource::builder()
-                .with_service_name(service_name.to_string())
-                .build(),
-        )
-        .build())
+    Ok(provider.build())
+}
+
+/// The JSON line of an event, with the `trace_id` and `span_id` of the span it was
+/// logged in (when it was logged in one).
+struct TraceIds<F> {
+    inner: F,
+    dispatch: Arc<OnceLock<WeakDispatch>>,
+}
+
+impl<S, N, F> FormatEvent<S, N> for TraceIds<F>
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    F: FormatEvent<S, N>,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let mut line = String::new();
+        self.inner
+            .format_event(ctx, Writer::new(&mut line), event)?;
+        let ids = ctx.lookup_current().and_then(|span| {
+            let dispatch = self.dispatch.get()?.upgrade()?;
+            let context = tracing_opentelemetry::get_otel_context(&span.id(), &dispatch)?;
+            let span_context = context.span().span_context().clone();
+            span_context
+                .is_valid()
+                .then(|| (span_context.trace_id(), span_context.span_id()))
+        });
+        match (ids, line.trim_end().strip_suffix('}')) {
+            (Some((trace_id, span_id)), Some(open)) => writeln!(
+                writer,
+                "{open},\"trace_id\":\"{trace_id}\",\"span_id\":\"{span_id}\"}}"
+            ),
+            _ => writer.write_str(&line),
+        }
+    }
 }

@@ -89,6 +89,9 @@ pub struct ChunkRow {
 
 /// One write of a batch.
 #[derive(Debug, Clone, PartialEq)]
+// A batch is mostly puts: boxing every row would cost an allocation per file written
+// to spare the few deletes their size.
+#[allow(clippy::large_enum_variant)]
 pub enum RowWrite {
     /// Inserts or replaces the file row. `chunks: Some` replaces the file's chunk rows;
     /// `None` leaves them as they are (a stat or payload-only update).

@@ -102,3 +102,38 @@ pub fn default_state(category: Category, identity: bool) -> (bool, Invocation) {
     };
     (enabled, invocation)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every category with the name every output uses (the folder vocabulary of seed 001)
+    /// and whether hydration injects it (seed 000: "Prompt-injected categories (rules,
+    /// instructions, agents) hydrate per stream").
+    const CATEGORIES: [(Category, &str, bool); 6] = [
+        (Category::Skill, "skill", false),
+        (Category::Instruction, "instruction", true),
+        (Category::Rule, "rule", true),
+        (Category::Agent, "agent", true),
+        (Category::Docs, "docs", false),
+        (Category::Command, "command", false),
+    ];
+
+    #[test]
+    fn every_category_has_one_name_in_every_output() {
+        for (category, name, _) in CATEGORIES {
+            assert_eq!(category.as_str(), name);
+            assert_eq!(category.to_string(), name, "Display");
+            assert_eq!(serde_json::to_value(category).unwrap(), name, "serde");
+            assert_eq!(name.parse::<Category>(), Ok(category), "FromStr");
+        }
+        assert!("skills".parse::<Category>().is_err());
+    }
+
+    #[test]
+    fn only_rules_instructions_and_agents_are_prompt_injected() {
+        for (category, name, injected) in CATEGORIES {
+            assert_eq!(category.is_prompt_injected(), injected, "{name}");
+        }
+    }
+}

@@ -89,4 +89,21 @@ mod tests {
                 .starts_with("85 more")
         );
     }
+
+    #[test]
+    fn the_cap_counts_only_what_it_drops() {
+        let warnings = |n: u32| -> Vec<Diagnostic> {
+            (0..n).map(|i| Diagnostic::warning(Some(i), "m")).collect()
+        };
+        let cap = MAX_DIAGNOSTICS_PER_FILE as u32;
+        // exactly the cap: every diagnostic is kept, none is replaced by a count
+        assert_eq!(cap_diagnostics(warnings(cap)), warnings(cap));
+        let over = cap_diagnostics(warnings(cap + 1));
+        assert_eq!(over.len(), MAX_DIAGNOSTICS_PER_FILE);
+        assert_eq!(over[..MAX_DIAGNOSTICS_PER_FILE - 1], warnings(cap - 1)[..]);
+        assert_eq!(
+            over[MAX_DIAGNOSTICS_PER_FILE - 1].message,
+            "2 more diagnostics not shown"
+        );
+    }
 }

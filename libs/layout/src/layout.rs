@@ -235,3 +235,64 @@ impl Layout {
         self.packages.iter().map(|p| p.root.as_str()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_root_rule_has_one_name_in_every_output() {
+        for (rule, name) in [
+            (RootRule::Manifest, "manifest"),
+            (RootRule::Marker, "marker"),
+            (RootRule::Category, "category"),
+            (RootRule::BareSkill, "bare-skill"),
+            (RootRule::SourceRoot, "source-root"),
+        ] {
+            assert_eq!(rule.as_str(), name);
+            assert_eq!(serde_json::to_value(rule).unwrap(), name, "serde");
+        }
+    }
+
+    /// People are told why a file did not load: each reason has its own sentence.
+    #[test]
+    fn every_unloaded_reason_is_described_in_its_own_words() {
+        let reasons = [
+            (UnloadedReason::NoIdOrName, "no id or name"),
+            (UnloadedReason::MalformedFrontmatter, "could not be read"),
+            (UnloadedReason::Readme, "README"),
+            (UnloadedReason::TemplateOrWorkflow, "workflows/"),
+            (
+                UnloadedReason::NotAContributionPath,
+                "not at a contribution path",
+            ),
+            (UnloadedReason::PackageMeta, "package-meta"),
+            (UnloadedReason::DocsAtSourceRoot, "source-root package"),
+            (UnloadedReason::Unclaimed, "claimed by no package root"),
+            (
+                UnloadedReason::NeverLoadedFromSource,
+                "never load from a source",
+            ),
+        ];
+        for (reason, words) in reasons {
+            assert!(reason.describe().contains(words), "{reason:?}");
+        }
+    }
+
+    #[test]
+    fn package_roots_are_the_roots_of_the_packages_in_order() {
+        let package = |root: &str| Package {
+            name: root.to_owned(),
+            key: root.to_owned(),
+            rule: RootRule::Marker,
+            root: root.to_owned(),
+            files: Vec::new(),
+        };
+        let layout = Layout {
+            packages: vec![package(""), package(".claude"), package("packages/helper")],
+            ..Layout::default()
+        };
+        assert_eq!(layout.package_roots(), ["", ".claude", "packages/helper"]);
+        assert!(Layout::default().package_roots().is_empty());
+    }
+}

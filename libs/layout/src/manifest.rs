@@ -213,4 +213,41 @@ mod tests {
         let (facts, diagnostics) = read_manifest(ManifestKind::PackageJson, deep.as_bytes());
         assert!(!facts.usable && !diagnostics.is_empty());
     }
+
+    /// A manifest of `len` bytes: a JSON object padded with spaces.
+    fn padded(len: usize) -> Vec<u8> {
+        let json = br#"{"name": "helper", "neuralis": {}}"#;
+        let mut bytes = json.to_vec();
+        bytes.resize(len, b' ');
+        bytes
+    }
+
+    #[test]
+    fn manifests_up_to_one_mebibyte_are_read_and_larger_ones_are_not() {
+        assert_eq!(MAX_MANIFEST_BYTES, 1 << 20);
+        for (len, usable) in [
+            (64 * 1024, true),
+            (MAX_MANIFEST_BYTES, true),
+            (MAX_MANIFEST_BYTES + 1, false),
+        ] {
+            let (facts, diagnostics) = read_manifest(ManifestKind::PackageJson, &padded(len));
+            assert_eq!(facts.usable, usable, "{len} bytes");
+            assert_eq!(
+                diagnostics.is_empty(),
+                usable,
+                "{len} bytes: {diagnostics:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_broken_manifest_diagnostic_names_the_line_of_the_error() {
+        for (json, line) in [
+            (&b"{not json"[..], 1),
+            (b"{\n  \"name\": \"helper\",\n  oops\n}", 3),
+        ] {
+            let (_, diagnostics) = read_manifest(ManifestKind::PackageJson, json);
+            assert_eq!(diagnostics[0].line, Some(line), "{diagnostics:?}");
+        }
+    }
 }

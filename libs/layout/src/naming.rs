@@ -106,4 +106,34 @@ mod tests {
         assign_keys(&mut alone);
         assert_eq!(alone[0].key, packages[0].key);
     }
+
+    /// The disambiguating hash is FNV-1a 32 (published test vectors), so a key stays
+    /// the same across releases and platforms.
+    #[test]
+    fn the_root_hash_is_fnv1a_32() {
+        for (text, hash) in [
+            ("", 0x811c_9dc5),
+            ("a", 0xe40c_292c),
+            ("foobar", 0xbf9c_f968),
+        ] {
+            assert_eq!(fnv1a(text), hash, "{text:?}");
+        }
+    }
+
+    /// A package whose own name spells another's disambiguated key still gets a key of
+    /// its own.
+    #[test]
+    fn keys_stay_unique_when_a_name_spells_a_disambiguated_key() {
+        let spelled = format!("claude-{:08x}", fnv1a("a/.claude"));
+        let mut packages = vec![
+            package(".claude", "a/.claude"),
+            package(".claude", "b/.claude"),
+            package(&spelled, "z"),
+        ];
+        assign_keys(&mut packages);
+        let keys: Vec<&str> = packages.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys[0], spelled);
+        assert_eq!(keys[2], format!("{spelled}-2"));
+        assert_ne!(keys[0], keys[1]);
+    }
 }

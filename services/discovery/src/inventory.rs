@@ -115,6 +115,7 @@ impl InventoryShell {
             let mut state = self.lock();
             state.subscription = Some(subscription);
             state.inventory.subscription_up();
+            neuralis_metrics::subscription_attached();
         }
         spawn_idle_drain(Arc::downgrade(self));
     }
@@ -132,10 +133,20 @@ impl InventoryShell {
         index: &dyn IndexPort,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
         let lookup = self.drained().inventory.lookup(project, Instant::now());
+        use neuralis_metrics::{Lookup as Counted, inventory_lookup};
         match lookup {
-            Lookup::Hit(snapshot) => Ok(Arc::clone(&snapshot)),
-            Lookup::Fill(ticket) => self.fill(project, sources, index, Some(ticket)).await,
-            Lookup::Bypass => self.fill(project, sources, index, None).await,
+            Lookup::Hit(snapshot) => {
+                inventory_lookup(Counted::Hit);
+                Ok(Arc::clone(&snapshot))
+            }
+            Lookup::Fill(ticket) => {
+                inventory_lookup(Counted::Miss);
+                self.fill(project, sources, index, Some(ticket)).await
+            }
+            Lookup::Bypass => {
+                inventory_lookup(Counted::Bypass);
+                self.fill(project, sources, index, None).await
+            }
             Lookup::Revalidate {
                 rows,
                 revision,
@@ -148,8 +159,10 @@ impl InventoryShell {
                         .inventory
                         .confirm(&ticket, current, Instant::now())
                 {
+                    inventory_lookup(Counted::Revalidated);
                     return Ok(Arc::clone(&rows));
                 }
+                inventory_lookup(Counted::Miss);
                 self.fill(project, sources, index, Some(ticket)).await
             }
         }
@@ -163,6 +176,7 @@ impl InventoryShell {
         ticket: Option<FillTicket>,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
         let rows = index.rows(project).await?;
+        neuralis_metrics::inventory_full_refill();
         let revision = rows.revision;
         let snapshot = Arc::new(ProjectSnapshot::build(rows, sources));
         if let Some(ticket) = ticket {
@@ -203,6 +217,7 @@ fn drain(state: &mut State) {
             Some(Some(notice)) => apply(&mut state.inventory, notice),
             Some(None) => {
                 tracing::warn!("invalidation subscription ended; bypassing the inventory");
+                neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Lost);
                 state.subscription = None;
                 state.inventory.subscription_lost();
                 return;
@@ -214,19 +229,22 @@ fn drain(state: &mut State) {
 fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) {
     match notice {
         BusNotice::Event(event) => {
-            let phase = match event.phase {
-                BusPhase::Start => Phase::Start,
-                BusPhase::Finish => Phase::Finish,
-                BusPhase::Failed => Phase::Failed,
+            let (phase, counted) = match event.phase {
+                BusPhase::Start => (Phase::Start, neuralis_metrics::Invalidation::Start),
+                BusPhase::Finish => (Phase::Finish, neuralis_metrics::Invalidation::Finish),
+                BusPhase::Failed => (Phase::Failed, neuralis_metrics::Invalidation::Failed),
             };
+            neuralis_metrics::invalidation(counted);
             inventory.observe(&event.project, &event.write_id, phase, Instant::now());
         }
         BusNotice::Lost => {
             tracing::warn!("invalidation subscription lost; dropping the inventory");
+            neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Lost);
             inventory.subscription_lost();
         }
         BusNotice::Live => {
             tracing::info!("invalidation subscription live again");
+            neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Live);
             inventory.subscription_up();
         }
     }

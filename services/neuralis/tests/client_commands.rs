@@ -124,6 +124,14 @@ async fn a_source_from_creation_to_an_agent_override() {
 
     let created = json(&cli(&server, Some(&admin), &[&create[..], &["--json"]].concat()).await);
     assert_eq!(created["source"]["status"]["state"], "never-synced");
+    let source_id = created["source"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        source_id.starts_with(&format!("{PROJECT}/example.")),
+        "{created}"
+    );
     let shown = ok(&cli(
         &server,
         Some(&admin),
@@ -165,6 +173,10 @@ async fn a_source_from_creation_to_an_agent_override() {
     let args = [&put[..], &[good.to_str().unwrap(), "--json"]].concat();
     let stored = json(&cli(&server, Some(&admin), &args).await);
     assert_eq!(stored["policy"]["default"]["read"], true);
+    assert_eq!(
+        stored["source_id"], source_id,
+        "policy knows the source by its id"
+    );
 
     let synced = json(
         &cli(

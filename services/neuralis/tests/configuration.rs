@@ -376,6 +376,7 @@ fn a_rediss_bus_is_accepted() {
             ),
             ("NEURALIS__SYNC__BUS__KIND", "redis"),
             ("NEURALIS__SYNC__BUS__URL", "rediss://:password@redis:6380"),
+            ("NEURALIS__PEERS__POLICY_URL", "http://policy:7400"),
         ],
     );
     let out = neuralis(dir.path(), &["config", "check", "--target", "sync"], &env);

@@ -47,6 +47,7 @@ impl LocalPolicy {
         };
         let snapshot = self.store.snapshot(&query).await?;
         let evaluation = decide(caller, &snapshot, &batch);
+        count_decisions(&evaluation);
         tracing::debug!(
             packages = evaluation.packages.len(),
             files = evaluation.files.len(),
@@ -249,5 +250,37 @@ impl LocalPolicy {
     ) -> Result<Evaluation, PolicyError> {
         permit.for_project(&request.project)?;
         self.evaluate_for(caller, conversation, request).await
+    }
+}
+
+/// Counts a batch's decisions by kind and outcome (one update per pair, not per file).
+fn count_decisions(evaluation: &Evaluation) {
+    use neuralis_access::DecisionCode;
+    use neuralis_metrics::{Candidate, Decision};
+    for (candidate, decisions) in [
+        (Candidate::Package, &evaluation.packages),
+        (Candidate::File, &evaluation.files),
+    ] {
+        let mut counts = [0u64; 5];
+        for decision in decisions {
+            let slot = match decision.code {
+                DecisionCode::Hidden => 0,
+                DecisionCode::VisibleActive => 1,
+                DecisionCode::VisibleOptIn => 2,
+                DecisionCode::VisibleDisabled => 3,
+                DecisionCode::VisibleManual => 4,
+            };
+            counts[slot] += 1;
+        }
+        let outcomes = [
+            Decision::Hidden,
+            Decision::Active,
+            Decision::OptIn,
+            Decision::Disabled,
+            Decision::Manual,
+        ];
+        for (outcome, count) in outcomes.into_iter().zip(counts) {
+            neuralis_metrics::policy_decisions(candidate, outcome, count);
+        }
     }
 }

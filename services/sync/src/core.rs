@@ -95,6 +95,22 @@ impl SyncCore {
 
     /// Records the run in the source's status; a failure keeps the last success time.
     async fn record(&self, source: &SourceRecord, outcome: &Result<RunUpdate, SyncError>) {
+        match outcome {
+            Ok(done) => neuralis_metrics::sync_run(
+                neuralis_metrics::RunOutcome::Succeeded,
+                neuralis_metrics::RunFiles {
+                    indexed: done.counters.files_indexed,
+                    unchanged: done.counters.files_unchanged,
+                    deleted: done.counters.files_deleted,
+                    skipped: done.counters.files_skipped,
+                    bytes_read: done.counters.bytes_read,
+                },
+            ),
+            Err(_) => neuralis_metrics::sync_run(
+                neuralis_metrics::RunOutcome::Failed,
+                neuralis_metrics::RunFiles::default(),
+            ),
+        }
         let status = match outcome {
             Ok(done) => SyncStatus {
                 last_synced_at: Some(i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX)),

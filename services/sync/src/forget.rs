@@ -17,7 +17,7 @@ pub trait AccessForgetter: Send + Sync + 'static {
     async fn forget_source(&self, source_id: &str) -> Result<(), ForgetError>;
 }
 
-/// Forgets nothing and says so: for a process wired before policy could forget. A
+/// Forgets nothing and says so: for tools and tests that run sync without policy. A
 /// recreated source cannot inherit from it anyway (ids are never reused), but the old
 /// state stays in the policy store.
 #[derive(Debug, Clone, Copy, Default)]

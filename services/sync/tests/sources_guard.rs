@@ -73,7 +73,7 @@ async fn a_recreated_source_gets_a_new_id_and_every_call_shows_it() {
         .await
         .expect("feed");
     let fed: Vec<String> = fed.sources.into_iter().map(|s| s.id).collect();
-    assert_eq!(fed, [first.clone()]);
+    assert_eq!(fed, std::slice::from_ref(&first));
 
     delete(&harness, "repo").await.expect("deleted");
     let second = create(

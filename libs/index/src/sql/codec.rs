@@ -73,18 +73,22 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
     })
 }
 
+/// One stored row as a page of `rows::visit_source_files` carries it: path, size,
+/// modified, content hash, payload version, privacy owner, payload, real path.
+pub(crate) type StoredColumns = (
+    String,
+    i64,
+    i64,
+    String,
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 /// A row of a page of stored files (see `rows::visit_source_files`).
 pub(crate) fn stored_file(
-    (path, size, modified, content_hash, payload_version, privacy_owner, payload, real_path): (
-        String,
-        i64,
-        i64,
-        String,
-        i64,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    ),
+    (path, size, modified, content_hash, payload_version, privacy_owner, payload, real_path): StoredColumns,
 ) -> Result<StoredFile, IndexError> {
     let payload = payload
         .map(|text| serde_json::from_str(&text))

@@ -1,7 +1,7 @@
 //! File rows, chunk rows and the project revision.
 
 use super::Dialect;
-use super::codec::{self, file_columns};
+use super::codec::{self, StoredColumns, file_columns};
 use crate::{FileRow, IndexError, ProjectSnapshot, StoredFile};
 use sqlx::AnyPool;
 use sqlx::any::Any;
@@ -76,18 +76,6 @@ const POSTGRES_PAGE: &str = "SELECT CAST(json_agg(json_build_array(path, size, m
      AS TEXT) \
      FROM (SELECT * FROM index_files WHERE project = $1 AND source = $2 AND path > $3 \
      ORDER BY path LIMIT $4) AS page";
-
-/// One stored row as a page carries it.
-type StoredColumns = (
-    String,
-    i64,
-    i64,
-    String,
-    i64,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
 
 /// Streams a source's rows in their comparison form, a page at a time (keyset pages in
 /// path order), so neither side holds the whole source.

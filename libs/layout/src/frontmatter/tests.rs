@@ -236,3 +236,177 @@ fn ten_thousand_deep_block_nesting_is_refused_not_recursed() {
         }
     }
 }
+
+/// The size limit is the block's own bytes, fences excluded: a block of exactly
+/// [`MAX_FRONTMATTER_BYTES`] is read, one byte more is not.
+#[test]
+fn a_block_of_exactly_the_size_limit_is_read() {
+    assert_eq!(MAX_FRONTMATTER_BYTES, 64 * 1024);
+    for (size, status) in [
+        (2 * 1024, FrontmatterStatus::Strict),
+        (MAX_FRONTMATTER_BYTES, FrontmatterStatus::Strict),
+        (MAX_FRONTMATTER_BYTES + 1, FrontmatterStatus::Malformed),
+    ] {
+        let key = "description: ";
+        let block = format!("{key}{}\n", "a".repeat(size - key.len() - 1));
+        assert_eq!(block.len(), size);
+        let outcome = parse(&format!("---\n{block}---\nbody\n"));
+        assert_eq!(
+            outcome.status, status,
+            "{size} bytes: {:?}",
+            outcome.diagnostics
+        );
+    }
+}
+
+/// The scalar and anchor budgets are twice the block limit, so tag handles that expand
+/// as they are counted (`!!str` counts as `tag:yaml.org,2002:str`) never refuse a block
+/// within it, anchored or not.
+#[test]
+fn a_block_within_the_size_limit_is_never_refused_for_its_scalar_or_anchor_bytes() {
+    for anchor in ["", "&labels "] {
+        let mut text = format!("---\nname: tagged\nlabels: {anchor}[");
+        text.push_str(&"!!str a, ".repeat(3_500));
+        text.push_str("]\n---\n");
+        assert!(text.len() < MAX_FRONTMATTER_BYTES);
+        let outcome = parse(&text);
+        assert_eq!(
+            outcome.status,
+            FrontmatterStatus::Strict,
+            "{anchor:?}: {:?}",
+            outcome.diagnostics
+        );
+    }
+}
+
+/// A key given twice is still strict YAML: the last one wins, as in recovery.
+#[test]
+fn a_repeated_key_is_strict_yaml_and_the_last_one_wins() {
+    let outcome = parse("---\nname: first\nname: last\n---\n");
+    assert_eq!(
+        outcome.status,
+        FrontmatterStatus::Strict,
+        "{:?}",
+        outcome.diagnostics
+    );
+    assert_eq!(outcome.frontmatter.unwrap().name.as_deref(), Some("last"));
+}
+
+#[test]
+fn the_recovery_diagnostic_names_the_file_line_strict_yaml_refused() {
+    // file line 1 is the fence; `globs: **/*` is block line 2, file line 3
+    let outcome = parse("---\nname: x\nglobs: **/*\n---\n");
+    assert_eq!(outcome.status, FrontmatterStatus::Recovered);
+    assert_eq!(
+        outcome.diagnostics[0].line,
+        Some(3),
+        "{:?}",
+        outcome.diagnostics
+    );
+}
+
+/// The recovery diagnostic says what strict YAML refused, in the parser's words but
+/// without its block-relative position (the diagnostic carries the file line).
+#[test]
+fn the_recovery_diagnostic_quotes_the_parser_without_its_position() {
+    let outcome = parse("---\nname: x\nglobs: **/*\n---\n");
+    let message = &outcome.diagnostics[0].message;
+    assert!(message.contains("unknown anchor"), "{message}");
+    assert!(!message.contains(" at line "), "{message}");
+}
+
+#[test]
+fn booleans_and_numbers_are_spelled_out_as_text() {
+    let fm = parse("---\nid: true\nname: false\ntitle: 1.5\n---\n")
+        .frontmatter
+        .unwrap();
+    assert_eq!(
+        (fm.id.as_deref(), fm.name.as_deref(), fm.title.as_deref()),
+        (Some("true"), Some("false"), Some("1.5"))
+    );
+}
+
+/// Whitespace YAML does not know as whitespace (a no-break space, a form feed) still
+/// leaves a block with nothing in it: an empty frontmatter, not a malformed one.
+#[test]
+fn a_block_of_blank_lines_and_comments_is_an_empty_frontmatter() {
+    for text in [
+        "---\n\u{a0}\n---\n",
+        "---\n\u{c}\n# a comment\n---\n",
+        "---\n  # an indented comment\n\u{a0}\n---\n",
+    ] {
+        let outcome = parse(text);
+        assert_ne!(outcome.status, FrontmatterStatus::Malformed, "{text:?}");
+        assert_eq!(
+            outcome.frontmatter,
+            Some(Frontmatter::default()),
+            "{text:?}"
+        );
+    }
+}
+
+/// Blank lines and top-level comments are skipped silently; inside a block scalar they
+/// are part of the text.
+#[test]
+fn recovery_skips_blank_lines_and_comments_but_keeps_them_in_block_scalars() {
+    let outcome = parse(
+        "---\nglobs: **/*\n\n# a comment\nname: x\ndescription: |\n  first\n\n  # kept\n  last\n---\n",
+    );
+    assert_eq!(outcome.status, FrontmatterStatus::Recovered);
+    assert_eq!(outcome.diagnostics.len(), 1, "{:?}", outcome.diagnostics);
+    let fm = outcome.frontmatter.unwrap();
+    assert_eq!(fm.name.as_deref(), Some("x"));
+    assert_eq!(fm.description.as_deref(), Some("first\n\n# kept\nlast"));
+}
+
+/// Only `key: value` with a plain key is a key line: a key with a space or nothing
+/// before the colon, or no space after it, is skipped and reported.
+#[test]
+fn recovery_reads_only_plain_key_lines() {
+    for line in ["my name: x", ": x", "name:x"] {
+        let outcome = parse(&format!("---\nglobs: **/*\n{line}\n---\n"));
+        assert!(
+            outcome
+                .diagnostics
+                .iter()
+                .any(|d| d.line == Some(3) && d.message.contains("not a `key: value` line")),
+            "{line:?}: {:?}",
+            outcome.diagnostics
+        );
+        if let Some(fm) = outcome.frontmatter {
+            assert_eq!(fm.name, None, "{line:?}");
+        }
+    }
+}
+
+/// A plain scalar continued on indented lines folds into one line; blank lines after a
+/// value continue nothing.
+#[test]
+fn recovery_folds_a_plain_scalar_continued_on_indented_lines() {
+    for (text, description, tools) in [
+        ("description: one\n  two\n", "one two", &[][..]),
+        ("description: one\n  two\n\n  three\n", "one two three", &[]),
+        (
+            "description: one\nallowed-tools: [Read, Grep]\n\n",
+            "one",
+            &["Read", "Grep"],
+        ),
+    ] {
+        let outcome = parse(&format!("---\nglobs: **/*\n{text}name: x\n---\n"));
+        assert_eq!(outcome.status, FrontmatterStatus::Recovered, "{text:?}");
+        let fm = outcome.frontmatter.unwrap();
+        assert_eq!(fm.description.as_deref(), Some(description), "{text:?}");
+        assert_eq!(fm.allowed_tools, tools, "{text:?}");
+    }
+}
+
+#[test]
+fn recovery_reads_a_list_with_blank_lines_and_comments_between_items() {
+    let outcome =
+        parse("---\nglobs: **/*\nrequiredFeatures:\n  - a.read\n\n  # and\n  - a.write\n---\n");
+    assert_eq!(outcome.status, FrontmatterStatus::Recovered);
+    assert_eq!(
+        outcome.frontmatter.unwrap().required_features,
+        ["a.read", "a.write"]
+    );
+}

@@ -33,9 +33,12 @@ fn a_link_moved_to_another_file_of_the_same_stat_refreshes_the_row() {
     let mut linked = listed("shared/rules/leak.md", 10, 5);
     linked.real_path = Some("agents/alice/rules/secret.md".into());
     let stored = row("shared/rules/leak.md", 10, 5, 1);
-    let plan = plan_sync(std::slice::from_ref(&linked), &[stored.clone()], 1, |_| {
-        None
-    });
+    let plan = plan_sync(
+        std::slice::from_ref(&linked),
+        std::slice::from_ref(&stored),
+        1,
+        |_| None,
+    );
     assert_eq!(plan.refresh_payload, ["shared/rules/leak.md"]);
     let mut recorded = stored;
     recorded.real_path = linked.real_path.clone();

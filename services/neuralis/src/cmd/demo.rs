@@ -98,7 +98,7 @@ async fn demo(args: DemoArgs) -> Result<()> {
         "  cargo run -q -p neuralis -- packages list --project {PROJECT} --server http://{}",
         node.addr
     );
-    shutdown.listen_for_signals(Duration::from_secs(10));
+    shutdown.listen_for_signals(Duration::ZERO, Duration::from_secs(10));
     node.server.await??;
     Ok(())
 }

@@ -60,6 +60,9 @@ pub struct Checked {
 /// Checks `settings` for a process running `targets`.
 pub fn check(settings: &NodeSettings, targets: &Targets) -> Result<Checked, ConfigProblem> {
     check_address(&settings.listen, "listen")?;
+    if !settings.admin_listen.trim().is_empty() {
+        check_address(&settings.admin_listen, "admin_listen")?;
+    }
     if targets.runs(Target::Sync) && !targets.runs(Target::Discovery) {
         check_address(&settings.internal_listen, "internal_listen")?;
     }

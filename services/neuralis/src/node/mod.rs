@@ -7,6 +7,7 @@ pub mod checks;
 mod forget;
 mod kept;
 pub mod keys;
+mod readiness;
 pub mod redact;
 pub mod run;
 pub mod settings;
@@ -20,6 +21,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use futures::TryFutureExt;
 use neuralis_host::Shutdown;
+use neuralis_host::admin::Readiness;
 use neuralis_host::grpc::{Health, add_reflection, serve_tls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -46,6 +48,10 @@ pub struct ServeArgs {
     /// 10.0.0.5:7401 (port 0 picks a free one).
     #[arg(long)]
     pub internal_listen: Option<String>,
+    /// Where the admin HTTP port serves /metrics, /livez and /readyz, e.g.
+    /// 0.0.0.0:9464 (port 0 picks a free one).
+    #[arg(long)]
+    pub admin_listen: Option<String>,
     /// The data directory (embedded stores, local signing key).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
@@ -65,6 +71,9 @@ impl ServeArgs {
         }
         if let Some(listen) = &self.internal_listen {
             settings.internal_listen = listen.clone();
+        }
+        if let Some(listen) = &self.admin_listen {
+            settings.admin_listen = listen.clone();
         }
         if let Some(dir) = &self.data_dir {
             settings.data_dir = dir.clone();
@@ -92,6 +101,8 @@ pub struct Node {
     pub clients: Clients,
     /// Health of the mounted services.
     pub health: Health,
+    /// What `/readyz` answers (the admin port serves it).
+    pub readiness: Readiness,
     /// Ends when the server stops.
     pub server: JoinHandle<Result<()>>,
     shutdown: Shutdown,
@@ -147,17 +158,25 @@ pub async fn start(
             }
         }
     });
-    // Every store and peer was reached while wiring: the services are ready.
-    for name in &names {
-        health.serving(name).await;
-    }
-    health.serving("").await;
+    // Every store was reached while wiring; from now on each service's health follows
+    // what it needs (peers in split mode, the index store where sync runs).
+    let readiness = Readiness::new(shutdown.clone());
+    readiness::follow(
+        names.clone(),
+        wired.dependencies,
+        health.clone(),
+        readiness.clone(),
+        shutdown.clone(),
+        std::time::Duration::from_millis(settings.health_probe_interval_ms.max(100)),
+    )
+    .await;
     tracing::info!(%addr, ?internal_addr, targets = ?targets.iter().map(Target::as_str).collect::<Vec<_>>(), "node started");
     Ok(Node {
         addr,
         internal_addr,
         clients: wired.clients,
         health,
+        readiness,
         server,
         shutdown,
     })
@@ -180,6 +199,15 @@ async fn internal(
     let routes = add_reflection(feed.add_service(health_service), &names)?;
     health.serving(names[0]).await;
     health.serving("").await;
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown.stopping().await;
+            health
+                .set_all(&names, tonic_health::ServingStatus::NotServing)
+                .await;
+        }
+    });
     let shutdown = shutdown.clone();
     let task = tokio::spawn(async move {
         serve_tls(listener, routes, shutdown, tls)

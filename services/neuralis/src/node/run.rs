@@ -42,7 +42,8 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         }
     };
     runtime.block_on(async move {
-        let _telemetry = match neuralis_host::telemetry::init("neuralis", &settings.telemetry) {
+        let name = service_name(&targets);
+        let _telemetry = match neuralis_host::telemetry::init(&name, &settings.telemetry) {
             Ok(guard) => guard,
             Err(error) => {
                 eprintln!("neuralis serve: {error}");
@@ -69,15 +70,83 @@ async fn serve(
         .await
         .map_err(|e| anyhow::anyhow!("listen {}: {e}", settings.listen))?;
     let shutdown = Shutdown::new();
-    shutdown.listen_for_signals(Duration::from_millis(settings.drain_deadline_ms));
-    let node = node::start(settings, targets, listener, shutdown).await?;
+    shutdown.listen_for_signals(
+        Duration::from_millis(settings.drain_delay_ms),
+        Duration::from_millis(settings.drain_deadline_ms),
+    );
+    let admin_listen = settings.admin_listen.clone();
+    let node = node::start(settings, targets, listener, shutdown.clone()).await?;
+    let admin = admin(&admin_listen, node.readiness.clone(), shutdown).await;
     if announce {
-        println!("listening {}", node.addr);
+        // Written, never printed: a script that read the line it wanted may have
+        // closed the pipe, and a failed write must not stop the server. The admin
+        // line comes last, so readers of the first lines see what they always saw.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening {}", node.addr);
         if let Some(internal) = node.internal_addr {
-            println!("internal {internal}");
+            let _ = writeln!(out, "internal {internal}");
         }
-        let _ = std::io::stdout().flush();
+        if let Some(admin) = admin {
+            let _ = writeln!(out, "admin {admin}");
+        }
+        let _ = out.flush();
     }
     node.server.await??;
     Ok(())
+}
+
+/// The OpenTelemetry service name of a process running `targets`: `neuralis` for all
+/// three, `neuralis-<target>` for one, the targets joined for another subset.
+pub fn service_name(targets: &node::Targets) -> String {
+    if targets.is_all_in_one() {
+        return "neuralis".into();
+    }
+    let names: Vec<&str> = targets.iter().map(node::Target::as_str).collect();
+    format!("neuralis-{}", names.join("-"))
+}
+
+/// Serves the admin port. A port that cannot be bound is logged and skipped rather
+/// than fatal: gRPC health still answers, and several processes on one host (tests,
+/// a developer's machine) would otherwise collide on the default port.
+async fn admin(
+    listen: &str,
+    readiness: neuralis_host::admin::Readiness,
+    shutdown: Shutdown,
+) -> Option<std::net::SocketAddr> {
+    if listen.trim().is_empty() {
+        return None;
+    }
+    match tokio::net::TcpListener::bind(listen).await {
+        Ok(listener) => {
+            let addr = listener.local_addr().ok()?;
+            tracing::info!(%addr, "serving admin http (/metrics, /livez, /readyz)");
+            tokio::spawn(neuralis_host::admin::serve_admin(
+                listener, readiness, shutdown,
+            ));
+            Some(addr)
+        }
+        Err(error) => {
+            tracing::error!(listen, %error, "admin port not served");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::node::{Target, Targets};
+
+    #[test]
+    fn each_process_reports_its_own_service_name() {
+        assert_eq!(service_name(&Targets::new([])), "neuralis");
+        assert_eq!(
+            service_name(&Targets::new([Target::Discovery])),
+            "neuralis-discovery"
+        );
+        assert_eq!(
+            service_name(&Targets::new([Target::Policy])),
+            "neuralis-policy"
+        );
+    }
 }

@@ -19,12 +19,21 @@ pub struct NodeSettings {
     /// Where a process that runs sync without discovery serves the index feed (services
     /// only; never the public port). Keep it reachable by discovery alone.
     pub internal_listen: String,
+    /// Where the admin HTTP port serves `/metrics`, `/livez` and `/readyz` (plain
+    /// HTTP: keep it off the public network).
+    pub admin_listen: String,
     /// Where the embedded stores and the local signing key live.
     pub data_dir: PathBuf,
     /// Services to run when no `--target` is given; empty means all three.
     pub targets: Vec<String>,
-    /// How long a draining server may take after SIGTERM before it exits anyway.
+    /// After SIGTERM, how long every call is still served while health reports
+    /// NOT_SERVING (so load balancers move away) before the drain starts.
+    pub drain_delay_ms: u64,
+    /// The grace period: how long the drain may take (in-flight calls finishing, open
+    /// streams ending) before the process exits anyway, with status 1.
     pub drain_deadline_ms: u64,
+    /// How often discovery probes the health of the peers it calls (split mode).
+    pub health_probe_interval_ms: u64,
     /// TLS on every gRPC port this process serves (off unless a certificate is named).
     pub tls: ServerTlsSettings,
     pub telemetry: TelemetrySettings,
@@ -44,9 +53,12 @@ impl Default for NodeSettings {
         Self {
             listen: "127.0.0.1:7400".into(),
             internal_listen: "127.0.0.1:7401".into(),
+            admin_listen: "127.0.0.1:9464".into(),
             data_dir: PathBuf::from(".neuralis"),
             targets: Vec::new(),
+            drain_delay_ms: 0,
             drain_deadline_ms: 10_000,
+            health_probe_interval_ms: 2_000,
             tls: ServerTlsSettings::default(),
             telemetry: TelemetrySettings::default(),
             identity: IdentityConfig::default(),

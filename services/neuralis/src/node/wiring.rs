@@ -26,6 +26,7 @@ use tonic::transport::Channel;
 
 use super::forget::PolicyForgetter;
 use super::keys;
+use super::readiness::{Dependency, Probe};
 use super::settings::NodeSettings;
 use super::target::{Target, Targets};
 
@@ -48,6 +49,9 @@ pub(crate) struct Wired {
     /// without discovery (otherwise discovery calls it in process and it is not served).
     pub internal: Option<Routes>,
     pub clients: Clients,
+    /// What the services need in order to answer (peers, the index store), for
+    /// readiness.
+    pub dependencies: Vec<Dependency>,
 }
 
 /// Builds every service `targets` names (`checks::check` passed), calling peers with
@@ -62,6 +66,7 @@ pub(crate) async fn wire(
     let mut names = Vec::new();
     let mut clients = Clients::default();
     let mut internal = None;
+    let mut remote = Vec::new();
 
     let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
     if targets.runs(Target::Policy) {
@@ -84,10 +89,20 @@ pub(crate) async fn wire(
         let split = !targets.runs(Target::Discovery);
         let policy = match &policy_local {
             Some(local) => local.clone(),
-            None => policy_client(settings, peers)?,
+            None => policy_client(settings, peers)?.1,
         };
         let forgetter = Arc::new(PolicyForgetter::new(policy, Arc::new(keys.signer("sync")?)));
-        let service = sync(settings, keys.verifiers.clone(), split, forgetter).await?;
+        let (service, store) = sync(settings, keys.verifiers.clone(), split, forgetter).await?;
+        // Sync answers nothing without its index; nor does discovery beside it.
+        let mut needed_by = vec![neuralis_sync::grpc::SOURCES_SERVICE_NAME];
+        if targets.runs(Target::Discovery) {
+            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
+        }
+        remote.push(Dependency {
+            check: "index_store",
+            needed_by,
+            probe: Probe::IndexStore(store),
+        });
         bus = Some(service.bus());
         clients.sources = Some(service.sources_api());
         routes = routes.add_service(service.sources_server());
@@ -102,15 +117,37 @@ pub(crate) async fn wire(
     if targets.runs(Target::Discovery) {
         let feed: Arc<dyn IndexFeedApi> = match feed_local {
             Some(local) => local,
-            None => Arc::new(IndexFeedGrpcClient::new(peer(
-                peers,
-                settings.peers.sync_feed_url.as_deref(),
-                "peers.sync_feed_url",
-            )?)),
+            None => {
+                let channel = peer(
+                    peers,
+                    settings.peers.sync_feed_url.as_deref(),
+                    "peers.sync_feed_url",
+                )?;
+                remote.push(Dependency {
+                    check: "sync",
+                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+                    probe: Probe::Health {
+                        channel: channel.clone(),
+                        service: neuralis_sync::grpc::FEED_SERVICE_NAME,
+                    },
+                });
+                Arc::new(IndexFeedGrpcClient::new(channel))
+            }
         };
         let policy: Arc<dyn PolicyApi> = match policy_local {
             Some(local) => local,
-            None => policy_client(settings, peers)?,
+            None => {
+                let (channel, client) = policy_client(settings, peers)?;
+                remote.push(Dependency {
+                    check: "policy",
+                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+                    probe: Probe::Health {
+                        channel,
+                        service: neuralis_policy::SERVICE_NAME,
+                    },
+                });
+                client
+            }
         };
         let bus = match bus {
             Some(bus) => bus,
@@ -133,6 +170,7 @@ pub(crate) async fn wire(
         service_names: names,
         internal,
         clients,
+        dependencies: remote,
     })
 }
 
@@ -177,22 +215,24 @@ impl Keys {
     }
 }
 
-/// Sync, refusing roots over what this process keeps; `split` (sync without discovery)
-/// requires roots under `sync.allowed_roots`.
+/// The sync service, refusing roots over what this process keeps (`split`: sync without
+/// discovery requires roots under `sync.allowed_roots`), and its index store
+/// (readiness probes it).
 async fn sync(
     settings: &NodeSettings,
     verifiers: Arc<Verifiers>,
     split: bool,
     forgetter: Arc<dyn AccessForgetter>,
-) -> Result<SyncService> {
+) -> Result<(SyncService, Arc<dyn neuralis_index::IndexStore>)> {
     let mut config = settings.sync.clone();
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
         *path = under_data_dir(path, &settings.data_dir, "index.db");
     }
+    let store = neuralis_sync::service::open_store(&config.index)
+        .await
+        .context("opening the index")?;
     let parts = SyncParts {
-        store: neuralis_sync::service::open_store(&config.index)
-            .await
-            .context("opening the index")?,
+        store: store.clone(),
         bus: neuralis_sync::service::open_bus(&config.bus)
             .await
             .context("connecting the bus")?,
@@ -203,9 +243,10 @@ async fn sync(
         kept_dirs: super::kept::kept_dirs(settings),
         require_allowed_roots: split,
     };
-    SyncService::from_parts(&config, parts)
+    let service = SyncService::from_parts(&config, parts)
         .await
-        .context("starting sync")
+        .context("starting sync")?;
+    Ok((service, store))
 }
 
 async fn discovery(
@@ -246,17 +287,19 @@ async fn discovery(
     })))
 }
 
-/// Policy's gRPC client, for a process that calls policy without running it.
-fn policy_client(settings: &NodeSettings, peers: &ClientTls) -> Result<Arc<dyn PolicyApi>> {
+/// Policy's gRPC client (and its channel, for health probes), for a process that calls
+/// policy without running it.
+fn policy_client(
+    settings: &NodeSettings,
+    peers: &ClientTls,
+) -> Result<(Channel, Arc<dyn PolicyApi>)> {
     let channel = peer(
         peers,
         settings.peers.policy_url.as_deref(),
         "peers.policy_url",
     )?;
-    Ok(Arc::new(PolicyGrpcClient::new(
-        channel,
-        settings.policy.max_message_bytes,
-    )))
+    let client = PolicyGrpcClient::new(channel.clone(), settings.policy.max_message_bytes);
+    Ok((channel, Arc::new(client)))
 }
 
 fn peer(tls: &ClientTls, url: Option<&str>, field: &str) -> Result<Channel> {

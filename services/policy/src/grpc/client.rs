@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use neuralis_access::{Caller, Evaluation, EvaluationRequest};
 use neuralis_host::propagation::TracePropagation;
+use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_proto::policy::v1 as pb;
 use pb::policy_service_client::PolicyServiceClient;
 use tonic::service::interceptor::InterceptedService;
@@ -15,14 +16,14 @@ use crate::{BearerToken, PolicyApi, PolicyError, convert};
 /// A policy client over one channel.
 #[derive(Clone)]
 pub struct PolicyGrpcClient {
-    inner: PolicyServiceClient<InterceptedService<Channel, TracePropagation>>,
+    inner: PolicyServiceClient<InterceptedService<TracedChannel, TracePropagation>>,
 }
 
 impl PolicyGrpcClient {
     /// A client over `channel`, passing trace context on, accepting answers up to
     /// `max_message_bytes`.
     pub fn new(channel: Channel, max_message_bytes: usize) -> Self {
-        let inner = PolicyServiceClient::with_interceptor(channel, TracePropagation)
+        let inner = PolicyServiceClient::with_interceptor(traced(channel), TracePropagation)
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);
         PolicyGrpcClient { inner }

@@ -6,6 +6,7 @@ use crate::SyncError;
 use crate::api::{IndexFeedApi, SourceApi, SyncStream};
 use futures::StreamExt;
 use neuralis_host::propagation::TracePropagation;
+use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_identity::BearerToken;
 use neuralis_proto::sync::v1 as pb;
 use pb::index_feed_service_client::IndexFeedServiceClient;
@@ -13,7 +14,7 @@ use pb::source_service_client::SourceServiceClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
-type Traced = InterceptedService<Channel, TracePropagation>;
+type Traced = InterceptedService<TracedChannel, TracePropagation>;
 
 /// A `SourceService` client over one channel.
 #[derive(Clone)]
@@ -25,7 +26,7 @@ impl SourceGrpcClient {
     /// A client over `channel`, passing trace context on.
     pub fn new(channel: Channel) -> Self {
         Self {
-            inner: SourceServiceClient::with_interceptor(channel, TracePropagation),
+            inner: SourceServiceClient::with_interceptor(traced(channel), TracePropagation),
         }
     }
 }
@@ -40,7 +41,7 @@ impl IndexFeedGrpcClient {
     /// A client over `channel`, passing trace context on.
     pub fn new(channel: Channel) -> Self {
         Self {
-            inner: IndexFeedServiceClient::with_interceptor(channel, TracePropagation),
+            inner: IndexFeedServiceClient::with_interceptor(traced(channel), TracePropagation),
         }
     }
 }

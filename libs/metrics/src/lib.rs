@@ -1,0 +1,411 @@
+//! The Prometheus families of every Neuralis process, in one registry per process.
+//!
+//! Every label value comes from a fixed vocabulary: an enum here, or a `&'static str`
+//! the caller took from a closed list (the RPC methods of the compiled contract). No
+//! function takes a caller's text, so no path, token, subject, project or slug can
+//! become a label value.
+#![forbid(unsafe_code)]
+
+mod process;
+
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// The content type of [`render`]'s text.
+pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
+
+type Labels<const N: usize> = [(&'static str, &'static str); N];
+
+/// Every family of the process.
+struct Metrics {
+    registry: Registry,
+    rpc_server: Family<Labels<3>, Histogram, fn() -> Histogram>,
+    rpc_client: Family<Labels<3>, Histogram, fn() -> Histogram>,
+    inventory_lookups: Family<Labels<1>, Counter>,
+    inventory_refills: Family<Labels<1>, Counter>,
+    invalidation_events: Family<Labels<2>, Counter>,
+    sync_files: Family<Labels<1>, Counter>,
+    sync_bytes: Counter,
+    sync_runs: Family<Labels<1>, Counter>,
+    policy_decisions: Family<Labels<2>, Counter>,
+}
+
+/// Latency buckets from 100 µs to about 26 s.
+fn latency() -> Histogram {
+    Histogram::new(exponential_buckets(0.0001, 2.5, 14))
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let mut registry = Registry::default();
+    let rpc_server =
+        Family::<Labels<3>, Histogram, fn() -> Histogram>::new_with_constructor(latency);
+    let rpc_client =
+        Family::<Labels<3>, Histogram, fn() -> Histogram>::new_with_constructor(latency);
+    let metrics = Metrics {
+        rpc_server,
+        rpc_client,
+        inventory_lookups: Family::default(),
+        inventory_refills: Family::default(),
+        invalidation_events: Family::default(),
+        sync_files: Family::default(),
+        sync_bytes: Counter::default(),
+        sync_runs: Family::default(),
+        policy_decisions: Family::default(),
+        registry: Registry::default(),
+    };
+    registry.register(
+        "neuralis_rpc_server_duration_seconds",
+        "Served gRPC calls by service, method and status code, from request to the end of the response",
+        metrics.rpc_server.clone(),
+    );
+    registry.register(
+        "neuralis_rpc_client_duration_seconds",
+        "gRPC calls to other Neuralis services by service, method and status code",
+        metrics.rpc_client.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_lookups",
+        "Discovery inventory lookups by result (hit, miss, bypass, revalidated)",
+        metrics.inventory_lookups.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_refills",
+        "Project snapshots loaded from sync by kind (full: every row of the project)",
+        metrics.inventory_refills.clone(),
+    );
+    registry.register(
+        "neuralis_invalidation_events",
+        "Invalidation notices applied by discovery, by phase and subscription state",
+        metrics.invalidation_events.clone(),
+    );
+    registry.register(
+        "neuralis_sync_files",
+        "Files handled by finished sync runs, by result",
+        metrics.sync_files.clone(),
+    );
+    registry.register(
+        "neuralis_sync_read_bytes",
+        "Bytes read from sources by finished sync runs",
+        metrics.sync_bytes.clone(),
+    );
+    registry.register(
+        "neuralis_sync_runs",
+        "Sync runs by outcome",
+        metrics.sync_runs.clone(),
+    );
+    registry.register(
+        "neuralis_policy_decisions",
+        "Policy decisions by candidate kind and outcome",
+        metrics.policy_decisions.clone(),
+    );
+    registry.register_collector(Box::new(SubscriptionGauge));
+    registry.register_collector(Box::new(process::ProcessCollector::new()));
+    Metrics {
+        registry,
+        ..metrics
+    }
+});
+
+/// The whole registry in the Prometheus text format (version 0.0.4).
+pub fn render() -> String {
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::prometheus_text::encode(&mut text, &METRICS.registry);
+    text
+}
+
+/// One served call. `service` and `method` come from the compiled contract's list (or
+/// are `"unknown"`), `code` from [`code_name`].
+pub fn rpc_served(service: &'static str, method: &'static str, code: &'static str, seconds: f64) {
+    METRICS
+        .rpc_server
+        .get_or_create(&[("service", service), ("method", method), ("code", code)])
+        .observe(seconds);
+}
+
+/// One call to another Neuralis service (same vocabulary as [`rpc_served`]).
+pub fn rpc_called(service: &'static str, method: &'static str, code: &'static str, seconds: f64) {
+    METRICS
+        .rpc_client
+        .get_or_create(&[("service", service), ("method", method), ("code", code)])
+        .observe(seconds);
+}
+
+/// The canonical name of a gRPC status code number (`UNKNOWN` for a number outside
+/// the 17 codes).
+pub fn code_name(code: i32) -> &'static str {
+    const NAMES: [&str; 17] = [
+        "OK",
+        "CANCELLED",
+        "UNKNOWN",
+        "INVALID_ARGUMENT",
+        "DEADLINE_EXCEEDED",
+        "NOT_FOUND",
+        "ALREADY_EXISTS",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION",
+        "ABORTED",
+        "OUT_OF_RANGE",
+        "UNIMPLEMENTED",
+        "INTERNAL",
+        "UNAVAILABLE",
+        "DATA_LOSS",
+        "UNAUTHENTICATED",
+    ];
+    usize::try_from(code)
+        .ok()
+        .and_then(|i| NAMES.get(i))
+        .copied()
+        .unwrap_or("UNKNOWN")
+}
+
+/// How a discovery lookup was answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// From the inventory.
+    Hit,
+    /// Not cached: loaded from sync and stored.
+    Miss,
+    /// The inventory is bypassed (no live subscription, or a write is open).
+    Bypass,
+    /// A cached snapshot confirmed current by sync's revision.
+    Revalidated,
+}
+
+/// One inventory lookup.
+pub fn inventory_lookup(lookup: Lookup) {
+    let result = match lookup {
+        Lookup::Hit => "hit",
+        Lookup::Miss => "miss",
+        Lookup::Bypass => "bypass",
+        Lookup::Revalidated => "revalidated",
+    };
+    METRICS
+        .inventory_lookups
+        .get_or_create(&[("result", result)])
+        .inc();
+}
+
+/// One snapshot loaded from sync (every row of a project: a full refill).
+pub fn inventory_full_refill() {
+    METRICS
+        .inventory_refills
+        .get_or_create(&[("kind", "full")])
+        .inc();
+}
+
+/// An invalidation notice discovery applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Invalidation {
+    Start,
+    Finish,
+    Failed,
+    /// The subscription was lost: the inventory is dropped and bypassed.
+    Lost,
+    /// The subscription is live again.
+    Live,
+}
+
+const NO_SUBSCRIPTION: u8 = 0;
+const LIVE: u8 = 1;
+const LOST: u8 = 2;
+static SUBSCRIPTION: AtomicU8 = AtomicU8::new(NO_SUBSCRIPTION);
+
+/// Records one notice; `Lost` and `Live` also move the subscription state.
+pub fn invalidation(notice: Invalidation) {
+    let phase = match notice {
+        Invalidation::Start => "start",
+        Invalidation::Finish => "finish",
+        Invalidation::Failed => "failed",
+        Invalidation::Lost => {
+            SUBSCRIPTION.store(LOST, Ordering::Relaxed);
+            "lost"
+        }
+        Invalidation::Live => {
+            SUBSCRIPTION.store(LIVE, Ordering::Relaxed);
+            "live"
+        }
+    };
+    let state = match SUBSCRIPTION.load(Ordering::Relaxed) {
+        LOST => "lost",
+        _ => "live",
+    };
+    METRICS
+        .invalidation_events
+        .get_or_create(&[("phase", phase), ("subscription", state)])
+        .inc();
+}
+
+/// Discovery followed a live subscription (at start).
+pub fn subscription_attached() {
+    SUBSCRIPTION.store(LIVE, Ordering::Relaxed);
+}
+
+/// The invalidation subscription's state: `None` in a process without discovery,
+/// `Some(true)` while live, `Some(false)` while lost (served in bypass).
+pub fn subscription_live() -> Option<bool> {
+    match SUBSCRIPTION.load(Ordering::Relaxed) {
+        NO_SUBSCRIPTION => None,
+        state => Some(state == LIVE),
+    }
+}
+
+/// `neuralis_invalidation_subscription_up`, only in a process that subscribes.
+#[derive(Debug)]
+struct SubscriptionGauge;
+
+impl prometheus_client::collector::Collector for SubscriptionGauge {
+    fn encode(
+        &self,
+        mut encoder: prometheus_client::encoding::DescriptorEncoder,
+    ) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::EncodeMetric;
+        let Some(live) = subscription_live() else {
+            return Ok(());
+        };
+        let gauge = prometheus_client::metrics::gauge::ConstGauge::new(i64::from(live));
+        let metric = encoder.encode_descriptor(
+            "neuralis_invalidation_subscription_up",
+            "1 while discovery's invalidation subscription is live; 0 while lost (the inventory is bypassed)",
+            None,
+            gauge.metric_type(),
+        )?;
+        gauge.encode(metric)
+    }
+}
+
+/// How a sync run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOutcome {
+    Succeeded,
+    Failed,
+}
+
+/// The files of one finished run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunFiles {
+    pub indexed: u64,
+    pub unchanged: u64,
+    pub deleted: u64,
+    pub skipped: u64,
+    pub bytes_read: u64,
+}
+
+/// One finished sync run.
+pub fn sync_run(outcome: RunOutcome, files: RunFiles) {
+    let outcome = match outcome {
+        RunOutcome::Succeeded => "succeeded",
+        RunOutcome::Failed => "failed",
+    };
+    METRICS
+        .sync_runs
+        .get_or_create(&[("outcome", outcome)])
+        .inc();
+    for (result, count) in [
+        ("indexed", files.indexed),
+        ("unchanged", files.unchanged),
+        ("deleted", files.deleted),
+        ("skipped", files.skipped),
+    ] {
+        METRICS
+            .sync_files
+            .get_or_create(&[("result", result)])
+            .inc_by(count);
+    }
+    METRICS.sync_bytes.inc_by(files.bytes_read);
+}
+
+/// What a policy decision let the caller see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Hidden,
+    Active,
+    OptIn,
+    Disabled,
+    Manual,
+}
+
+/// Whether a decision was about a package root or a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Candidate {
+    Package,
+    File,
+}
+
+/// Counts decisions (callers aggregate a batch first: one update per outcome).
+pub fn policy_decisions(candidate: Candidate, decision: Decision, count: u64) {
+    if count == 0 {
+        return;
+    }
+    let kind = match candidate {
+        Candidate::Package => "package",
+        Candidate::File => "file",
+    };
+    let outcome = match decision {
+        Decision::Hidden => "hidden",
+        Decision::Active => "visible_active",
+        Decision::OptIn => "visible_opt_in",
+        Decision::Disabled => "visible_disabled",
+        Decision::Manual => "visible_manual",
+    };
+    METRICS
+        .policy_decisions
+        .get_or_create(&[("kind", kind), ("outcome", outcome)])
+        .inc_by(count);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_renders_after_one_update_and_the_process_ones_always() {
+        rpc_served("neuralis.test.v1.T", "Call", code_name(0), 0.01);
+        rpc_called("neuralis.test.v1.T", "Call", code_name(14), 0.02);
+        inventory_lookup(Lookup::Hit);
+        inventory_full_refill();
+        subscription_attached();
+        invalidation(Invalidation::Finish);
+        sync_run(
+            RunOutcome::Succeeded,
+            RunFiles {
+                indexed: 3,
+                bytes_read: 10,
+                ..RunFiles::default()
+            },
+        );
+        policy_decisions(Candidate::File, Decision::Hidden, 2);
+        let text = render();
+        for family in [
+            "neuralis_rpc_server_duration_seconds_bucket{",
+            "neuralis_rpc_client_duration_seconds_count{service=\"neuralis.test.v1.T\",method=\"Call\",code=\"UNAVAILABLE\"} 1",
+            "neuralis_inventory_lookups_total{result=\"hit\"}",
+            "neuralis_inventory_refills_total{kind=\"full\"}",
+            "neuralis_invalidation_events_total{phase=\"finish\",subscription=\"live\"}",
+            "neuralis_invalidation_subscription_up 1",
+            "neuralis_sync_files_total{result=\"indexed\"}",
+            "neuralis_sync_read_bytes_total",
+            "neuralis_sync_runs_total{outcome=\"succeeded\"}",
+            "neuralis_policy_decisions_total{kind=\"file\",outcome=\"hidden\"}",
+            "process_resident_memory_bytes",
+            "process_cpu_seconds_total",
+            "process_open_fds",
+        ] {
+            assert!(text.contains(family), "{family} missing from\n{text}");
+        }
+    }
+
+    #[test]
+    fn code_names_are_the_canonical_ones_and_never_the_number() {
+        assert_eq!(code_name(0), "OK");
+        assert_eq!(code_name(16), "UNAUTHENTICATED");
+        assert_eq!(code_name(17), "UNKNOWN");
+        assert_eq!(code_name(-1), "UNKNOWN");
+    }
+}
