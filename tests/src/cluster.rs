@@ -134,6 +134,13 @@ impl Cluster {
             if let Some(internal) = internal {
                 addrs.insert("sync-internal", internal);
             }
+            if target == "policy" {
+                // Sync asks policy to forget a source before deleting it.
+                env.insert(
+                    "NEURALIS__PEERS__POLICY_URL".into(),
+                    format!("{scheme}://{addr}"),
+                );
+            }
         }
         let feed = addrs
             .get("sync-internal")
@@ -141,10 +148,6 @@ impl Cluster {
         env.insert(
             "NEURALIS__PEERS__SYNC_FEED_URL".into(),
             format!("{scheme}://{feed}"),
-        );
-        env.insert(
-            "NEURALIS__PEERS__POLICY_URL".into(),
-            format!("{scheme}://{}", addrs["policy"]),
         );
         let (child, addr, _) = spawn_node(node_bin, "discovery", &env, data.path())?;
         processes.insert("discovery", child);
