@@ -5,6 +5,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod codec;
+pub mod details;
 
 /// `neuralis.sync.v1`: the administration of sources (`SourceService`) and the index
 /// feed (`IndexFeedService`, services only).
