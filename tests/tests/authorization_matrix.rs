@@ -409,6 +409,19 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         }
         .encode_to_vec(),
         d::LIST_TOOLS => discovery::ListToolsRequest { scope: scope() }.encode_to_vec(),
+        d::READ_FILE => discovery::ReadFileRequest {
+            scope: scope(),
+            source_slug: "repo".into(),
+            package_id: String::new(),
+            path: ".claude/skills/review/SKILL.md".into(),
+        }
+        .encode_to_vec(),
+        d::SEARCH => discovery::SearchRequest {
+            scope: scope(),
+            query: "diff".into(),
+            limit: 5,
+        }
+        .encode_to_vec(),
         d::VALIDATE_PACKAGE => discovery::ValidatePackageRequest {
             files: vec![discovery::PackageFileContent {
                 path: "package.json".into(),

@@ -134,7 +134,11 @@ async fn set_override(
     let request = policy::SetFileOverrideRequest {
         scope: scope as i32,
         owner_id: owner.into(),
-        package_key: "repo/claude".into(), // `<sourceSlug>/<packageKey>`
+        // `<source_id>/<packageKey>`, as `ListPackages` shows it in `policy_key`.
+        package_key: format!(
+            "{}/claude",
+            source_id(&s.cluster, &s.admin, P, "repo").await.unwrap()
+        ),
         file_path: path.into(),
         state: state as i32,
     };

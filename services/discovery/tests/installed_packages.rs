@@ -127,3 +127,47 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
         .unwrap();
     assert!(unverified.tools.is_empty() && unverified.contested.is_empty());
 }
+
+#[tokio::test]
+async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key() {
+    let h = harness_with(catalog()).await;
+    let answer = h
+        .discovery
+        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .await
+        .unwrap();
+    let (package, file) = answer
+        .packages
+        .iter()
+        .filter(|p| p.origin == pb::PackageOrigin::Installed as i32)
+        .find_map(|p| {
+            let active = p
+                .files
+                .iter()
+                .find(|f| f.state() == pb::FileState::Active)?;
+            Some((p, active))
+        })
+        .expect("an installed package with an active file");
+    assert_eq!(
+        package.policy_key, package.package_id,
+        "installed: keyed by id"
+    );
+    let request = |source_slug: &str, package_id: &str| pb::ReadFileRequest {
+        scope: scope(),
+        source_slug: source_slug.into(),
+        package_id: package_id.into(),
+        path: file.path.clone(),
+    };
+    let read = h
+        .discovery
+        .read_file(good(), request("", &package.package_id))
+        .await
+        .unwrap();
+    assert!(!read.content.is_empty());
+    // The same path named as a source's file is another file: not found.
+    let elsewhere = h
+        .discovery
+        .read_file(good(), request(&package.package_id, ""))
+        .await;
+    assert_eq!(elsewhere, Err(neuralis_discovery::DiscoveryError::NotFound));
+}
