@@ -316,7 +316,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             let (project, slug) = named("repo");
             sync::GetSourceRequest { project, slug }.encode_to_vec()
         }
-        s::LIST_SOURCES => sync::ListSourcesRequest { project: P.into() }.encode_to_vec(),
+        s::LIST_SOURCES => sync::ListSourcesRequest {
+            project: P.into(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         s::DELETE_SOURCE => {
             let (project, slug) = named("never-created");
             sync::DeleteSourceRequest { project, slug }.encode_to_vec()

@@ -6,6 +6,7 @@
 
 pub mod codec;
 pub mod details;
+pub mod page;
 
 /// `neuralis.sync.v1`: the administration of sources (`SourceService`) and the index
 /// feed (`IndexFeedService`, services only).
