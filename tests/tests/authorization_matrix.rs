@@ -400,7 +400,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             source_id: format!("{P}/never-created.0000000000000000"),
         }
         .encode_to_vec(),
-        d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
+        d::LIST_PACKAGES => discovery::ListPackagesRequest {
+            scope: scope(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         d::RENDER_OVERVIEW => discovery::RenderOverviewRequest { scope: scope() }.encode_to_vec(),
         d::ACTIVATE_SKILL => discovery::ActivateSkillRequest {
             scope: scope(),

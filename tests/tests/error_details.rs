@@ -105,6 +105,7 @@ async fn cases(cluster: &Cluster, scratch: &std::path::Path) -> Vec<Case> {
             agent_id: "a".into(),
             conversation_id: "c".into(),
         }),
+        ..Default::default()
     };
     vec![
         Case {

@@ -190,8 +190,17 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
+        // One page of what this caller may see (page 0 is everything).
+        let (packages, next_page_token) = neuralis_proto::page::page(
+            answer.packages.iter().map(convert::package).collect(),
+            request.page_size,
+            &request.page_token,
+            |package| package.policy_key.as_str(),
+        )
+        .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
         Ok(pb::ListPackagesResponse {
-            packages: answer.packages.iter().map(convert::package).collect(),
+            packages,
+            next_page_token,
         })
     }
 

@@ -58,7 +58,13 @@ async fn installed_packages_come_first_and_a_mounted_package_directory_is_not_lo
     );
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let origins: Vec<(i32, String)> = answer
@@ -133,7 +139,13 @@ async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key
     let h = harness_with(catalog()).await;
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let (package, file) = answer

@@ -124,7 +124,10 @@ async fn packages(args: PackagesArgs) -> Result<()> {
     let caller = CallerToken::new(out.token.clone());
     match args.action {
         Action::List(_) => {
-            let request = pb::ListPackagesRequest { scope };
+            let request = pb::ListPackagesRequest {
+                scope,
+                ..Default::default()
+            };
             let listed = api.list_packages(caller, request).await;
             let packages = listed.map_err(|e| out.explain(e))?.packages;
             let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
