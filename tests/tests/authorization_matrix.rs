@@ -416,7 +416,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             budget_bytes: 0,
         }
         .encode_to_vec(),
-        d::LIST_TOOLS => discovery::ListToolsRequest { scope: scope() }.encode_to_vec(),
+        d::LIST_TOOLS => discovery::ListToolsRequest {
+            scope: scope(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         d::READ_FILE => discovery::ReadFileRequest {
             scope: scope(),
             source_slug: "repo".into(),

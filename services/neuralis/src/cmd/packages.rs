@@ -169,7 +169,10 @@ async fn packages(args: PackagesArgs) -> Result<()> {
             out.emit(&hydrate_json(&hydrated), || hydrate_text(&hydrated))
         }
         Action::Tools(_) => {
-            let request = pb::ListToolsRequest { scope };
+            let request = pb::ListToolsRequest {
+                scope,
+                ..Default::default()
+            };
             let tools = api.list_tools(caller, request).await;
             let tools = tools.map_err(|e| out.explain(e))?;
             out.emit(&tools_json(&tools), || tools_text(&tools))
