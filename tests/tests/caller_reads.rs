@@ -109,6 +109,7 @@ async fn read_file_and_search_answer_only_what_the_caller_may_read(mode: Mode) {
             caller(&member),
             discovery::ListPackagesRequest {
                 scope: scope(P, "", ""),
+                ..Default::default()
             },
         )
         .await
@@ -188,6 +189,7 @@ async fn a_changed_privacy_pattern_is_honoured_by_the_next_call_without_a_sync(m
         async move {
             let request = discovery::ListPackagesRequest {
                 scope: scope(P, agent, ""),
+                ..Default::default()
             };
             let listed = d.list_packages(caller(&token), request).await.unwrap();
             format!("{listed:?}").contains("zqprivate")
@@ -340,6 +342,7 @@ async fn a_symlink_shows_nothing_its_real_path_hides(mode: Mode) {
                     caller(&token),
                     discovery::ListPackagesRequest {
                         scope: scope(P, agent, ""),
+                        ..Default::default()
                     },
                 )
                 .await;

@@ -339,6 +339,7 @@ async fn an_unverified_caller_sees_nothing(mode: Mode) {
         let caller = CallerToken::new(token);
         let request = discovery::ListPackagesRequest {
             scope: scope(P, "a1", ""),
+            ..Default::default()
         };
         let answer = s
             .cluster

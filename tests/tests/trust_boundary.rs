@@ -288,6 +288,7 @@ async fn a_service_credential_cannot_call_caller_rpcs(mode: Mode) {
             CallerToken::new(Some(service)),
             discovery::ListPackagesRequest {
                 scope: scope(P, "", ""),
+                ..Default::default()
             },
         )
         .await

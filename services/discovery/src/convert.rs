@@ -120,6 +120,7 @@ pub(crate) fn tools(tools: Vec<ToolEntry>, contested: Vec<ContestedTool>) -> pb:
                 claimants: c.claimants,
             })
             .collect(),
+        next_page_token: String::new(),
     }
 }
 

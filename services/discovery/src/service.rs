@@ -190,8 +190,17 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
+        // One page of what this caller may see (page 0 is everything).
+        let (packages, next_page_token) = neuralis_proto::page::page(
+            answer.packages.iter().map(convert::package).collect(),
+            request.page_size,
+            &request.page_token,
+            |package| package.policy_key.as_str(),
+        )
+        .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
         Ok(pb::ListPackagesResponse {
-            packages: answer.packages.iter().map(convert::package).collect(),
+            packages,
+            next_page_token,
         })
     }
 
@@ -314,7 +323,19 @@ impl Discovery {
             })
             .collect();
         let (tools, contested) = self.parts.catalog.tools(&|id| usable.contains(id));
-        Ok(convert::tools(tools, contested))
+        let mut answer = convert::tools(tools, contested);
+        // One page of the tools (one owner per name, so the name keys it); the contested
+        // names are a summary, answered in full on every page.
+        let (tools, next_page_token) = neuralis_proto::page::page(
+            std::mem::take(&mut answer.tools),
+            request.page_size,
+            &request.page_token,
+            |tool| tool.name.as_str(),
+        )
+        .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
+        answer.tools = tools;
+        answer.next_page_token = next_page_token;
+        Ok(answer)
     }
 
     /// Validates one installed package's files (any verified caller; no project).

@@ -80,7 +80,13 @@ async fn read_file_answers_not_found_alike_for_denied_unlisted_unknown_and_forei
     let h = seeded().await;
     let listed = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap()
         .packages;
@@ -212,7 +218,13 @@ async fn a_denied_bundle_entry_is_dropped_from_every_answer() {
     let h = seeded().await;
     let listed = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap()
         .packages;
@@ -259,7 +271,10 @@ async fn a_changed_privacy_pattern_changes_the_next_answer_without_a_sync() {
         "---\nname: shared\n---\nOurs.\n",
     );
     let names = |packages: Vec<pb::Package>| format!("{packages:?}");
-    let list = || pb::ListPackagesRequest { scope: scope() };
+    let list = || pb::ListPackagesRequest {
+        scope: scope(),
+        ..Default::default()
+    };
     let bob = || token("member", Some("bob"), "p1");
     let alice = || token("member", Some("alice"), "p1");
     let before = names(

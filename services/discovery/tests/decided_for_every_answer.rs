@@ -256,6 +256,7 @@ async fn exercise(case: &Case) -> (String, Vec<String>) {
             caller(),
             pb::ListPackagesRequest {
                 scope: scope.clone(),
+                ..Default::default()
             },
         )
         .await;

@@ -58,7 +58,13 @@ async fn installed_packages_come_first_and_a_mounted_package_directory_is_not_lo
     );
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let origins: Vec<(i32, String)> = answer
@@ -93,7 +99,13 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
     let h = harness_with(catalog()).await;
     let tools = h
         .discovery
-        .list_tools(good(), pb::ListToolsRequest { scope: scope() })
+        .list_tools(
+            good(),
+            pb::ListToolsRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let search = tools
@@ -121,7 +133,10 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
         .discovery
         .list_tools(
             neuralis_discovery::CallerToken::new(None),
-            pb::ListToolsRequest { scope: scope() },
+            pb::ListToolsRequest {
+                scope: scope(),
+                ..Default::default()
+            },
         )
         .await
         .unwrap();
@@ -129,11 +144,52 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
 }
 
 #[tokio::test]
+async fn paging_through_list_tools_answers_every_tool_once_in_order() {
+    let h = harness_with(catalog()).await;
+    let list = |page_size: i32, page_token: String| pb::ListToolsRequest {
+        scope: scope(),
+        page_size,
+        page_token,
+    };
+    let all = h
+        .discovery
+        .list_tools(good(), list(0, String::new()))
+        .await
+        .unwrap();
+    assert!(all.tools.len() >= 2, "{:?}", all.tools);
+    let (mut seen, mut token) = (Vec::new(), String::new());
+    loop {
+        let page = h
+            .discovery
+            .list_tools(good(), list(1, token))
+            .await
+            .unwrap();
+        assert!(page.tools.len() <= 1);
+        assert_eq!(
+            page.contested, all.contested,
+            "contested is answered on every page"
+        );
+        seen.extend(page.tools);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    assert_eq!(seen, all.tools);
+}
+
+#[tokio::test]
 async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key() {
     let h = harness_with(catalog()).await;
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let (package, file) = answer

@@ -124,7 +124,10 @@ async fn packages(args: PackagesArgs) -> Result<()> {
     let caller = CallerToken::new(out.token.clone());
     match args.action {
         Action::List(_) => {
-            let request = pb::ListPackagesRequest { scope };
+            let request = pb::ListPackagesRequest {
+                scope,
+                ..Default::default()
+            };
             let listed = api.list_packages(caller, request).await;
             let packages = listed.map_err(|e| out.explain(e))?.packages;
             let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
@@ -166,7 +169,10 @@ async fn packages(args: PackagesArgs) -> Result<()> {
             out.emit(&hydrate_json(&hydrated), || hydrate_text(&hydrated))
         }
         Action::Tools(_) => {
-            let request = pb::ListToolsRequest { scope };
+            let request = pb::ListToolsRequest {
+                scope,
+                ..Default::default()
+            };
             let tools = api.list_tools(caller, request).await;
             let tools = tools.map_err(|e| out.explain(e))?;
             out.emit(&tools_json(&tools), || tools_text(&tools))
