@@ -28,6 +28,10 @@ pub enum ServeError {
 #[derive(Clone)]
 pub struct Health {
     reporter: HealthReporter,
+    /// The last status set per service: the reporter notifies `Watch` streams on every
+    /// set, even of the same status, so a readiness loop re-asserting SERVING would
+    /// send watchers a stream of repeats. Only a change is passed on.
+    last: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, ServingStatus>>>,
 }
 
 impl Health {
@@ -40,28 +44,39 @@ impl Health {
         tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
     ) {
         let (reporter, server) = tonic_health::server::health_reporter();
-        let health = Self { reporter };
+        let health = Self {
+            reporter,
+            last: Default::default(),
+        };
         health.set_all(services, ServingStatus::NotServing).await;
         (health, server)
     }
 
     /// Marks `service` SERVING (and the overall status with it when all are).
     pub async fn serving(&self, service: &str) {
-        self.reporter
-            .set_service_status(service, ServingStatus::Serving)
-            .await;
+        self.set(service, ServingStatus::Serving).await;
     }
 
     /// Marks `service` NOT_SERVING (a store went away, or the server is draining).
     pub async fn not_serving(&self, service: &str) {
-        self.reporter
-            .set_service_status(service, ServingStatus::NotServing)
-            .await;
+        self.set(service, ServingStatus::NotServing).await;
     }
 
     /// Sets every service in `services` and the overall "" status.
     pub async fn set_all(&self, services: &[&str], status: ServingStatus) {
         for service in services.iter().copied().chain(std::iter::once("")) {
+            self.set(service, status).await;
+        }
+    }
+
+    /// Sets `service`'s status when it differs from the last one set.
+    async fn set(&self, service: &str, status: ServingStatus) {
+        let changed = match self.last.lock() {
+            Ok(mut last) => last.insert(service.to_owned(), status) != Some(status),
+            // A poisoned map only loses the de-duplication: pass the status on.
+            Err(_) => true,
+        };
+        if changed {
             self.reporter.set_service_status(service, status).await;
         }
     }
