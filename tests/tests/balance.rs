@@ -1,0 +1,277 @@
+//! Calls to a peer are spread over every replica its name resolves to, follow the
+//! replicas as they come and go, end by their deadline, and retry idempotent reads
+//! within a budget. The resolver is injected (two local servers stand for a headless
+//! Service's pods); the channel, the deadline and the retries are the ones the
+//! `neuralis` binary builds for `peers.policy_url`.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use http_body_util::StreamBody;
+use neuralis_host::peer::{PeerOptions, Resolve, Resolved, peer_channel};
+use neuralis_host::rpc::{TracedChannel, traced};
+use neuralis_host::tls::ClientTls;
+use neuralis_proto::policy::v1 as pb;
+use pb::policy_service_client::PolicyServiceClient;
+use tonic::body::Body;
+use tonic::codegen::Bytes;
+use tonic::server::NamedService;
+
+/// What a stand-in replica does with a call.
+const ANSWER: u8 = 0;
+const UNAVAILABLE: u8 = 1;
+/// Every other call answers UNAVAILABLE, starting with the first.
+const FLAKY: u8 = 2;
+const HANG: u8 = 3;
+
+/// A policy replica that counts the calls it receives and answers each as `mode`
+/// says (an empty message: the balancer, not policy, is under test).
+#[derive(Clone)]
+struct Replica {
+    calls: Arc<AtomicUsize>,
+    mode: Arc<AtomicU8>,
+}
+
+impl NamedService for Replica {
+    const NAME: &'static str = "neuralis.policy.v1.PolicyService";
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl tower::Service<http::Request<Body>> for Replica {
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: http::Request<Body>) -> Self::Future {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        let mode = self.mode.load(Ordering::SeqCst);
+        Box::pin(async move {
+            match mode {
+                UNAVAILABLE => Ok(trailers_only("14")),
+                FLAKY if n % 2 == 0 => Ok(trailers_only("14")),
+                HANG => std::future::pending().await,
+                _ => Ok(empty_message()),
+            }
+        })
+    }
+}
+
+fn trailers_only(code: &'static str) -> http::Response<Body> {
+    let mut response = http::Response::new(Body::empty());
+    let headers = response.headers_mut();
+    headers.insert(
+        "content-type",
+        http::HeaderValue::from_static("application/grpc"),
+    );
+    headers.insert("grpc-status", http::HeaderValue::from_static(code));
+    response
+}
+
+/// One empty message (a zero-length frame), then `grpc-status: 0`.
+fn empty_message() -> http::Response<Body> {
+    let mut trailers = http::HeaderMap::new();
+    trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+    let frames = futures::stream::iter([
+        Ok::<_, tonic::Status>(http_body::Frame::data(Bytes::from_static(&[0; 5]))),
+        Ok(http_body::Frame::trailers(trailers)),
+    ]);
+    let mut response = http::Response::new(Body::new(StreamBody::new(frames)));
+    response.headers_mut().insert(
+        "content-type",
+        http::HeaderValue::from_static("application/grpc"),
+    );
+    response
+}
+
+async fn replica(mode: u8) -> (SocketAddr, Replica) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let replica = Replica {
+        calls: Arc::default(),
+        mode: Arc::new(AtomicU8::new(mode)),
+    };
+    let served = replica.clone();
+    tokio::spawn(async move {
+        tonic::transport::Server::builder()
+            .add_service(served)
+            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+            .await
+    });
+    (addr, replica)
+}
+
+impl Replica {
+    fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+/// A headless Service's answer, changed by the test.
+#[derive(Clone, Default)]
+struct Answer(Arc<Mutex<Vec<SocketAddr>>>);
+
+impl Resolve for Answer {
+    fn resolve(&self, _host: &str, _port: u16) -> Resolved {
+        let addrs = self.0.lock().unwrap().clone();
+        Box::pin(async move { Ok(addrs) })
+    }
+}
+
+const REFRESH: Duration = Duration::from_millis(50);
+const DEADLINE: Duration = Duration::from_millis(400);
+
+fn client(answer: &Answer) -> PolicyServiceClient<TracedChannel> {
+    let options = PeerOptions {
+        timeout: DEADLINE,
+        resolve_interval: REFRESH,
+        ..PeerOptions::default()
+    };
+    let channel = peer_channel(
+        &ClientTls::default(),
+        "http://policy-headless.test:7400",
+        "peers.policy_url",
+        options,
+        Arc::new(answer.clone()),
+    )
+    .unwrap();
+    PolicyServiceClient::new(traced(channel))
+}
+
+async fn evaluate(client: &PolicyServiceClient<TracedChannel>) -> Result<(), tonic::Status> {
+    client
+        .clone()
+        .evaluate(pb::EvaluateRequest::default())
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn calls_spread_over_every_replica_and_follow_a_removal() {
+    let (a_addr, a) = replica(ANSWER).await;
+    let (b_addr, b) = replica(ANSWER).await;
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![a_addr, b_addr];
+    let client = client(&answer);
+
+    const CALLS: usize = 300;
+    for _ in 0..CALLS {
+        evaluate(&client)
+            .await
+            .expect("a call to two healthy replicas");
+    }
+    let (to_a, to_b) = (a.calls(), b.calls());
+    println!("calls per replica out of {CALLS}: {to_a} and {to_b}");
+    assert_eq!(to_a + to_b, CALLS);
+    assert!(to_a >= CALLS / 3 && to_b >= CALLS / 3, "{to_a} / {to_b}");
+
+    // The Service stops naming a: after a refresh every call goes to b, none fails.
+    *answer.0.lock().unwrap() = vec![b_addr];
+    tokio::time::sleep(REFRESH * 4).await;
+    let before = (a.calls(), b.calls());
+    for _ in 0..100 {
+        evaluate(&client)
+            .await
+            .expect("a call after a replica left");
+    }
+    assert_eq!(a.calls(), before.0, "a removed replica received calls");
+    assert_eq!(b.calls(), before.1 + 100);
+
+    // An empty answer (a DNS hiccup) keeps the replicas known.
+    answer.0.lock().unwrap().clear();
+    tokio::time::sleep(REFRESH * 4).await;
+    evaluate(&client)
+        .await
+        .expect("a call through an empty answer");
+}
+
+#[tokio::test]
+async fn a_hung_replica_ends_calls_at_the_deadline() {
+    let (a_addr, _a) = replica(HANG).await;
+    let (b_addr, _b) = replica(ANSWER).await;
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![a_addr, b_addr];
+    let client = client(&answer);
+
+    let mut exceeded = 0;
+    for _ in 0..20 {
+        let started = Instant::now();
+        match evaluate(&client).await {
+            Ok(()) => {}
+            Err(status) => {
+                assert_eq!(status.code(), tonic::Code::DeadlineExceeded, "{status:?}");
+                exceeded += 1;
+            }
+        }
+        assert!(
+            started.elapsed() < DEADLINE + Duration::from_millis(300),
+            "a call waited {:?}",
+            started.elapsed()
+        );
+    }
+    assert!(exceeded > 0, "no call reached the hung replica");
+
+    // No replica at all (the Service has no ready pod yet): the deadline, not a hang.
+    let nobody = client_without_replicas();
+    let started = Instant::now();
+    let status = evaluate(&nobody).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::DeadlineExceeded);
+    assert!(started.elapsed() < DEADLINE + Duration::from_millis(300));
+}
+
+fn client_without_replicas() -> PolicyServiceClient<TracedChannel> {
+    client(&Answer::default())
+}
+
+#[tokio::test]
+async fn an_unavailable_read_is_retried_and_a_write_is_not() {
+    let (addr, flaky) = replica(FLAKY).await;
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![addr];
+    let client = client(&answer);
+
+    // Evaluate is idempotent: its first UNAVAILABLE is retried and answered.
+    for _ in 0..5 {
+        evaluate(&client).await.expect("a retried read");
+    }
+    assert_eq!(flaky.calls(), 10);
+
+    // ForgetSource is not: UNAVAILABLE reaches the caller, the replica saw one call.
+    let before = flaky.calls();
+    let status = client
+        .clone()
+        .forget_source(pb::ForgetSourceRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unavailable);
+    assert_eq!(flaky.calls(), before + 1);
+}
+
+#[tokio::test]
+async fn retries_are_bounded_by_the_budget() {
+    let (addr, down) = replica(UNAVAILABLE).await;
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![addr];
+    let client = client(&answer);
+
+    const CALLS: usize = 200;
+    for _ in 0..CALLS {
+        let status = evaluate(&client).await.unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+    }
+    // A reserve of ten retries, then one per five calls.
+    let attempts = down.calls();
+    println!("{attempts} attempts for {CALLS} calls to a replica always UNAVAILABLE");
+    assert!(attempts <= CALLS + 10 + CALLS / 5, "{attempts}");
+    assert!(attempts > CALLS, "no retry at all");
+}
