@@ -2,8 +2,12 @@
 //! replicas as they come and go, end by their deadline, and retry idempotent reads
 //! within a budget. The resolver is injected (two local servers stand for a headless
 //! Service's pods); the channel, the deadline and the retries are the ones the
-//! `neuralis` binary builds for `peers.policy_url`.
+//! `neuralis` binary builds for `peers.policy_url`. The last test runs two real
+//! policy processes and counts each one's `Evaluate` calls on its `/metrics`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
+
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -17,7 +21,9 @@ use http_body_util::StreamBody;
 use neuralis_host::peer::{PeerOptions, Resolve, Resolved, peer_channel};
 use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_host::tls::ClientTls;
+use neuralis_identity::{KeySource, Secret, ServiceIdentityConfig, ServiceSigner};
 use neuralis_proto::policy::v1 as pb;
+use neuralis_tests::process::{SERVICE_SECRET, http_get, spawn};
 use pb::policy_service_client::PolicyServiceClient;
 use tonic::body::Body;
 use tonic::codegen::Bytes;
@@ -274,4 +280,118 @@ async fn retries_are_bounded_by_the_budget() {
     println!("{attempts} attempts for {CALLS} calls to a replica always UNAVAILABLE");
     assert!(attempts <= CALLS + 10 + CALLS / 5, "{attempts}");
     assert!(attempts > CALLS, "no retry at all");
+}
+
+const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
+
+/// `Evaluate` calls `admin`'s process answered OK, from its latency histogram.
+async fn evaluations(admin: SocketAddr) -> usize {
+    let (_, text) = http_get(admin, "/metrics").await;
+    text.lines()
+        .filter(|line| {
+            line.starts_with("neuralis_rpc_server_duration_seconds_count")
+                && line.contains("method=\"Evaluate\"")
+                && line.contains("code=\"OK\"")
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .map(|count| count as usize)
+        .sum()
+}
+
+fn discovery_credential() -> String {
+    let config = ServiceIdentityConfig {
+        keys: KeySource::Hs256 {
+            secret: Secret::new(SERVICE_SECRET.to_owned()),
+        },
+        ..ServiceIdentityConfig::default()
+    };
+    let signer = ServiceSigner::from_config(&config, "discovery").unwrap();
+    signer.credential().unwrap().expose().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_none_after() {
+    let data = tempfile::tempdir().unwrap();
+    let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).unwrap();
+    // Replicas share one access store, as a Deployment's pods do.
+    let env = HashMap::from([
+        (
+            "NEURALIS__POLICY__STORE__BACKEND".to_owned(),
+            "postgres".to_owned(),
+        ),
+        ("NEURALIS__POLICY__STORE__URL".to_owned(), database),
+        (
+            "NEURALIS__POLICY__STORE__SCHEMA".to_owned(),
+            format!("balance_{}_policy", hex::encode(bytes)),
+        ),
+    ]);
+    let args = ["--target", "policy", "--listen", "127.0.0.1:0"];
+    let one = spawn(NODE, &args, &env, &data.path().join("one"));
+    let two = spawn(NODE, &args, &env, &data.path().join("two"));
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![one.grpc, two.grpc];
+    let client = client(&answer);
+    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {}", discovery_credential())
+        .parse()
+        .unwrap();
+    let request = || {
+        let mut request = tonic::Request::new(pb::EvaluateRequest {
+            project_id: "p".into(),
+            caller: Some(pb::CallerScope {
+                subject: "ada".into(),
+                role: "member".into(),
+                project_id: "p".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        request
+            .metadata_mut()
+            .insert("authorization", bearer.clone());
+        request
+    };
+
+    const CALLS: usize = 200;
+    for _ in 0..CALLS {
+        client.clone().evaluate(request()).await.expect("Evaluate");
+    }
+    let (to_one, to_two) = (
+        evaluations(one.admin.unwrap()).await,
+        evaluations(two.admin.unwrap()).await,
+    );
+    println!("Evaluate calls per policy process out of {CALLS}: {to_one} and {to_two}");
+    assert_eq!(to_one + to_two, CALLS);
+    assert!(
+        to_one >= CALLS / 3 && to_two >= CALLS / 3,
+        "{to_one} / {to_two}"
+    );
+
+    // One pod is killed while the Service still names it: reads are retried on the
+    // other within the budget, and every call ends (answered or refused) by its deadline.
+    drop(one);
+    let mut failed = 0;
+    for _ in 0..100 {
+        let started = Instant::now();
+        if client.clone().evaluate(request()).await.is_err() {
+            failed += 1;
+        }
+        assert!(started.elapsed() < DEADLINE + Duration::from_millis(300));
+    }
+    println!("with one of two processes killed and still named: {failed} of 100 calls failed");
+
+    // It leaves the Service's answer: no call fails after the refresh.
+    *answer.0.lock().unwrap() = vec![two.grpc];
+    tokio::time::sleep(REFRESH * 4).await;
+    let before = evaluations(two.admin.unwrap()).await;
+    for _ in 0..100 {
+        client
+            .clone()
+            .evaluate(request())
+            .await
+            .expect("Evaluate after one replica left");
+    }
+    assert_eq!(evaluations(two.admin.unwrap()).await, before + 100);
 }
