@@ -65,7 +65,7 @@ impl tower::Service<http::Request<Body>> for Replica {
         Box::pin(async move {
             match mode {
                 UNAVAILABLE => Ok(trailers_only("14")),
-                FLAKY if n % 2 == 0 => Ok(trailers_only("14")),
+                FLAKY if n.is_multiple_of(2) => Ok(trailers_only("14")),
                 HANG => std::future::pending().await,
                 _ => Ok(empty_message()),
             }
@@ -317,16 +317,14 @@ async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_
     let mut bytes = [0u8; 6];
     getrandom::fill(&mut bytes).unwrap();
     // Replicas share one access store, as a Deployment's pods do.
+    let schema = format!("balance_{}_policy", hex::encode(bytes));
     let env = HashMap::from([
         (
             "NEURALIS__POLICY__STORE__BACKEND".to_owned(),
             "postgres".to_owned(),
         ),
-        ("NEURALIS__POLICY__STORE__URL".to_owned(), database),
-        (
-            "NEURALIS__POLICY__STORE__SCHEMA".to_owned(),
-            format!("balance_{}_policy", hex::encode(bytes)),
-        ),
+        ("NEURALIS__POLICY__STORE__URL".to_owned(), database.clone()),
+        ("NEURALIS__POLICY__STORE__SCHEMA".to_owned(), schema.clone()),
     ]);
     let args = ["--target", "policy", "--listen", "127.0.0.1:0"];
     let one = spawn(NODE, &args, &env, &data.path().join("one"));
@@ -394,4 +392,16 @@ async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_
             .expect("Evaluate after one replica left");
     }
     assert_eq!(evaluations(two.admin.unwrap()).await, before + 100);
+
+    drop(two);
+    let _ = std::process::Command::new("psql")
+        .arg(&database)
+        .args([
+            "-q",
+            "-c",
+            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE;"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
 }

@@ -246,16 +246,17 @@ mod tests {
         let a = "10.0.0.1:7400";
         let b = "10.0.0.2:7400";
         let c = "10.0.0.3:7400";
-        let cases: [(&[&str], &[&str], &[&str], &[&str]); 6] = [
-            (&[], &[a, b], &[], &[a, b]),
-            (&[a, b], &[a, b], &[], &[]),
-            (&[a, b], &[b], &[a], &[]),
-            (&[a], &[b, c], &[a], &[b, c]),
-            (&[a, b], &[a, b, c], &[], &[c]),
+        // (known, answer, removed, added)
+        let cases: [[&[&str]; 4]; 6] = [
+            [&[], &[a, b], &[], &[a, b]],
+            [&[a, b], &[a, b], &[], &[]],
+            [&[a, b], &[b], &[a], &[]],
+            [&[a], &[b, c], &[a], &[b, c]],
+            [&[a, b], &[a, b, c], &[], &[c]],
             // An empty answer keeps what is known.
-            (&[a, b], &[], &[], &[]),
+            [&[a, b], &[], &[], &[]],
         ];
-        for (known, answer, removed, added) in cases {
+        for [known, answer, removed, added] in cases {
             let (r, i) = diff(&set(known), &set(answer));
             assert_eq!(
                 (r, i),
