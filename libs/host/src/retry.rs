@@ -1,6 +1,8 @@
 //! Bounded calls to peers: a deadline on every call, and one or two retries of an
 //! idempotent read that a replica answered `UNAVAILABLE` (or never reached), paid from
-//! a budget so an outage cannot multiply the load on the replicas still up.
+//! a budget so an outage cannot multiply the load on the replicas still up. A read
+//! whose connection was refused never reached a server and is retried for free (up to
+//! [`MAX_REFUSED_RETRIES`] times).
 //!
 //! The deadline covers the wait for the answer's headers: a unary answer, or the start
 //! of a stream (a feed stream may legitimately run longer than any fixed deadline). It
@@ -28,8 +30,13 @@ pub const IDEMPOTENT: &[&str] = &[
     "/neuralis.sync.v1.IndexFeedService/Search",
 ];
 
-/// Retries after the first attempt, at most.
+/// Retries after the first attempt, at most, paid from the budget.
 pub const MAX_RETRIES: u32 = 2;
+
+/// Retries of a read no replica accepted a connection for: the call never reached a
+/// server, so it costs the replicas nothing and is not paid from the budget (gRPC's
+/// transparent retry). Bounded all the same, and by the deadline.
+pub const MAX_REFUSED_RETRIES: u32 = 4;
 
 const UNAVAILABLE: &str = "14";
 const DEADLINE_EXCEEDED: &str = "4";
@@ -141,7 +148,7 @@ where
         + Send
         + 'static,
     S::Future: Send + 'static,
-    S::Error: Send + 'static,
+    S::Error: std::error::Error + Send + 'static,
 {
     type Response = http::Response<Body>;
     type Error = S::Error;
@@ -183,6 +190,7 @@ async fn attempts<S>(
 ) -> Result<http::Response<Body>, S::Error>
 where
     S: tower::Service<http::Request<Body>, Response = http::Response<Body>> + Clone,
+    S::Error: std::error::Error + 'static,
 {
     if !is_idempotent(request.uri().path()) {
         return service.call(request).await;
@@ -202,10 +210,22 @@ where
         request
     };
     let mut answer = service.call(again(&bytes)).await;
-    let mut retries = 0;
-    while retries < MAX_RETRIES && retryable(&answer) && budget.withdraw() {
-        retries += 1;
-        tracing::debug!(retries, "retrying an idempotent read on another replica");
+    let (mut paid, mut refused) = (0, 0);
+    loop {
+        if answer.as_ref().err().is_some_and(|e| never_connected(e))
+            && refused < MAX_REFUSED_RETRIES
+        {
+            refused += 1;
+        } else if paid < MAX_RETRIES && retryable(&answer) && budget.withdraw() {
+            paid += 1;
+        } else {
+            break;
+        }
+        tracing::debug!(
+            paid,
+            refused,
+            "retrying an idempotent read on another replica"
+        );
         let mut next = service.clone();
         answer = match next.ready().await {
             Ok(ready) => ready.call(again(&bytes)).await,
@@ -213,6 +233,19 @@ where
         };
     }
     answer
+}
+
+/// Whether `error` is a connection that was never made (refused, unreachable): the
+/// request never left this process.
+fn never_connected(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<tonic::ConnectError>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// A transport failure (no replica answered) or an `UNAVAILABLE` answer.
@@ -271,6 +304,18 @@ mod tests {
         assert!(!budget.withdraw(), "four calls do not pay for a retry");
         budget.deposit();
         assert!(budget.withdraw());
+    }
+
+    #[test]
+    fn only_a_connection_never_made_is_retried_for_free() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("wrapped")]
+        struct Wrapped(#[source] Box<dyn std::error::Error + Send + Sync>);
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let connect = tonic::ConnectError(Box::new(refused));
+        assert!(never_connected(&Wrapped(Box::new(connect))));
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(!never_connected(&Wrapped(Box::new(reset))));
     }
 
     #[test]
