@@ -23,6 +23,7 @@ use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{KeySource, Secret, ServiceIdentityConfig, ServiceSigner};
 use neuralis_proto::policy::v1 as pb;
+use neuralis_tests::pki::Pki;
 use neuralis_tests::process::{SERVICE_SECRET, http_get, spawn};
 use pb::policy_service_client::PolicyServiceClient;
 use tonic::body::Body;
@@ -309,14 +310,13 @@ fn discovery_credential() -> String {
     signer.credential().unwrap().expose().unwrap().to_owned()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_none_after() {
-    let data = tempfile::tempdir().unwrap();
+/// A policy process's environment for a store its replicas share, as a Deployment's
+/// pods do, and what drops that store after the test.
+fn shared_policy_store() -> (HashMap<String, String>, impl FnOnce()) {
     let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let mut bytes = [0u8; 6];
     getrandom::fill(&mut bytes).unwrap();
-    // Replicas share one access store, as a Deployment's pods do.
     let schema = format!("balance_{}_policy", hex::encode(bytes));
     let env = HashMap::from([
         (
@@ -326,31 +326,51 @@ async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_
         ("NEURALIS__POLICY__STORE__URL".to_owned(), database.clone()),
         ("NEURALIS__POLICY__STORE__SCHEMA".to_owned(), schema.clone()),
     ]);
+    let cleanup = move || {
+        let _ = std::process::Command::new("psql")
+            .arg(&database)
+            .args([
+                "-q",
+                "-c",
+                &format!("DROP SCHEMA IF EXISTS {schema} CASCADE;"),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    };
+    (env, cleanup)
+}
+
+/// An `Evaluate` as discovery sends it, with discovery's service credential.
+fn evaluate_request() -> tonic::Request<pb::EvaluateRequest> {
+    let mut request = tonic::Request::new(pb::EvaluateRequest {
+        project_id: "p".into(),
+        caller: Some(pb::CallerScope {
+            subject: "ada".into(),
+            role: "member".into(),
+            project_id: "p".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let bearer = format!("Bearer {}", discovery_credential())
+        .parse()
+        .unwrap();
+    request.metadata_mut().insert("authorization", bearer);
+    request
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_none_after() {
+    let data = tempfile::tempdir().unwrap();
+    let (env, cleanup) = shared_policy_store();
     let args = ["--target", "policy", "--listen", "127.0.0.1:0"];
     let one = spawn(NODE, &args, &env, &data.path().join("one"));
     let two = spawn(NODE, &args, &env, &data.path().join("two"));
     let answer = Answer::default();
     *answer.0.lock().unwrap() = vec![one.grpc, two.grpc];
     let client = client(&answer);
-    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {}", discovery_credential())
-        .parse()
-        .unwrap();
-    let request = || {
-        let mut request = tonic::Request::new(pb::EvaluateRequest {
-            project_id: "p".into(),
-            caller: Some(pb::CallerScope {
-                subject: "ada".into(),
-                role: "member".into(),
-                project_id: "p".into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
-        request
-            .metadata_mut()
-            .insert("authorization", bearer.clone());
-        request
-    };
+    let request = evaluate_request;
 
     const CALLS: usize = 200;
     for _ in 0..CALLS {
@@ -399,14 +419,71 @@ async fn two_policy_processes_share_the_calls_and_one_killed_then_removed_fails_
     assert_eq!(evaluations(two.admin.unwrap()).await, before + 100);
 
     drop(two);
-    let _ = std::process::Command::new("psql")
-        .arg(&database)
-        .args([
-            "-q",
-            "-c",
-            &format!("DROP SCHEMA IF EXISTS {schema} CASCADE;"),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
+    cleanup();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_behind_a_name_are_reached_by_address_over_tls_checked_against_the_name() {
+    let data = tempfile::tempdir().unwrap();
+    let pki = Pki::create(&data.path().join("tls"), &["policy-headless.test"]).unwrap();
+    let (mut env, cleanup) = shared_policy_store();
+    let path = |p: &std::path::Path| p.display().to_string();
+    env.insert("NEURALIS__TLS__CERT_FILE".into(), path(&pki.cert));
+    env.insert("NEURALIS__TLS__KEY_FILE".into(), path(&pki.key));
+    env.insert("NEURALIS__TLS__CLIENT_CA_FILE".into(), path(&pki.ca));
+    let args = ["--target", "policy", "--listen", "127.0.0.1:0"];
+    let one = spawn(NODE, &args, &env, &data.path().join("one"));
+    let two = spawn(NODE, &args, &env, &data.path().join("two"));
+    let answer = Answer::default();
+    *answer.0.lock().unwrap() = vec![one.grpc, two.grpc];
+    let tls = ClientTls::load("peers", Some(&pki.ca), Some(&pki.cert), Some(&pki.key)).unwrap();
+    let options = PeerOptions {
+        timeout: DEADLINE,
+        resolve_interval: REFRESH,
+        ..PeerOptions::default()
+    };
+    let over_tls = |host: &str| {
+        let url = format!("https://{host}:7400");
+        let channel = peer_channel(
+            &tls,
+            &url,
+            "peers.policy_url",
+            options,
+            Arc::new(answer.clone()),
+        );
+        PolicyServiceClient::new(traced(channel.unwrap()))
+    };
+
+    // The certificate names policy-headless.test: each replica is checked against it.
+    let named = over_tls("policy-headless.test");
+    for _ in 0..40 {
+        named
+            .clone()
+            .evaluate(evaluate_request())
+            .await
+            .expect("Evaluate over TLS");
+    }
+    let (to_one, to_two) = (
+        evaluations(one.admin.unwrap()).await,
+        evaluations(two.admin.unwrap()).await,
+    );
+    assert!(
+        to_one > 0 && to_two > 0 && to_one + to_two == 40,
+        "{to_one} / {to_two}"
+    );
+
+    // A name the certificate does not carry: refused, whatever address it resolves to.
+    let status = over_tls("elsewhere.test")
+        .evaluate(evaluate_request())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            status.code(),
+            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded
+        ),
+        "{status:?}"
+    );
+    drop((one, two));
+    cleanup();
 }
