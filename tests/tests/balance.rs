@@ -8,132 +8,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
 use std::collections::HashMap;
-use std::convert::Infallible;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http_body_util::StreamBody;
-use neuralis_host::peer::{PeerOptions, Resolve, Resolved, peer_channel};
+use neuralis_host::peer::{PeerOptions, peer_channel};
 use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{KeySource, Secret, ServiceIdentityConfig, ServiceSigner};
 use neuralis_proto::policy::v1 as pb;
 use neuralis_tests::pki::Pki;
 use neuralis_tests::process::{SERVICE_SECRET, http_get, spawn};
+use neuralis_tests::replica::{ANSWER, Answer, FLAKY, HANG, UNAVAILABLE, replica};
 use pb::policy_service_client::PolicyServiceClient;
-use tonic::body::Body;
-use tonic::codegen::Bytes;
-use tonic::server::NamedService;
-
-/// What a stand-in replica does with a call.
-const ANSWER: u8 = 0;
-const UNAVAILABLE: u8 = 1;
-/// Every other call answers UNAVAILABLE, starting with the first.
-const FLAKY: u8 = 2;
-const HANG: u8 = 3;
-
-/// A policy replica that counts the calls it receives and answers each as `mode`
-/// says (an empty message: the balancer, not policy, is under test).
-#[derive(Clone)]
-struct Replica {
-    calls: Arc<AtomicUsize>,
-    mode: Arc<AtomicU8>,
-}
-
-impl NamedService for Replica {
-    const NAME: &'static str = "neuralis.policy.v1.PolicyService";
-}
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-impl tower::Service<http::Request<Body>> for Replica {
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = BoxFuture<Result<Self::Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: http::Request<Body>) -> Self::Future {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst);
-        let mode = self.mode.load(Ordering::SeqCst);
-        Box::pin(async move {
-            match mode {
-                UNAVAILABLE => Ok(trailers_only("14")),
-                FLAKY if n.is_multiple_of(2) => Ok(trailers_only("14")),
-                HANG => std::future::pending().await,
-                _ => Ok(empty_message()),
-            }
-        })
-    }
-}
-
-fn trailers_only(code: &'static str) -> http::Response<Body> {
-    let mut response = http::Response::new(Body::empty());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        http::HeaderValue::from_static("application/grpc"),
-    );
-    headers.insert("grpc-status", http::HeaderValue::from_static(code));
-    response
-}
-
-/// One empty message (a zero-length frame), then `grpc-status: 0`.
-fn empty_message() -> http::Response<Body> {
-    let mut trailers = http::HeaderMap::new();
-    trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
-    let frames = futures::stream::iter([
-        Ok::<_, tonic::Status>(http_body::Frame::data(Bytes::from_static(&[0; 5]))),
-        Ok(http_body::Frame::trailers(trailers)),
-    ]);
-    let mut response = http::Response::new(Body::new(StreamBody::new(frames)));
-    response.headers_mut().insert(
-        "content-type",
-        http::HeaderValue::from_static("application/grpc"),
-    );
-    response
-}
-
-async fn replica(mode: u8) -> (SocketAddr, Replica) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let replica = Replica {
-        calls: Arc::default(),
-        mode: Arc::new(AtomicU8::new(mode)),
-    };
-    let served = replica.clone();
-    tokio::spawn(async move {
-        tonic::transport::Server::builder()
-            .add_service(served)
-            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
-            .await
-    });
-    (addr, replica)
-}
-
-impl Replica {
-    fn calls(&self) -> usize {
-        self.calls.load(Ordering::SeqCst)
-    }
-}
-
-/// A headless Service's answer, changed by the test.
-#[derive(Clone, Default)]
-struct Answer(Arc<Mutex<Vec<SocketAddr>>>);
-
-impl Resolve for Answer {
-    fn resolve(&self, _host: &str, _port: u16) -> Resolved {
-        let addrs = self.0.lock().unwrap().clone();
-        Box::pin(async move { Ok(addrs) })
-    }
-}
 
 const REFRESH: Duration = Duration::from_millis(50);
 const DEADLINE: Duration = Duration::from_millis(400);
@@ -165,8 +52,8 @@ async fn evaluate(client: &PolicyServiceClient<TracedChannel>) -> Result<(), ton
 
 #[tokio::test]
 async fn calls_spread_over_every_replica_and_follow_a_removal() {
-    let (a_addr, a) = replica(ANSWER).await;
-    let (b_addr, b) = replica(ANSWER).await;
+    let (a_addr, a) = replica(ANSWER).await.unwrap();
+    let (b_addr, b) = replica(ANSWER).await.unwrap();
     let answer = Answer::default();
     *answer.0.lock().unwrap() = vec![a_addr, b_addr];
     let client = client(&answer);
@@ -204,8 +91,8 @@ async fn calls_spread_over_every_replica_and_follow_a_removal() {
 
 #[tokio::test]
 async fn a_hung_replica_ends_calls_at_the_deadline() {
-    let (a_addr, _a) = replica(HANG).await;
-    let (b_addr, _b) = replica(ANSWER).await;
+    let (a_addr, _a) = replica(HANG).await.unwrap();
+    let (b_addr, _b) = replica(ANSWER).await.unwrap();
     let answer = Answer::default();
     *answer.0.lock().unwrap() = vec![a_addr, b_addr];
     let client = client(&answer);
@@ -242,7 +129,7 @@ fn client_without_replicas() -> PolicyServiceClient<TracedChannel> {
 
 #[tokio::test]
 async fn an_unavailable_read_is_retried_and_a_write_is_not() {
-    let (addr, flaky) = replica(FLAKY).await;
+    let (addr, flaky) = replica(FLAKY).await.unwrap();
     let answer = Answer::default();
     *answer.0.lock().unwrap() = vec![addr];
     let client = client(&answer);
@@ -266,7 +153,7 @@ async fn an_unavailable_read_is_retried_and_a_write_is_not() {
 
 #[tokio::test]
 async fn retries_are_bounded_by_the_budget() {
-    let (addr, down) = replica(UNAVAILABLE).await;
+    let (addr, down) = replica(UNAVAILABLE).await.unwrap();
     let answer = Answer::default();
     *answer.0.lock().unwrap() = vec![addr];
     let client = client(&answer);
