@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: help run test test-all lint fmt bench chart chart-golden dockerfile image mutants
+.PHONY: help run test test-all lint proto-lint fmt bench chart chart-golden dockerfile image mutants
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -13,7 +13,7 @@ run: ## the main job: the all-in-one server on the embedded store, syncing the s
 test: ## the whole suite: lint, unit, property, integration (starts Redis/PostgreSQL if absent)
 	bash tests/support/with-services.sh $(MAKE) --no-print-directory test-all
 
-test-all: lint chart dockerfile
+test-all: lint proto-lint chart dockerfile
 	$(CARGO) test --workspace --all-targets --locked
 
 chart: ## render the chart with Helm's engine for every helm/ci/*-values.yaml: strict lint, kubernetes-validate, golden renders
@@ -33,6 +33,9 @@ image: ## build the container image (needs a running docker engine)
 lint: ## cargo fmt --check and clippy -D warnings
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+proto-lint: ## buf lint (STANDARD and COMMENTS, buf.yaml) over proto/; installs @bufbuild/buf into target/tools/npm once
+	bash tests/support/buf.sh lint
 
 fmt: ## format the code
 	$(CARGO) fmt --all

@@ -162,7 +162,13 @@ pub async fn visible(
     let caller = neuralis_discovery::CallerToken::new(Some(token.into()));
     let answer = cluster
         .discovery
-        .list_packages(caller, discovery::ListPackagesRequest { scope })
+        .list_packages(
+            caller,
+            discovery::ListPackagesRequest {
+                scope,
+                ..Default::default()
+            },
+        )
         .await?;
     Ok(answer
         .packages

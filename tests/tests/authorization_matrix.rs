@@ -316,7 +316,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             let (project, slug) = named("repo");
             sync::GetSourceRequest { project, slug }.encode_to_vec()
         }
-        s::LIST_SOURCES => sync::ListSourcesRequest { project: P.into() }.encode_to_vec(),
+        s::LIST_SOURCES => sync::ListSourcesRequest {
+            project: P.into(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         s::DELETE_SOURCE => {
             let (project, slug) = named("never-created");
             sync::DeleteSourceRequest { project, slug }.encode_to_vec()
@@ -396,7 +400,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             source_id: format!("{P}/never-created.0000000000000000"),
         }
         .encode_to_vec(),
-        d::LIST_PACKAGES => discovery::ListPackagesRequest { scope: scope() }.encode_to_vec(),
+        d::LIST_PACKAGES => discovery::ListPackagesRequest {
+            scope: scope(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         d::RENDER_OVERVIEW => discovery::RenderOverviewRequest { scope: scope() }.encode_to_vec(),
         d::ACTIVATE_SKILL => discovery::ActivateSkillRequest {
             scope: scope(),
@@ -408,7 +416,24 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             budget_bytes: 0,
         }
         .encode_to_vec(),
-        d::LIST_TOOLS => discovery::ListToolsRequest { scope: scope() }.encode_to_vec(),
+        d::LIST_TOOLS => discovery::ListToolsRequest {
+            scope: scope(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
+        d::READ_FILE => discovery::ReadFileRequest {
+            scope: scope(),
+            source_slug: "repo".into(),
+            package_id: String::new(),
+            path: ".claude/skills/review/SKILL.md".into(),
+        }
+        .encode_to_vec(),
+        d::SEARCH => discovery::SearchRequest {
+            scope: scope(),
+            query: "diff".into(),
+            limit: 5,
+        }
+        .encode_to_vec(),
         d::VALIDATE_PACKAGE => discovery::ValidatePackageRequest {
             files: vec![discovery::PackageFileContent {
                 path: "package.json".into(),

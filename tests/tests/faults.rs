@@ -159,6 +159,7 @@ async fn list(
             caller,
             discovery::ListPackagesRequest {
                 scope: scope(P, "a1", ""),
+                ..Default::default()
             },
         )
         .await

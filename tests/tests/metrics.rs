@@ -108,6 +108,7 @@ async fn metrics_move_with_calls_and_no_label_value_carries_caller_text() {
     let request =
         prost::Message::encode_to_vec(&neuralis_proto::discovery::v1::ListPackagesRequest {
             scope: scope(project, "agentwombat", ""),
+            ..Default::default()
         });
     raw::call(&grpc, &list, request, Some(&forged)).await;
     let sources = raw::Rpc {

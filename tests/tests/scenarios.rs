@@ -134,7 +134,11 @@ async fn set_override(
     let request = policy::SetFileOverrideRequest {
         scope: scope as i32,
         owner_id: owner.into(),
-        package_key: "repo/claude".into(), // `<sourceSlug>/<packageKey>`
+        // `<source_id>/<packageKey>`, as `ListPackages` shows it in `policy_key`.
+        package_key: format!(
+            "{}/claude",
+            source_id(&s.cluster, &s.admin, P, "repo").await.unwrap()
+        ),
         file_path: path.into(),
         state: state as i32,
     };
@@ -335,6 +339,7 @@ async fn an_unverified_caller_sees_nothing(mode: Mode) {
         let caller = CallerToken::new(token);
         let request = discovery::ListPackagesRequest {
             scope: scope(P, "a1", ""),
+            ..Default::default()
         };
         let answer = s
             .cluster

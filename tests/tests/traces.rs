@@ -157,6 +157,7 @@ async fn one_list_packages_in_split_mode_is_one_trace_across_the_three_services(
         &member,
         discovery::ListPackagesRequest {
             scope: scope(P, "a1", ""),
+            ..Default::default()
         },
         "00f067aa0ba902b7",
     )
@@ -166,7 +167,10 @@ async fn one_list_packages_in_split_mode_is_one_trace_across_the_three_services(
     let failed = list_packages(
         discovery_addr,
         &member,
-        discovery::ListPackagesRequest { scope: None },
+        discovery::ListPackagesRequest {
+            scope: None,
+            ..Default::default()
+        },
         "00f067aa0ba902b8",
     )
     .await;
@@ -304,6 +308,7 @@ async fn every_finished_call_logs_one_line_with_its_trace_and_span_ids_and_no_to
         );
     let mut request = tonic::Request::new(neuralis_proto::discovery::v1::ListPackagesRequest {
         scope: scope("projx", "a1", ""),
+        ..Default::default()
     });
     request.metadata_mut().insert(
         "traceparent",

@@ -201,7 +201,7 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation_of_t
     let off = policy::SetFileOverrideRequest {
         scope: policy::OverrideScope::Conversation as i32,
         owner_id: "c1".into(),
-        package_key: "repo/claude".into(),
+        package_key: format!("{}/claude", s.repo_id),
         file_path: REVIEW.into(),
         state: policy::OverrideState::Off as i32,
     };
@@ -288,6 +288,7 @@ async fn a_service_credential_cannot_call_caller_rpcs(mode: Mode) {
             CallerToken::new(Some(service)),
             discovery::ListPackagesRequest {
                 scope: scope(P, "", ""),
+                ..Default::default()
             },
         )
         .await

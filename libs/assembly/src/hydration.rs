@@ -4,9 +4,12 @@
 //! budget — a disabled or feature-gated file is never read at all").
 //!
 //! The order is fixed: rules, then instructions, then agents; within a category,
-//! package order (installed first), then path. Budgeting uses the indexed size, so a
-//! file that cannot fit is never read. A file that does not fit is reported and the
-//! plan goes on with the next one, so one large file cannot starve the rest.
+//! package order (installed first), then path. The budget counts the bytes actually
+//! read (DESIGN.md section 6: "Budgets count the bytes actually returned, never an
+//! indexed size"): the indexed size only spares reading a file that cannot fit, and a
+//! file that grew since the sync and no longer fits is omitted whole, never cut. A
+//! file that does not fit is reported and hydration goes on with the next one, so one
+//! large file cannot starve the rest.
 
 use neuralis_layout::Category;
 
@@ -15,36 +18,58 @@ use crate::view::{FileState, PackageView};
 /// A file chosen for hydration: package index, file index.
 pub type FileRef = (usize, usize);
 
-/// The outcome of planning.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct HydrationPlan {
-    /// Files to read, in injection order.
-    pub read: Vec<FileRef>,
-    /// Files that survived every gate but did not fit.
-    pub omitted: Vec<FileRef>,
-    /// Bytes the read files take (by indexed size).
-    pub planned_bytes: u64,
-}
-
 const ORDER: [Category; 3] = [Category::Rule, Category::Instruction, Category::Agent];
 
-/// Plans hydration of `packages` (already ordered) under `budget` bytes.
-pub fn plan_hydration(packages: &[PackageView], budget: u64) -> HydrationPlan {
-    let mut plan = HydrationPlan::default();
+/// Every file hydration injects, in injection order: active rules, instructions and
+/// agents of `packages` (already ordered).
+pub fn hydration_order(packages: &[PackageView]) -> Vec<FileRef> {
+    let mut order = Vec::new();
     for category in ORDER {
         for (pi, package) in packages.iter().enumerate() {
             for (fi, file) in package.files.iter().enumerate() {
-                if file.category != category || file.state != FileState::Active {
-                    continue;
-                }
-                if plan.planned_bytes + file.size <= budget {
-                    plan.planned_bytes += file.size;
-                    plan.read.push((pi, fi));
-                } else {
-                    plan.omitted.push((pi, fi));
+                if file.category == category && file.state == FileState::Active {
+                    order.push((pi, fi));
                 }
             }
         }
     }
-    plan
+    order
+}
+
+/// The byte budget of one hydration, counted on the bytes actually returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HydrationBudget {
+    budget: u64,
+    used: u64,
+}
+
+impl HydrationBudget {
+    /// A budget of `budget` bytes, none used.
+    pub fn new(budget: u64) -> Self {
+        Self { budget, used: 0 }
+    }
+
+    /// Whether a file indexed at `indexed` bytes could still fit: checked before
+    /// reading, so a file that cannot fit is never read. (A file that shrank since the
+    /// sync is judged by its indexed size here: omitted, never over budget.)
+    pub fn may_fit(&self, indexed: u64) -> bool {
+        self.used.saturating_add(indexed) <= self.budget
+    }
+
+    /// Takes `actual` bytes (the content as read) when they fit; otherwise leaves the
+    /// budget as it was and answers false: the file is omitted whole.
+    pub fn take(&mut self, actual: u64) -> bool {
+        match self.used.checked_add(actual) {
+            Some(total) if total <= self.budget => {
+                self.used = total;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Bytes taken so far (never more than the budget).
+    pub fn used(&self) -> u64 {
+        self.used
+    }
 }

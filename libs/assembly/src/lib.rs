@@ -19,6 +19,6 @@ pub mod overview;
 pub mod view;
 
 pub use collision::{SkillIndex, assign_activation_ids};
-pub use hydration::{HydrationPlan, plan_hydration};
-pub use overview::render_overview;
+pub use hydration::{FileRef, HydrationBudget, hydration_order};
+pub use overview::{escape_text, render_overview};
 pub use view::{FileState, FileView, Origin, PackageView, order_packages, package_order_key};

@@ -5,6 +5,10 @@
 //! is active, or when it is docs (listed for manual reading); opt-in and disabled
 //! files are not the agent's to see. Skills carry the `[files: …]` suffix of their
 //! bundle.
+//!
+//! Everything in the block but its own tags comes from synced files (names, ids,
+//! titles, descriptions, bundle entries), so it is escaped (`&`, `<`, `>`; quotes too
+//! inside attributes): no file can open or close a tag of the block.
 
 use std::fmt::Write as _;
 
@@ -52,18 +56,23 @@ fn line(file: &FileView) -> String {
         Category::Skill => &file.activation_id,
         _ => &file.id,
     };
-    let mut line = format!("- {} {}", file.category, id);
+    let mut line = format!("- {} {}", file.category, escape_text(&one_line(id)));
     if file.title != *id {
-        let _ = write!(line, " \"{}\"", one_line(&file.title));
+        let _ = write!(line, " \"{}\"", escape_text(&one_line(&file.title)));
     }
     if let Some(description) = file.description.as_deref().filter(|d| !d.trim().is_empty()) {
-        let _ = write!(line, ": {}", one_line(description));
+        let _ = write!(line, ": {}", escape_text(&one_line(description)));
     }
     if file.state == FileState::Manual {
         line.push_str(" (read on demand)");
     }
     if file.category == Category::Skill && !file.bundle.is_empty() {
-        let _ = write!(line, " [files: {}]", file.bundle.join(", "));
+        let entries: Vec<String> = file
+            .bundle
+            .iter()
+            .map(|entry| escape_text(&one_line(entry)))
+            .collect();
+        let _ = write!(line, " [files: {}]", entries.join(", "));
     }
     line
 }
@@ -73,9 +82,13 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn attr(text: &str) -> String {
+/// Text from a file, made inert inside the block: `&`, `<` and `>` as entities.
+pub fn escape_text(text: &str) -> String {
     text.replace('&', "&amp;")
-        .replace('"', "&quot;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+fn attr(text: &str) -> String {
+    escape_text(text).replace('"', "&quot;")
 }

@@ -39,7 +39,8 @@ pub struct FileView {
     pub identity: bool,
     pub default_enabled: bool,
     pub state: FileState,
-    /// Skills: the bundle, dir-relative, SKILL.md first.
+    /// Skills: the bundle entries this caller may see (each decided with the skill),
+    /// dir-relative, SKILL.md first.
     pub bundle: Vec<String>,
     /// Skills: the id activation answers to; filled by [`crate::assign_activation_ids`].
     pub activation_id: String,
@@ -54,6 +55,9 @@ pub struct PackageView {
     pub name: String,
     /// Unique within its source; used in `<id>.<sourceSlug>.<packageKey>`.
     pub key: String,
+    /// The key policy stores its enable state and file overrides under:
+    /// `<source_id>/<key>` for a source package, the package id for an installed one.
+    pub policy_key: String,
     /// Root relative to the source root ("" for the source root).
     pub root: String,
     /// The grouping rule label (`manifest`, `marker`, …) for source packages.

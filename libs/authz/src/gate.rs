@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use neuralis_identity::{BearerToken, ServiceVerifier, Verifier};
+use neuralis_proto::details::{self, Reason};
 
 use crate::permit::{Permit, Principal};
 use crate::rule::{Row, Table, Who};
@@ -26,8 +27,8 @@ impl Denial {
     /// The status a refused call gets.
     pub fn status(self) -> tonic::Status {
         match self {
-            Denial::Unauthenticated => tonic::Status::unauthenticated("unauthenticated"),
-            Denial::PermissionDenied(reason) => tonic::Status::permission_denied(reason),
+            Denial::Unauthenticated => details::status(Reason::Unauthenticated, "unauthenticated"),
+            Denial::PermissionDenied(text) => details::status(Reason::PermissionDenied, text),
         }
     }
 

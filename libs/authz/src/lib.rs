@@ -33,6 +33,9 @@ pub use rule::{Binding, Row, Table, Who};
 pub fn take_permit<T>(request: &mut tonic::Request<T>) -> Result<Permit, tonic::Status> {
     request.extensions_mut().remove::<Permit>().ok_or_else(|| {
         tracing::error!("a request reached its handler without a permit");
-        tonic::Status::permission_denied("the call is not authorized")
+        neuralis_proto::details::status(
+            neuralis_proto::details::Reason::PermissionDenied,
+            "the call is not authorized",
+        )
     })
 }

@@ -170,6 +170,8 @@ pub mod discovery {
         HYDRATE = "Hydrate",
         LIST_TOOLS = "ListTools",
         VALIDATE_PACKAGE = "ValidatePackage",
+        READ_FILE = "ReadFile",
+        SEARCH = "Search",
     });
 
     /// The rules.
@@ -202,6 +204,16 @@ pub mod discovery {
                 Binding::Project("scope.project_id"),
             ),
             row(VALIDATE_PACKAGE, Who::Callers, Binding::Unbound),
+            row(
+                READ_FILE,
+                Who::CallersOrEmpty,
+                Binding::Project("scope.project_id"),
+            ),
+            row(
+                SEARCH,
+                Who::CallersOrEmpty,
+                Binding::Project("scope.project_id"),
+            ),
         ],
     };
 }

@@ -86,7 +86,11 @@ pub fn undecodable(error: &prost::DecodeError) -> Status {
     } else {
         fields.join(".")
     };
-    Status::invalid_argument(format!("{path}: does not decode ({what})"))
+    crate::details::invalid(
+        crate::details::Reason::RequestUndecodable,
+        &path,
+        &format!("does not decode ({what})"),
+    )
 }
 
 fn is_identifier(text: &str) -> bool {
@@ -122,6 +126,12 @@ mod tests {
                 .starts_with("source.root: does not decode ("),
             "{}",
             status.message()
+        );
+        let field = crate::details::field_of(&status);
+        assert_eq!(field.as_deref(), Some("source.root"));
+        assert_eq!(
+            crate::details::reason_of(&status).as_deref(),
+            Some("REQUEST_UNDECODABLE")
         );
     }
 

@@ -5,6 +5,8 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod codec;
+pub mod details;
+pub mod page;
 
 /// `neuralis.sync.v1`: the administration of sources (`SourceService`) and the index
 /// feed (`IndexFeedService`, services only).

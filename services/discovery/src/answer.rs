@@ -1,20 +1,23 @@
 //! From policy's decisions to the caller's answer: only what is visible survives, and
 //! every surviving file remembers where its content is read from.
 
+use std::collections::HashMap;
+
 use neuralis_access::{DecisionCode, Evaluation};
 use neuralis_assembly::{
     FileState, FileView, Origin, PackageView, SkillIndex, assign_activation_ids, package_order_key,
 };
-use neuralis_layout::Contribution;
+use neuralis_layout::{Category, Contribution};
 
 use crate::api::DiscoveryError;
-use crate::candidates::{Batch, Candidate};
+use crate::candidates::{Batch, Candidate, entry_path, policy_key};
 
 /// Where a visible file's content lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ContentAt {
     Source {
         source_id: String,
+        slug: String,
         path: String,
         root_uri: String,
     },
@@ -26,10 +29,23 @@ pub(crate) enum ContentAt {
 
 impl ContentAt {
     /// The URI of the directory holding the file (for a skill: its bundle directory).
-    pub(crate) fn directory_uri(&self) -> String {
+    /// A local or data source's root is a path on the sync host: shown to
+    /// administrators only; others get `source://<slug>/…`.
+    pub(crate) fn directory_uri(&self, administrator: bool) -> String {
         let (base, path) = match self {
-            ContentAt::Source { root_uri, path, .. } => {
-                (root_uri.trim_end_matches('/').to_owned(), path)
+            ContentAt::Source {
+                root_uri,
+                slug,
+                path,
+                ..
+            } => {
+                let host_path = root_uri.starts_with("file://");
+                let base = if host_path && !administrator {
+                    format!("source://{slug}")
+                } else {
+                    root_uri.trim_end_matches('/').to_owned()
+                };
+                (base, path)
             }
             ContentAt::Installed { package_id, path } => (format!("packages://{package_id}"), path),
         };
@@ -38,14 +54,62 @@ impl ContentAt {
             None => base,
         }
     }
+
+    fn at(&self, path: String) -> ContentAt {
+        match self {
+            ContentAt::Source {
+                source_id,
+                slug,
+                root_uri,
+                ..
+            } => ContentAt::Source {
+                source_id: source_id.clone(),
+                slug: slug.clone(),
+                path,
+                root_uri: root_uri.clone(),
+            },
+            ContentAt::Installed { package_id, .. } => ContentAt::Installed {
+                package_id: package_id.clone(),
+                path,
+            },
+        }
+    }
 }
 
-/// The caller's answer: packages in order, and where each file's content lives.
+/// Who holds a file, as a caller names it in `ReadFile` and a search hit names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Holder {
+    /// A source, by slug.
+    Source(String),
+    /// An installed package, by id.
+    Installed(String),
+}
+
+/// The caller's answer: packages in order, where each file's content lives, and every
+/// file the caller may read now.
 #[derive(Debug, Default)]
 pub(crate) struct Answer {
     pub packages: Vec<PackageView>,
     pub content: Vec<Vec<ContentAt>>,
     pub skills: SkillIndex,
+    /// Files `ReadFile` serves and search hits may come from: listed member files that
+    /// are active or read on demand, and the shown bundle entries of active skills.
+    pub readable: HashMap<(Holder, String), ContentAt>,
+}
+
+impl Answer {
+    /// Where to read `path` of `holder`, when this caller may read it now.
+    pub fn readable(&self, holder: Holder, path: &str) -> Option<&ContentAt> {
+        self.readable.get(&(holder, path.to_owned()))
+    }
+}
+
+/// The decisions of one package candidate: per member file, and per bundle entry.
+struct Decided {
+    files: Vec<DecisionCode>,
+    /// Per member file, per bundle entry; `None` for the skill's own file (its
+    /// decision is the skill's).
+    entries: Vec<Vec<Option<DecisionCode>>>,
 }
 
 /// Keeps what policy let through. Fails closed when the decisions do not match the
@@ -56,51 +120,95 @@ pub(crate) fn assemble(
 ) -> Result<Answer, DiscoveryError> {
     if evaluation.packages.len() != batch.request.packages.len()
         || evaluation.files.len() != batch.request.files.len()
+        || batch.slots.len() != batch.request.files.len()
     {
         return Err(DiscoveryError::Internal(
             "policy answered a different batch".into(),
         ));
     }
-    let mut files = evaluation.files.iter();
+    let mut decided: Vec<Decided> = batch
+        .candidates
+        .iter()
+        .map(|candidate| {
+            // Whatever was not sent (a file nobody may see) stays hidden.
+            let files = &candidate.package().files;
+            Decided {
+                files: vec![DecisionCode::Hidden; files.len()],
+                entries: files.iter().map(own_entry_marked).collect(),
+            }
+        })
+        .collect();
+    for (slot, decision) in batch.slots.iter().zip(&evaluation.files) {
+        let package = &mut decided[slot.package];
+        match slot.entry {
+            None => package.files[slot.file] = decision.code,
+            Some(entry) => package.entries[slot.file][entry] = Some(decision.code),
+        }
+    }
     let mut located = Vec::new();
     for (at, candidate) in batch.candidates.iter().enumerate() {
-        let contributions = &candidate.package().files;
-        let decisions: Vec<DecisionCode> = files
-            .by_ref()
-            .take(contributions.len())
-            .map(|d| d.code)
-            .collect();
         let package_code = evaluation.packages[at].code;
         if !package_code.is_visible() {
             continue;
         }
-        if let Some(entry) = package_entry(candidate, package_code, contributions, &decisions) {
+        if let Some(entry) = package_entry(candidate, package_code, &decided[at]) {
             located.push(entry);
         }
     }
     located.sort_by(|(a, _), (b, _)| package_order_key(a).cmp(&package_order_key(b)));
     let (mut packages, content): (Vec<_>, Vec<_>) = located.into_iter().unzip();
     let skills = assign_activation_ids(&mut packages);
+    let readable = readable(&packages, &content);
     Ok(Answer {
         packages,
         content,
         skills,
+        readable,
     })
+}
+
+fn readable(
+    packages: &[PackageView],
+    content: &[Vec<ContentAt>],
+) -> HashMap<(Holder, String), ContentAt> {
+    let mut readable = HashMap::new();
+    for (package, located) in packages.iter().zip(content) {
+        let holder = match &package.origin {
+            Origin::Source { slug } => Holder::Source(slug.clone()),
+            Origin::Installed { package_id } => Holder::Installed(package_id.clone()),
+        };
+        for (file, at) in package.files.iter().zip(located) {
+            if !matches!(file.state, FileState::Active | FileState::Manual) {
+                continue;
+            }
+            readable.insert((holder.clone(), file.path.clone()), at.clone());
+            if file.category != Category::Skill {
+                continue;
+            }
+            for entry in &file.bundle {
+                let path = entry_path(&file.path, entry);
+                readable.insert((holder.clone(), path.clone()), at.at(path));
+            }
+        }
+    }
+    readable
 }
 
 fn package_entry(
     candidate: &Candidate<'_>,
     package_code: DecisionCode,
-    contributions: &[Contribution],
-    decisions: &[DecisionCode],
+    decided: &Decided,
 ) -> Option<(PackageView, Vec<ContentAt>)> {
     let mut views = Vec::new();
     let mut content = Vec::new();
-    for (file, code) in contributions.iter().zip(decisions) {
+    let contributions = &candidate.package().files;
+    for (fi, (file, code)) in contributions.iter().zip(&decided.files).enumerate() {
         let Some(state) = file_state(*code) else {
             continue;
         };
-        views.push(file_view(candidate, file, state));
+        let mut view = file_view(candidate, file, state);
+        view.bundle = shown_entries(file, &decided.entries[fi]);
+        views.push(view);
         content.push(content_at(candidate, file));
     }
     if views.is_empty() {
@@ -125,12 +233,34 @@ fn package_entry(
         origin,
         name: package.name.clone(),
         key: package.key.clone(),
+        policy_key: policy_key(candidate),
         root: package.root.clone(),
         rule,
         enabled: package_code != DecisionCode::VisibleDisabled,
         files: views,
     };
     Some((view, content))
+}
+
+/// Per bundle entry of `file`: `None` for the skill's own file (its decision is the
+/// skill's), hidden for the others until their decision says otherwise.
+fn own_entry_marked(file: &Contribution) -> Vec<Option<DecisionCode>> {
+    file.bundle
+        .iter()
+        .map(|entry| (entry_path(&file.path, entry) != file.path).then_some(DecisionCode::Hidden))
+        .collect()
+}
+
+/// The bundle entries a visible skill shows: its own file, and every entry whose own
+/// decision is visible. A denied or another agent's entry is dropped without a trace
+/// (its state follows the skill's: an entry is shown or not, never switched apart).
+fn shown_entries(file: &Contribution, decided: &[Option<DecisionCode>]) -> Vec<String> {
+    file.bundle
+        .iter()
+        .zip(decided)
+        .filter(|(_, code)| code.is_none_or(DecisionCode::is_visible))
+        .map(|(entry, _)| entry.clone())
+        .collect()
 }
 
 fn file_state(code: DecisionCode) -> Option<FileState> {
@@ -157,7 +287,7 @@ fn file_view(candidate: &Candidate<'_>, file: &Contribution, state: FileState) -
         identity: file.identity,
         default_enabled: file.default_enabled,
         state,
-        bundle: file.bundle.clone(),
+        bundle: Vec::new(),
         activation_id: String::new(),
         size,
     }
@@ -171,6 +301,7 @@ fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
         },
         Candidate::Source { source, .. } => ContentAt::Source {
             source_id: source.id.clone(),
+            slug: source.slug.clone(),
             path: file.path.clone(),
             root_uri: source.root_uri.clone(),
         },

@@ -107,4 +107,18 @@ pub trait DiscoveryApi: Send + Sync + 'static {
         caller: CallerToken,
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError>;
+
+    /// One file this caller may read now (NOT_FOUND otherwise, alike).
+    async fn read_file(
+        &self,
+        caller: CallerToken,
+        request: pb::ReadFileRequest,
+    ) -> Result<pb::ReadFileResponse, DiscoveryError>;
+
+    /// Search over the files this caller may read now.
+    async fn search(
+        &self,
+        caller: CallerToken,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, DiscoveryError>;
 }

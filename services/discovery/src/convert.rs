@@ -25,6 +25,7 @@ pub(crate) fn package(view: &PackageView) -> pb::Package {
         package_id,
         enabled: view.enabled,
         files: view.files.iter().map(file).collect(),
+        policy_key: view.policy_key.clone(),
     }
 }
 
@@ -77,7 +78,7 @@ fn file(view: &FileView) -> pb::PackageFile {
 pub(crate) fn hydrated(
     package: &PackageView,
     file: &FileView,
-    content: Vec<u8>,
+    content: String,
 ) -> pb::HydratedFile {
     pb::HydratedFile {
         package_name: package.name.clone(),
@@ -85,16 +86,18 @@ pub(crate) fn hydrated(
         category: category(file.category) as i32,
         id: file.id.clone(),
         title: file.title.clone(),
-        content: String::from_utf8_lossy(&content).into_owned(),
+        content,
     }
 }
 
-pub(crate) fn omitted(package: &PackageView, file: usize) -> pb::OmittedFile {
+/// A file left out: `size` is what kept it out (its indexed size when it was not read,
+/// the bytes read when it grew past the budget).
+pub(crate) fn omitted(package: &PackageView, file: usize, size: u64) -> pb::OmittedFile {
     let file = &package.files[file];
     pb::OmittedFile {
         package_name: package.name.clone(),
         path: file.path.clone(),
-        size_bytes: file.size,
+        size_bytes: size,
     }
 }
 
@@ -117,6 +120,7 @@ pub(crate) fn tools(tools: Vec<ToolEntry>, contested: Vec<ContestedTool>) -> pb:
                 claimants: c.claimants,
             })
             .collect(),
+        next_page_token: String::new(),
     }
 }
 

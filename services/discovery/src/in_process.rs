@@ -92,4 +92,20 @@ impl DiscoveryApi for InProcessDiscovery {
             request
         )
     }
+
+    async fn read_file(
+        &self,
+        caller: CallerToken,
+        request: pb::ReadFileRequest,
+    ) -> Result<pb::ReadFileResponse, DiscoveryError> {
+        admitted!(self, rpc::READ_FILE, read_file, caller, request)
+    }
+
+    async fn search(
+        &self,
+        caller: CallerToken,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, DiscoveryError> {
+        admitted!(self, rpc::SEARCH, search, caller, request)
+    }
 }

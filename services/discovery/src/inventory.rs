@@ -18,11 +18,14 @@ use neuralis_layout::{GroupOptions, IndexedFile, Layout, group};
 use crate::api::DiscoveryError;
 use crate::ports::{IndexPort, ProjectRows, SourceInfo};
 
-/// Per-row facts the answer needs besides the layout.
+/// Per-row facts the answer needs besides the layout. (The privacy marker the sync
+/// stored is not kept: privacy is computed per request from the source's current
+/// patterns.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowFacts {
     pub size: u64,
-    pub private_owner: Option<String>,
+    /// When the file was reached through an in-root symlink: its real path.
+    pub real_path: Option<String>,
 }
 
 /// One source's rows, grouped. Raw and unfiltered: the same for every caller.
@@ -53,11 +56,12 @@ impl ProjectSnapshot {
             BTreeMap::new();
         for row in rows.rows {
             let (indexed, facts) = files.entry(row.source_id).or_default();
+            let real_path = row.real_path;
             facts.insert(
                 row.path.clone(),
                 RowFacts {
                     size: row.size,
-                    private_owner: row.private_owner,
+                    real_path,
                 },
             );
             indexed.push(IndexedFile {

@@ -25,6 +25,10 @@ pub struct SourceInfo {
     /// The source root on this host's disk, when it is a local directory (used to
     /// recognize an installed package's directory: no double loading).
     pub local_root: Option<PathBuf>,
+    /// The source's agent-private patterns as configured now (`{agent}` captures the
+    /// owner): every request computes privacy from these, never from the markers the
+    /// last sync stored, so a changed pattern is honoured by the next request.
+    pub privacy_patterns: Vec<String>,
 }
 
 /// One raw index row: what sync indexed for one file.
@@ -41,6 +45,19 @@ pub struct IndexRow {
     /// When the file was reached through an in-root symlink: its real path relative to
     /// the source root (access must be decided under both paths; the stricter wins).
     pub real_path: Option<String>,
+}
+
+/// One raw search hit from sync's chunk rows, before access is decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawHit {
+    /// The source slug.
+    pub source_slug: String,
+    /// Relative to the source root, `/`-separated.
+    pub path: String,
+    /// The chunk's position in its file.
+    pub ordinal: u32,
+    /// The chunk text.
+    pub text: String,
 }
 
 /// A project's raw rows, read at one revision.
@@ -66,6 +83,14 @@ pub trait IndexPort: Send + Sync + 'static {
         source_id: &str,
         path: &str,
     ) -> Result<Vec<u8>, DiscoveryError>;
+    /// Raw search over the project's chunk rows, best first, at most `limit` hits
+    /// (sync caps it at 100). Unfiltered: the caller decides which hits anyone sees.
+    async fn search(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<RawHit>, DiscoveryError>;
 }
 
 /// What discovery asks policy: decide one batch for the caller, afresh.

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use neuralis_assembly::{FileState, plan_hydration, render_overview};
+use neuralis_assembly::{FileState, HydrationBudget, hydration_order, render_overview};
 use neuralis_layout::{Category, Trust};
 use neuralis_proto::discovery::v1 as pb;
 
@@ -31,7 +31,7 @@ pub struct Discovery {
 }
 
 /// The validated `Scope` of a request.
-struct Scope {
+pub(crate) struct Scope {
     project: String,
     agent: Option<String>,
     conversation: Option<String>,
@@ -65,6 +65,11 @@ impl Discovery {
         Self { parts }
     }
 
+    /// Sync's index feed.
+    pub(crate) fn index(&self) -> &dyn IndexPort {
+        self.parts.index.as_ref()
+    }
+
     /// The inventory (for health and tests).
     pub fn inventory(&self) -> &Arc<InventoryShell> {
         &self.parts.inventory
@@ -74,17 +79,27 @@ impl Discovery {
     /// (no token, a bad one, a service credential, a token bound to another project) or
     /// the caller asks outside what its token is bound to: an empty answer, never an
     /// error that reveals more.
-    async fn answer(
+    pub(crate) async fn answer(
         &self,
         permit: &Permit,
         scope: Option<&pb::Scope>,
     ) -> Result<Option<Answer>, DiscoveryError> {
+        Ok(self
+            .decided(permit, scope)
+            .await?
+            .map(|decided| decided.answer))
+    }
+
+    /// [`Discovery::answer`], and whether the caller holds an administrator role (it
+    /// may see the sync host's paths).
+    pub(crate) async fn decided(
+        &self,
+        permit: &Permit,
+        scope: Option<&pb::Scope>,
+    ) -> Result<Option<Decided>, DiscoveryError> {
         let scope = validate_scope(scope)?;
-        let Some(caller) = permit
-            .for_project(&scope.project)
-            .ok()
-            .and_then(|acting| acting.caller())
-        else {
+        let acting = permit.for_project(&scope.project).ok();
+        let Some(caller) = acting.and_then(|acting| acting.caller()) else {
             tracing::info!(
                 outcome = "not_a_caller_of_the_project",
                 "discovery answered empty"
@@ -114,10 +129,17 @@ impl Discovery {
             .access
             .evaluate(caller, scope.conversation.as_deref(), batch.request.clone())
             .await?;
-        assemble(&batch, &evaluation).map(Some)
+        Ok(Some(Decided {
+            answer: assemble(&batch, &evaluation)?,
+            administrator: acting.is_some_and(|acting| acting.is_administrator()),
+        }))
     }
 
-    async fn read(&self, project: &str, at: &ContentAt) -> Result<Vec<u8>, DiscoveryError> {
+    pub(crate) async fn read(
+        &self,
+        project: &str,
+        at: &ContentAt,
+    ) -> Result<Vec<u8>, DiscoveryError> {
         match at {
             ContentAt::Source {
                 source_id, path, ..
@@ -127,12 +149,19 @@ impl Discovery {
     }
 }
 
+/// One caller's answer, decided now.
+pub(crate) struct Decided {
+    pub answer: Answer,
+    /// Holds an administrator role of the project.
+    pub administrator: bool,
+}
+
 /// The project of an already-validated scope.
-fn project_of(scope: &Option<pb::Scope>) -> &str {
+pub(crate) fn project_of(scope: &Option<pb::Scope>) -> &str {
     scope.as_ref().map_or("", |s| s.project_id.as_str())
 }
 
-fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
+pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
     let Some(scope) = scope else {
         return Err(DiscoveryError::invalid("scope", "is required"));
     };
@@ -161,8 +190,17 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
+        // One page of what this caller may see (page 0 is everything).
+        let (packages, next_page_token) = neuralis_proto::page::page(
+            answer.packages.iter().map(convert::package).collect(),
+            request.page_size,
+            &request.page_token,
+            |package| package.policy_key.as_str(),
+        )
+        .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
         Ok(pb::ListPackagesResponse {
-            packages: answer.packages.iter().map(convert::package).collect(),
+            packages,
+            next_page_token,
         })
     }
 
@@ -190,8 +228,11 @@ impl Discovery {
         if request.skill_id.trim().is_empty() {
             return Err(DiscoveryError::invalid("skill_id", "is required"));
         }
-        let answer = self
-            .answer(permit, request.scope.as_ref())
+        let Decided {
+            answer,
+            administrator,
+        } = self
+            .decided(permit, request.scope.as_ref())
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let (pi, fi) = answer
@@ -211,7 +252,7 @@ impl Discovery {
             title: skill.title.clone(),
             body: String::from_utf8_lossy(&body).into_owned(),
             files: skill.bundle.clone(),
-            directory_uri: at.directory_uri(),
+            directory_uri: at.directory_uri(administrator),
             package_name: package.name.clone(),
         })
     }
@@ -229,10 +270,16 @@ impl Discovery {
             0 => self.parts.settings.default_hydration_budget_bytes,
             n => n,
         };
-        let plan = plan_hydration(&answer.packages, budget);
+        let mut budget = HydrationBudget::new(budget);
         let mut response = pb::HydrateResponse::default();
-        for (pi, fi) in plan.read {
+        for (pi, fi) in hydration_order(&answer.packages) {
             let (package, file) = (&answer.packages[pi], &answer.packages[pi].files[fi]);
+            if !budget.may_fit(file.size) {
+                response
+                    .omitted
+                    .push(convert::omitted(package, fi, file.size));
+                continue;
+            }
             let content = match self
                 .read(project_of(&request.scope), &answer.content[pi][fi])
                 .await
@@ -241,16 +288,19 @@ impl Discovery {
                 Err(DiscoveryError::NotFound) => continue, // vanished since indexing
                 Err(other) => return Err(other),
             };
-            response.used_bytes += content.len() as u64;
-            response
-                .files
-                .push(convert::hydrated(package, file, content));
+            // The budget counts the bytes returned now (as text): a file that grew past
+            // it since the sync is omitted whole, never cut.
+            let content = String::from_utf8_lossy(&content).into_owned();
+            let actual = content.len() as u64;
+            if budget.take(actual) {
+                response
+                    .files
+                    .push(convert::hydrated(package, file, content));
+            } else {
+                response.omitted.push(convert::omitted(package, fi, actual));
+            }
         }
-        response.omitted = plan
-            .omitted
-            .iter()
-            .map(|&(pi, fi)| convert::omitted(&answer.packages[pi], fi))
-            .collect();
+        response.used_bytes = budget.used();
         Ok(response)
     }
 
@@ -273,7 +323,19 @@ impl Discovery {
             })
             .collect();
         let (tools, contested) = self.parts.catalog.tools(&|id| usable.contains(id));
-        Ok(convert::tools(tools, contested))
+        let mut answer = convert::tools(tools, contested);
+        // One page of the tools (one owner per name, so the name keys it); the contested
+        // names are a summary, answered in full on every page.
+        let (tools, next_page_token) = neuralis_proto::page::page(
+            std::mem::take(&mut answer.tools),
+            request.page_size,
+            &request.page_token,
+            |tool| tool.name.as_str(),
+        )
+        .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
+        answer.tools = tools;
+        answer.next_page_token = next_page_token;
+        Ok(answer)
     }
 
     /// Validates one installed package's files (any verified caller; no project).

@@ -20,7 +20,10 @@ fn scope() -> Option<pb::Scope> {
 }
 
 fn list() -> pb::ListPackagesRequest {
-    pb::ListPackagesRequest { scope: scope() }
+    pb::ListPackagesRequest {
+        scope: scope(),
+        ..Default::default()
+    }
 }
 
 const SKILL: &str = "---\nname: review\ndescription: Reviews code\n---\nRead the diff.\n";
@@ -308,7 +311,13 @@ async fn a_request_without_a_project_names_the_field() {
     let h = seeded().await;
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: None })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: None,
+                ..Default::default()
+            },
+        )
         .await;
     assert_eq!(answer, Err(DiscoveryError::invalid("scope", "is required")));
 }

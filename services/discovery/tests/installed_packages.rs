@@ -58,7 +58,13 @@ async fn installed_packages_come_first_and_a_mounted_package_directory_is_not_lo
     );
     let answer = h
         .discovery
-        .list_packages(good(), pb::ListPackagesRequest { scope: scope() })
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let origins: Vec<(i32, String)> = answer
@@ -93,7 +99,13 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
     let h = harness_with(catalog()).await;
     let tools = h
         .discovery
-        .list_tools(good(), pb::ListToolsRequest { scope: scope() })
+        .list_tools(
+            good(),
+            pb::ListToolsRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let search = tools
@@ -121,9 +133,97 @@ async fn the_tool_catalog_lists_every_contested_name_with_its_claimants() {
         .discovery
         .list_tools(
             neuralis_discovery::CallerToken::new(None),
-            pb::ListToolsRequest { scope: scope() },
+            pb::ListToolsRequest {
+                scope: scope(),
+                ..Default::default()
+            },
         )
         .await
         .unwrap();
     assert!(unverified.tools.is_empty() && unverified.contested.is_empty());
+}
+
+#[tokio::test]
+async fn paging_through_list_tools_answers_every_tool_once_in_order() {
+    let h = harness_with(catalog()).await;
+    let list = |page_size: i32, page_token: String| pb::ListToolsRequest {
+        scope: scope(),
+        page_size,
+        page_token,
+    };
+    let all = h
+        .discovery
+        .list_tools(good(), list(0, String::new()))
+        .await
+        .unwrap();
+    assert!(all.tools.len() >= 2, "{:?}", all.tools);
+    let (mut seen, mut token) = (Vec::new(), String::new());
+    loop {
+        let page = h
+            .discovery
+            .list_tools(good(), list(1, token))
+            .await
+            .unwrap();
+        assert!(page.tools.len() <= 1);
+        assert_eq!(
+            page.contested, all.contested,
+            "contested is answered on every page"
+        );
+        seen.extend(page.tools);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    assert_eq!(seen, all.tools);
+}
+
+#[tokio::test]
+async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key() {
+    let h = harness_with(catalog()).await;
+    let answer = h
+        .discovery
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let (package, file) = answer
+        .packages
+        .iter()
+        .filter(|p| p.origin == pb::PackageOrigin::Installed as i32)
+        .find_map(|p| {
+            let active = p
+                .files
+                .iter()
+                .find(|f| f.state() == pb::FileState::Active)?;
+            Some((p, active))
+        })
+        .expect("an installed package with an active file");
+    assert_eq!(
+        package.policy_key, package.package_id,
+        "installed: keyed by id"
+    );
+    let request = |source_slug: &str, package_id: &str| pb::ReadFileRequest {
+        scope: scope(),
+        source_slug: source_slug.into(),
+        package_id: package_id.into(),
+        path: file.path.clone(),
+    };
+    let read = h
+        .discovery
+        .read_file(good(), request("", &package.package_id))
+        .await
+        .unwrap();
+    assert!(!read.content.is_empty());
+    // The same path named as a source's file is another file: not found.
+    let elsewhere = h
+        .discovery
+        .read_file(good(), request(&package.package_id, ""))
+        .await;
+    assert_eq!(elsewhere, Err(neuralis_discovery::DiscoveryError::NotFound));
 }

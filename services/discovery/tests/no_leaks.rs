@@ -139,6 +139,7 @@ async fn exercise(entries: &[Entry], deny_root: bool) -> String {
             good(),
             pb::ListPackagesRequest {
                 scope: scope.clone(),
+                ..Default::default()
             },
         )
         .await;

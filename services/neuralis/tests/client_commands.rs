@@ -228,6 +228,71 @@ async fn a_source_from_creation_to_an_agent_override() {
     assert!(activated.starts_with("Code review (review)"), "{activated}");
     assert!(activated.contains("# Code review"), "{activated}");
 
+    // A bundle entry and a doc are read on demand through discovery; search answers
+    // from the files the caller may read.
+    let scoped = ["--project", PROJECT, "--agent", AGENT];
+    let script = ok(&cli(
+        &server,
+        Some(&member),
+        &[
+            &["packages", "read", "skills/review/scripts/diff-stats.sh"][..],
+            &["--source", "example"],
+            &scoped,
+        ]
+        .concat(),
+    )
+    .await);
+    assert!(script.starts_with("#!/bin/sh\ngit diff --stat"), "{script}");
+    let unknown = cli(
+        &server,
+        Some(&member),
+        &[
+            &["packages", "read", "skills/zq.md", "--source", "example"][..],
+            &scoped,
+        ]
+        .concat(),
+    )
+    .await;
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(text(&unknown.stderr).contains("not found"));
+    let found = json(
+        &cli(
+            &server,
+            Some(&member),
+            &[&["packages", "search", "diff", "--json"][..], &scoped].concat(),
+        )
+        .await,
+    );
+    let paths: Vec<&str> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|hit| hit["path"].as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "skills/review/scripts/diff-stats.sh",
+            "skills/review/SKILL.md"
+        ],
+        "{found}"
+    );
+    // `docs/architecture.md` is synced and chunked but belongs to no listed package:
+    // its text is held back, and nothing says so.
+    let held = json(
+        &cli(
+            &server,
+            Some(&member),
+            &[
+                &["packages", "search", "three services", "--json"][..],
+                &scoped,
+            ]
+            .concat(),
+        )
+        .await,
+    );
+    assert_eq!(held, serde_json::json!({"hits": []}));
+
     // An agent-scope off shows in the agent's next listing. An agent's configuration
     // reaches every project: a project's owner is refused, a platform-wide one is not.
     let path = review["path"].as_str().unwrap().to_owned();

@@ -133,8 +133,17 @@ impl LocalSync {
             }
         }
         let sources = self.core.deps.store.list_sources(project).await?;
+        // One page of what this permit may list (page 0 is everything).
+        let (sources, next_page_token) = neuralis_proto::page::page(
+            sources.iter().map(source::to_proto).collect(),
+            request.page_size,
+            &request.page_token,
+            |source| source.id.as_str(),
+        )
+        .map_err(|e| SyncError::invalid(e.field, e.message))?;
         Ok(pb::ListSourcesResponse {
-            sources: sources.iter().map(source::to_proto).collect(),
+            sources,
+            next_page_token,
         })
     }
 

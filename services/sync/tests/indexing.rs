@@ -435,7 +435,13 @@ async fn administering_sources_needs_an_administrator_of_the_project() {
         let project = project.to_owned();
         async move {
             sources
-                .list_sources(&token, pb::ListSourcesRequest { project })
+                .list_sources(
+                    &token,
+                    pb::ListSourcesRequest {
+                        project,
+                        ..Default::default()
+                    },
+                )
                 .await
         }
     };

@@ -116,6 +116,7 @@ async fn main() -> Result<()> {
     let caller = CallerToken::new(Some(member.clone()));
     let request = || pb::ListPackagesRequest {
         scope: scope(PROJECT, "a1", ""),
+        ..Default::default()
     };
     let packages = cluster
         .discovery

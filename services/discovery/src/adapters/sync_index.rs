@@ -15,7 +15,7 @@ use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::api::DiscoveryError;
-use crate::ports::{IndexPort, IndexRow, ProjectRows, SourceInfo};
+use crate::ports::{IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo};
 
 /// The index as sync's feed serves it.
 #[derive(Clone)]
@@ -91,6 +91,7 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
         scope: SourceScope { scope, owner },
         root_uri,
         local_root,
+        privacy_patterns: spec.privacy_patterns,
     })
 }
 
@@ -191,6 +192,35 @@ impl IndexPort for SyncIndex {
             .await
             .map_err(from_sync)?
             .content)
+    }
+
+    async fn search(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<RawHit>, DiscoveryError> {
+        let request = pb::SearchRequest {
+            project: project.to_owned(),
+            query: query.to_owned(),
+            limit,
+        };
+        let response = self
+            .feed
+            .search(&self.credential()?, request)
+            .await
+            .map_err(from_sync)?;
+        // The score stays here: it would tell a caller how far a held-back hit ranked.
+        Ok(response
+            .hits
+            .into_iter()
+            .map(|hit| RawHit {
+                source_slug: hit.source,
+                path: hit.path,
+                ordinal: hit.ordinal,
+                text: hit.text,
+            })
+            .collect())
     }
 }
 

@@ -106,4 +106,28 @@ impl DiscoveryApi for DiscoveryGrpcClient {
             .map(tonic::Response::into_inner)
             .map_err(|s| from_status(&s))
     }
+
+    async fn read_file(
+        &self,
+        caller: CallerToken,
+        request: pb::ReadFileRequest,
+    ) -> Result<pb::ReadFileResponse, DiscoveryError> {
+        let mut client = self.inner.clone();
+        let response = client.read_file(with_token(&caller, request)).await;
+        response
+            .map(tonic::Response::into_inner)
+            .map_err(|s| from_status(&s))
+    }
+
+    async fn search(
+        &self,
+        caller: CallerToken,
+        request: pb::SearchRequest,
+    ) -> Result<pb::SearchResponse, DiscoveryError> {
+        let mut client = self.inner.clone();
+        let response = client.search(with_token(&caller, request)).await;
+        response
+            .map(tonic::Response::into_inner)
+            .map_err(|s| from_status(&s))
+    }
 }

@@ -87,4 +87,18 @@ impl DiscoveryService for DiscoveryGrpcServer {
     ) -> Result<Response<pb::ValidatePackageResponse>, Status> {
         forward!(self, validate_package, request)
     }
+
+    async fn read_file(
+        &self,
+        request: Request<pb::ReadFileRequest>,
+    ) -> Result<Response<pb::ReadFileResponse>, Status> {
+        forward!(self, read_file, request)
+    }
+
+    async fn search(
+        &self,
+        request: Request<pb::SearchRequest>,
+    ) -> Result<Response<pb::SearchResponse>, Status> {
+        forward!(self, search, request)
+    }
 }

@@ -1,21 +1,28 @@
 //! The one map between [`DiscoveryError`] and `tonic::Status`, both ways, so the gRPC
 //! client returns the same error the service raised.
 
+use neuralis_proto::details::{self, Reason};
 use tonic::{Code, Status};
 
 use crate::api::DiscoveryError;
 
-/// Domain error to wire status.
+/// Domain error to wire status, with its `ErrorInfo` reason (and, for a bad request, the
+/// `BadRequest` naming the field). The reasons are `docs/decisions/api.md`'s. NOT_FOUND
+/// says nothing more: unknown and unreadable answer alike.
 pub fn to_status(error: DiscoveryError) -> Status {
     match error {
         DiscoveryError::InvalidArgument { field, message } => {
-            Status::invalid_argument(format!("{field}: {message}"))
+            details::invalid(Reason::InvalidArgument, &field, &message)
         }
-        DiscoveryError::NotFound => Status::not_found("not found"),
-        DiscoveryError::Unauthenticated => Status::unauthenticated("unauthenticated"),
-        DiscoveryError::PermissionDenied(message) => Status::permission_denied(message),
-        DiscoveryError::Unavailable(message) => Status::unavailable(message),
-        DiscoveryError::Internal(message) => Status::internal(message),
+        DiscoveryError::NotFound => details::status(Reason::NotFound, "not found"),
+        DiscoveryError::Unauthenticated => {
+            details::status(Reason::Unauthenticated, "unauthenticated")
+        }
+        DiscoveryError::PermissionDenied(message) => {
+            details::status(Reason::PermissionDenied, message)
+        }
+        DiscoveryError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        DiscoveryError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
 
@@ -54,6 +61,32 @@ mod tests {
         for error in errors {
             assert_eq!(from_status(&to_status(error.clone())), error);
         }
+    }
+
+    #[test]
+    fn every_status_carries_its_reason() {
+        let cases = [
+            (
+                DiscoveryError::invalid("scope.project_id", "is required"),
+                "INVALID_ARGUMENT",
+            ),
+            (DiscoveryError::NotFound, "NOT_FOUND"),
+            (DiscoveryError::Unauthenticated, "UNAUTHENTICATED"),
+            (
+                DiscoveryError::PermissionDenied(String::new()),
+                "PERMISSION_DENIED",
+            ),
+            (DiscoveryError::Unavailable(String::new()), "UNAVAILABLE"),
+            (DiscoveryError::Internal(String::new()), "INTERNAL"),
+        ];
+        for (error, reason) in cases {
+            assert_eq!(
+                details::reason_of(&to_status(error)).as_deref(),
+                Some(reason)
+            );
+        }
+        let bad = to_status(DiscoveryError::invalid("scope.project_id", "is required"));
+        assert_eq!(details::field_of(&bad).as_deref(), Some("scope.project_id"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::{
-    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, SourceInfo,
+    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
 };
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{
@@ -37,6 +37,14 @@ pub struct FakeIndex {
     pub down: std::sync::atomic::AtomicBool,
     /// Sources that are local directories on this host.
     pub local_roots: Mutex<BTreeMap<String, std::path::PathBuf>>,
+    /// Privacy patterns by source, as configured now (re-read on every request).
+    pub privacy: Mutex<BTreeMap<String, Vec<String>>>,
+    /// Every raw search the feed answered: (query, limit).
+    pub searches: Mutex<Vec<(String, u32)>>,
+    /// Content written after the sync: what reads return instead of the indexed bytes.
+    pub grown: Mutex<BTreeMap<(String, String), Vec<u8>>>,
+    /// Files reached through an in-root symlink: (source, link path) to the real path.
+    pub aliases: Mutex<BTreeMap<(String, String), String>>,
 }
 
 impl FakeIndex {
@@ -46,6 +54,18 @@ impl FakeIndex {
             .unwrap()
             .insert((source.into(), path.into()), content.as_bytes().to_vec());
         self.revision.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Changes a file's bytes the way a write after the sync does: the index (rows,
+    /// revision) does not see it, reads do.
+    pub fn rewrite_content_only(&self, source: &str, path: &str, content: &str) {
+        let files = self.files.lock().unwrap();
+        let key = (source.to_owned(), path.to_owned());
+        assert!(files.contains_key(&key), "{path} is not indexed");
+        self.grown
+            .lock()
+            .unwrap()
+            .insert(key, content.as_bytes().to_vec());
     }
 
     pub fn remove_content_only(&self, source: &str, path: &str) -> Vec<u8> {
@@ -74,6 +94,7 @@ pub fn source(id: &str) -> SourceInfo {
         },
         root_uri: format!("machine://m1/{id}"),
         local_root: None,
+        privacy_patterns: Vec::new(),
     }
 }
 
@@ -89,11 +110,20 @@ impl IndexPort for FakeIndex {
             .map(|(s, _)| s.clone())
             .collect();
         let roots = self.local_roots.lock().unwrap();
+        let privacy = self.privacy.lock().unwrap();
         let mut sources: Vec<_> = ids
             .iter()
-            .map(|id| SourceInfo {
-                local_root: roots.get(id).cloned(),
-                ..source(id)
+            .map(|id| {
+                let local_root = roots.get(id).cloned();
+                SourceInfo {
+                    root_uri: match &local_root {
+                        Some(root) => format!("file://{}", root.display()),
+                        None => source(id).root_uri,
+                    },
+                    local_root,
+                    privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
+                    ..source(id)
+                }
             })
             .collect();
         sources.sort_by(|a, b| a.id.cmp(&b.id));
@@ -104,6 +134,7 @@ impl IndexPort for FakeIndex {
         self.check_up()?;
         self.row_reads.fetch_add(1, Ordering::SeqCst);
         let files = self.files.lock().unwrap();
+        let aliases = self.aliases.lock().unwrap();
         let rows = files
             .iter()
             .map(|((source, path), content)| IndexRow {
@@ -112,7 +143,7 @@ impl IndexPort for FakeIndex {
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
                 private_owner: None,
-                real_path: None,
+                real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
             })
             .collect();
         Ok(ProjectRows {
@@ -134,12 +165,43 @@ impl IndexPort for FakeIndex {
     ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
         self.content_reads.lock().unwrap().push(path.to_owned());
+        let key = (source_id.to_owned(), path.to_owned());
+        if let Some(grown) = self.grown.lock().unwrap().get(&key) {
+            return Ok(grown.clone());
+        }
         self.files
             .lock()
             .unwrap()
-            .get(&(source_id.into(), path.into()))
+            .get(&key)
             .cloned()
             .ok_or(DiscoveryError::NotFound)
+    }
+
+    /// Every file whose text holds `query` is one hit (ordinal 0), in path order: raw,
+    /// as sync's feed answers, denied files included.
+    async fn search(
+        &self,
+        _project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<RawHit>, DiscoveryError> {
+        self.check_up()?;
+        self.searches
+            .lock()
+            .unwrap()
+            .push((query.to_owned(), limit));
+        let files = self.files.lock().unwrap();
+        Ok(files
+            .iter()
+            .filter(|(_, content)| String::from_utf8_lossy(content).contains(query))
+            .take(limit as usize)
+            .map(|((source, path), content)| RawHit {
+                source_slug: source.clone(),
+                path: path.clone(),
+                ordinal: 0,
+                text: String::from_utf8_lossy(content).into_owned(),
+            })
+            .collect())
     }
 }
 
@@ -155,7 +217,7 @@ pub struct FakeAccess {
 impl AccessPort for FakeAccess {
     async fn evaluate(
         &self,
-        _caller: &Caller,
+        caller: &Caller,
         _conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
@@ -175,7 +237,11 @@ impl AccessPort for FakeAccess {
             .iter()
             .enumerate()
             .map(|(index, f)| {
-                let code = if denied.contains(&f.path) {
+                let private = f
+                    .private_owner
+                    .as_deref()
+                    .is_some_and(|owner| caller.agent.as_deref() != Some(owner));
+                let code = if denied.contains(&f.path) || private {
                     DecisionCode::Hidden
                 } else if f.category == Category::Docs {
                     DecisionCode::VisibleManual
@@ -208,7 +274,7 @@ pub fn gate() -> Gate {
         ..ServiceIdentityConfig::default()
     })
     .unwrap();
-    let verifiers = Verifiers::new(Arc::new(callers), Arc::new(services), &[]);
+    let verifiers = Verifiers::new(Arc::new(callers), Arc::new(services), &["owner".to_owned()]);
     Gate::new(&tables::discovery::TABLE, Arc::new(verifiers))
 }
 
@@ -224,11 +290,17 @@ pub fn good() -> CallerToken {
 
 /// A token signed with the test key: a member (`ada`) of `project`.
 pub fn member_of(project: &str) -> CallerToken {
+    token("member", None, project)
+}
+
+/// A token signed with the test key for `ada` with `role` (`owner` is an
+/// administrator), acting as `agent` when given, in `project`.
+pub fn token(role: &str, agent: Option<&str>, project: &str) -> CallerToken {
     let claims = Claims {
         sub: "ada".into(),
-        role: "member".into(),
+        role: role.into(),
         features: Vec::new(),
-        agent: None,
+        agent: agent.map(str::to_owned),
         project: Some(project.into()),
         conversation: None,
         platform: false,

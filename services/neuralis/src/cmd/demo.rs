@@ -198,6 +198,7 @@ async fn show(clients: &Clients, member: &str) -> Result<()> {
             caller.clone(),
             discovery::ListPackagesRequest {
                 scope: scope.clone(),
+                ..Default::default()
             },
         )
         .await?;

@@ -1,5 +1,5 @@
-//! `neuralis packages list|overview|activate|hydrate|tools`: what the discovery
-//! service answers one caller in one project, agent and conversation.
+//! `neuralis packages list|overview|activate|hydrate|tools|read|search`: what the
+//! discovery service answers one caller in one project, agent and conversation.
 
 use std::process::ExitCode;
 
@@ -13,7 +13,10 @@ use super::client::{self, ClientArgs};
 
 mod render;
 
-use render::{hydrate_json, hydrate_text, package_json, tools_json, tools_text, tree};
+use render::{
+    hydrate_json, hydrate_text, package_json, search_json, search_text, tools_json, tools_text,
+    tree,
+};
 
 /// See packages as one caller does.
 #[derive(Debug, clap::Args)]
@@ -61,6 +64,30 @@ enum Action {
     },
     /// The tool catalog, with contested names and their claimants.
     Tools(ScopeArgs),
+    /// Read one file the caller may read now (a listed doc or active file, or an entry
+    /// of an active skill's bundle), as `list` names it.
+    Read {
+        /// The path as listed (a bundle entry: the skill's directory joined with it).
+        path: String,
+        /// The source slug of a source package's file.
+        #[arg(long, conflicts_with = "package", required_unless_present = "package")]
+        source: Option<String>,
+        /// The package id of an installed package's file.
+        #[arg(long)]
+        package: Option<String>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Search the files the caller may read now.
+    Search {
+        /// What to look for.
+        query: String,
+        /// At most this many hits (0: the server's default of 10; at most 100).
+        #[arg(long, default_value_t = 0)]
+        limit: u32,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
 }
 
 pub fn run(args: PackagesArgs) -> ExitCode {
@@ -70,6 +97,8 @@ pub fn run(args: PackagesArgs) -> ExitCode {
         Action::Activate { .. } => "packages activate",
         Action::Hydrate { .. } => "packages hydrate",
         Action::Tools(_) => "packages tools",
+        Action::Read { .. } => "packages read",
+        Action::Search { .. } => "packages search",
     };
     client::run(name, packages(args))
 }
@@ -79,6 +108,7 @@ async fn packages(args: PackagesArgs) -> Result<()> {
     let given = match &args.action {
         Action::List(scope) | Action::Overview(scope) | Action::Tools(scope) => scope,
         Action::Activate { scope, .. } | Action::Hydrate { scope, .. } => scope,
+        Action::Read { scope, .. } | Action::Search { scope, .. } => scope,
     };
     if out.token.is_none() {
         eprintln!(
@@ -94,7 +124,10 @@ async fn packages(args: PackagesArgs) -> Result<()> {
     let caller = CallerToken::new(out.token.clone());
     match args.action {
         Action::List(_) => {
-            let request = pb::ListPackagesRequest { scope };
+            let request = pb::ListPackagesRequest {
+                scope,
+                ..Default::default()
+            };
             let listed = api.list_packages(caller, request).await;
             let packages = listed.map_err(|e| out.explain(e))?.packages;
             let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
@@ -136,10 +169,46 @@ async fn packages(args: PackagesArgs) -> Result<()> {
             out.emit(&hydrate_json(&hydrated), || hydrate_text(&hydrated))
         }
         Action::Tools(_) => {
-            let request = pb::ListToolsRequest { scope };
+            let request = pb::ListToolsRequest {
+                scope,
+                ..Default::default()
+            };
             let tools = api.list_tools(caller, request).await;
             let tools = tools.map_err(|e| out.explain(e))?;
             out.emit(&tools_json(&tools), || tools_text(&tools))
+        }
+        Action::Read {
+            path,
+            source,
+            package,
+            ..
+        } => {
+            let request = pb::ReadFileRequest {
+                scope,
+                source_slug: source.unwrap_or_default(),
+                package_id: package.unwrap_or_default(),
+                path,
+            };
+            let file = api.read_file(caller, request).await;
+            let file = file.map_err(|e| out.explain(e))?;
+            let text = String::from_utf8_lossy(&file.content).into_owned();
+            if out.json {
+                out.emit(&json!({"path": file.path, "content": text}), String::new)
+            } else {
+                // The bytes as they are: `neuralis packages read … > file` copies it.
+                std::io::Write::write_all(&mut std::io::stdout(), &file.content)?;
+                Ok(())
+            }
+        }
+        Action::Search { query, limit, .. } => {
+            let request = pb::SearchRequest {
+                scope,
+                query,
+                limit,
+            };
+            let found = api.search(caller, request).await;
+            let found = found.map_err(|e| out.explain(e))?;
+            out.emit(&search_json(&found), || search_text(&found))
         }
     }
 }

@@ -62,7 +62,7 @@ enum Action {
         /// The project.
         #[arg(long)]
         project: String,
-        /// The package key: the package id (installed) or `<sourceSlug>/<packageKey>`.
+        /// The package's `policy_key` as `packages list` shows it (`<source_id>/<key>`).
         #[arg(long)]
         package: String,
         /// On or off.
@@ -77,7 +77,7 @@ enum Action {
         /// The agent id or the conversation id.
         #[arg(long)]
         owner: String,
-        /// The package key: the package id (installed) or `<sourceSlug>/<packageKey>`.
+        /// The package's `policy_key` as `packages list` shows it (`<source_id>/<key>`).
         #[arg(long)]
         package: String,
         /// The file path as `packages list` shows it.

@@ -139,6 +139,7 @@ async fn sources(args: SourcesArgs) -> Result<()> {
         Action::List { project } => {
             let request = pb::ListSourcesRequest {
                 project: project.unwrap_or_default(),
+                ..Default::default()
             };
             let listed = api
                 .list_sources(&caller, request)

@@ -1,23 +1,29 @@
 //! The one map between [`PolicyError`] and `tonic::Status`, both ways, so the gRPC
 //! client returns the same error the service raised.
 
+use neuralis_proto::details::{self, Reason};
 use tonic::{Code, Status};
 
 use crate::PolicyError;
 
 const NOT_FOUND_SUFFIX: &str = " not found";
 
-/// Domain error to wire status.
+/// Domain error to wire status, with its `ErrorInfo` reason (and, for a bad request, the
+/// `BadRequest` naming the field). The reasons are `docs/decisions/api.md`'s.
 pub fn to_status(error: PolicyError) -> Status {
     match error {
         PolicyError::InvalidArgument { field, message } => {
-            Status::invalid_argument(format!("{field}: {message}"))
+            details::invalid(Reason::InvalidArgument, &field, &message)
         }
-        PolicyError::NotFound(what) => Status::not_found(format!("{what}{NOT_FOUND_SUFFIX}")),
-        PolicyError::Unauthenticated => Status::unauthenticated("unauthenticated"),
-        PolicyError::PermissionDenied(message) => Status::permission_denied(message),
-        PolicyError::Unavailable(message) => Status::unavailable(message),
-        PolicyError::Internal(message) => Status::internal(message),
+        PolicyError::NotFound(what) => {
+            details::status(Reason::NotFound, format!("{what}{NOT_FOUND_SUFFIX}"))
+        }
+        PolicyError::Unauthenticated => details::status(Reason::Unauthenticated, "unauthenticated"),
+        PolicyError::PermissionDenied(message) => {
+            details::status(Reason::PermissionDenied, message)
+        }
+        PolicyError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        PolicyError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
 
@@ -80,6 +86,32 @@ mod tests {
         for (error, code) in cases {
             assert_eq!(to_status(error).code(), code);
         }
+    }
+
+    #[test]
+    fn every_status_carries_its_reason() {
+        let cases = [
+            (
+                PolicyError::invalid("files[3].path", "m"),
+                "INVALID_ARGUMENT",
+            ),
+            (PolicyError::NotFound("source".into()), "NOT_FOUND"),
+            (PolicyError::Unauthenticated, "UNAUTHENTICATED"),
+            (
+                PolicyError::PermissionDenied(String::new()),
+                "PERMISSION_DENIED",
+            ),
+            (PolicyError::Unavailable(String::new()), "UNAVAILABLE"),
+            (PolicyError::Internal(String::new()), "INTERNAL"),
+        ];
+        for (error, reason) in cases {
+            assert_eq!(
+                details::reason_of(&to_status(error)).as_deref(),
+                Some(reason)
+            );
+        }
+        let bad = to_status(PolicyError::invalid("files[3].path", "m"));
+        assert_eq!(details::field_of(&bad).as_deref(), Some("files[3].path"));
     }
 
     #[test]

@@ -2,20 +2,30 @@
 //! returns the error the service raised.
 
 use crate::SyncError;
+use neuralis_proto::details::{self, Reason};
 use tonic::{Code, Status};
 
-/// Domain error to wire status.
+/// The field a refused source root is reported on (see `roots.rs`).
+const ROOT_FIELD: &str = "source.root";
+
+/// Domain error to wire status, with its `ErrorInfo` reason (and, for a bad request, the
+/// `BadRequest` naming the field). The reasons are `docs/decisions/api.md`'s.
 pub fn to_status(error: SyncError) -> Status {
     match error {
         SyncError::InvalidArgument { field, message } => {
-            Status::invalid_argument(format!("{field}: {message}"))
+            let reason = if field == ROOT_FIELD {
+                Reason::SourceRootRefused
+            } else {
+                Reason::InvalidArgument
+            };
+            details::invalid(reason, &field, &message)
         }
-        SyncError::NotFound(what) => Status::not_found(what),
-        SyncError::AlreadyExists(what) => Status::already_exists(what),
-        SyncError::Unauthenticated => Status::unauthenticated("unauthenticated"),
-        SyncError::PermissionDenied(message) => Status::permission_denied(message),
-        SyncError::Unavailable(message) => Status::unavailable(message),
-        SyncError::Internal(message) => Status::internal(message),
+        SyncError::NotFound(what) => details::status(Reason::NotFound, what),
+        SyncError::AlreadyExists(what) => details::status(Reason::AlreadyExists, what),
+        SyncError::Unauthenticated => details::status(Reason::Unauthenticated, "unauthenticated"),
+        SyncError::PermissionDenied(message) => details::status(Reason::PermissionDenied, message),
+        SyncError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        SyncError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
 
@@ -79,6 +89,34 @@ mod tests {
                 Code::Internal
             ]
         );
+    }
+
+    #[test]
+    fn every_status_carries_its_reason() {
+        let reasons: Vec<Option<String>> = every_variant()
+            .into_iter()
+            .map(|e| details::reason_of(&to_status(e)))
+            .collect();
+        let expected = [
+            "INVALID_ARGUMENT",
+            "NOT_FOUND",
+            "ALREADY_EXISTS",
+            "UNAUTHENTICATED",
+            "PERMISSION_DENIED",
+            "UNAVAILABLE",
+            "INTERNAL",
+        ];
+        assert_eq!(reasons, expected.map(|r| Some(r.to_owned())));
+    }
+
+    #[test]
+    fn a_refused_root_has_its_own_reason_and_names_the_field() {
+        let status = to_status(SyncError::invalid("source.root", "is a system directory"));
+        assert_eq!(
+            details::reason_of(&status).as_deref(),
+            Some("SOURCE_ROOT_REFUSED")
+        );
+        assert_eq!(details::field_of(&status).as_deref(), Some("source.root"));
     }
 
     #[test]

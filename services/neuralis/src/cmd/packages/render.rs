@@ -15,12 +15,10 @@ pub(super) fn state(file: &pb::PackageFile) -> String {
 }
 
 /// The key policy stores package states and overrides under (`policy package` and
-/// `policy override` take it): the package id, or `<sourceSlug>/<packageKey>`.
+/// `policy override` take it), as the server names it: the package id, or
+/// `<source_id>/<packageKey>` (a source id is never reused).
 pub(super) fn policy_key(package: &pb::Package) -> String {
-    match package.origin() {
-        pb::PackageOrigin::Installed => package.package_id.clone(),
-        _ => format!("{}/{}", package.source_slug, package.key),
-    }
+    package.policy_key.clone()
 }
 
 pub(super) fn package_json(package: &pb::Package) -> Value {
@@ -180,4 +178,35 @@ pub(super) fn tools_text(tools: &pb::ListToolsResponse) -> String {
         }
     }
     lines.join("\n")
+}
+
+pub(super) fn search_json(response: &pb::SearchResponse) -> Value {
+    let hits: Vec<Value> = response
+        .hits
+        .iter()
+        .map(|hit| {
+            json!({
+                "source_slug": hit.source_slug, "path": hit.path,
+                "ordinal": hit.ordinal, "text": hit.text,
+            })
+        })
+        .collect();
+    json!({ "hits": hits })
+}
+
+pub(super) fn search_text(response: &pb::SearchResponse) -> String {
+    if response.hits.is_empty() {
+        return "no hits".into();
+    }
+    let mut out = String::new();
+    for hit in &response.hits {
+        out.push_str(&format!(
+            "{}:{} #{}\n",
+            hit.source_slug, hit.path, hit.ordinal
+        ));
+        for line in hit.text.lines() {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    out
 }

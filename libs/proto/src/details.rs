@@ -1,0 +1,158 @@
+//! Machine-readable error details (DESIGN.md section 6): every non-OK status a service
+//! answers carries a `google.rpc.Status` in `grpc-status-details-bin` with an
+//! `ErrorInfo` (a stable reason from [`Reason`], domain [`DOMAIN`]) and, for
+//! INVALID_ARGUMENT, a `BadRequest` naming the field. A client in any language
+//! branches on the reason, never on the message text.
+//!
+//! The reason is a constant: it never carries a name, a path or a token, so it cannot
+//! reveal what the message text is careful not to.
+
+use std::collections::HashMap;
+
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+/// The `ErrorInfo.domain` of every Neuralis error.
+pub const DOMAIN: &str = "neuralis.dev";
+
+/// The fixed vocabulary of `ErrorInfo.reason` (documented in `docs/decisions/api.md`).
+/// Adding a reason is compatible; renaming or removing one is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// A request field is missing or wrong (a `BadRequest` names it).
+    InvalidArgument,
+    /// The request message does not decode (bad wire data, a string that is not UTF-8).
+    RequestUndecodable,
+    /// A source root the server's rules refuse (field `source.root`).
+    SourceRootRefused,
+    /// Unknown or unreadable: the same reason for both.
+    NotFound,
+    /// The named thing exists already.
+    AlreadyExists,
+    /// No credential, or one that does not verify.
+    Unauthenticated,
+    /// A verified principal without the right.
+    PermissionDenied,
+    /// A store, bus or peer service did not answer.
+    Unavailable,
+    /// A defect or a damaged store.
+    Internal,
+}
+
+impl Reason {
+    /// Every reason, for tests and the documentation.
+    pub const ALL: [Reason; 9] = [
+        Reason::InvalidArgument,
+        Reason::RequestUndecodable,
+        Reason::SourceRootRefused,
+        Reason::NotFound,
+        Reason::AlreadyExists,
+        Reason::Unauthenticated,
+        Reason::PermissionDenied,
+        Reason::Unavailable,
+        Reason::Internal,
+    ];
+
+    /// The wire spelling (UPPER_SNAKE).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidArgument => "INVALID_ARGUMENT",
+            Reason::RequestUndecodable => "REQUEST_UNDECODABLE",
+            Reason::SourceRootRefused => "SOURCE_ROOT_REFUSED",
+            Reason::NotFound => "NOT_FOUND",
+            Reason::AlreadyExists => "ALREADY_EXISTS",
+            Reason::Unauthenticated => "UNAUTHENTICATED",
+            Reason::PermissionDenied => "PERMISSION_DENIED",
+            Reason::Unavailable => "UNAVAILABLE",
+            Reason::Internal => "INTERNAL",
+        }
+    }
+
+    /// The status code a reason is answered with.
+    pub fn code(self) -> Code {
+        match self {
+            Reason::InvalidArgument | Reason::RequestUndecodable | Reason::SourceRootRefused => {
+                Code::InvalidArgument
+            }
+            Reason::NotFound => Code::NotFound,
+            Reason::AlreadyExists => Code::AlreadyExists,
+            Reason::Unauthenticated => Code::Unauthenticated,
+            Reason::PermissionDenied => Code::PermissionDenied,
+            Reason::Unavailable => Code::Unavailable,
+            Reason::Internal => Code::Internal,
+        }
+    }
+}
+
+/// A status of `reason`'s code with `message` and an `ErrorInfo`.
+pub fn status(reason: Reason, message: impl Into<String>) -> Status {
+    let details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
+    Status::with_error_details(reason.code(), message, details)
+}
+
+/// INVALID_ARGUMENT with the `field: message` text every service uses, an `ErrorInfo`
+/// and a `BadRequest` whose one violation names `field`.
+pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
+    let mut details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
+    details.add_bad_request_violation(field, message);
+    Status::with_error_details(
+        Code::InvalidArgument,
+        format!("{field}: {message}"),
+        details,
+    )
+}
+
+/// The `ErrorInfo.reason` a status carries, if any.
+pub fn reason_of(status: &Status) -> Option<String> {
+    status.get_details_error_info().map(|info| info.reason)
+}
+
+/// The field the first `BadRequest` violation of a status names, if any.
+pub fn field_of(status: &Status) -> Option<String> {
+    status
+        .get_details_bad_request()
+        .and_then(|bad| bad.field_violations.into_iter().next())
+        .map(|violation| violation.field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_is_upper_snake_and_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for reason in Reason::ALL {
+            let text = reason.as_str();
+            assert!(
+                text.chars().all(|c| c.is_ascii_uppercase() || c == '_') && text.len() <= 63,
+                "{text}"
+            );
+            assert!(seen.insert(text), "{text} twice");
+        }
+    }
+
+    #[test]
+    fn a_status_carries_its_reason_and_domain() {
+        for reason in Reason::ALL {
+            let status = status(reason, "m");
+            assert_eq!(status.code(), reason.code());
+            let info = status.get_details_error_info().unwrap();
+            assert_eq!(
+                (info.reason.as_str(), info.domain.as_str()),
+                (reason.as_str(), DOMAIN)
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_argument_names_its_field_in_a_bad_request() {
+        let status = invalid(Reason::InvalidArgument, "source.trigger", "bad interval");
+        assert_eq!(status.message(), "source.trigger: bad interval");
+        let bad = status.get_details_bad_request().unwrap();
+        assert_eq!(bad.field_violations.len(), 1);
+        assert_eq!(bad.field_violations[0].field, "source.trigger");
+        assert_eq!(bad.field_violations[0].description, "bad interval");
+        assert_eq!(reason_of(&status).as_deref(), Some("INVALID_ARGUMENT"));
+    }
+}
