@@ -9,5 +9,6 @@ pub mod pki;
 pub mod pod;
 pub mod process;
 pub mod raw;
+pub mod replica;
 
 pub use cluster::{Cluster, Mode};

@@ -111,6 +111,11 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
             .replace(CI_DATABASE, &database.url)
             .replace(CI_REDIS, &redis);
         for (other, port) in &ports {
+            // Callers reach policy through its headless Service (every replica).
+            text = text.replace(
+                &format!("ci-neuralis-{other}-headless:7400"),
+                &format!("127.0.0.1:{port}"),
+            );
             let host = if other == "all-in-one" {
                 "ci-neuralis:7400".to_owned()
             } else {
@@ -118,7 +123,9 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
             };
             text = text.replace(&host, &format!("127.0.0.1:{port}"));
         }
-        text = text.replace("ci-neuralis-sync:7401", &format!("127.0.0.1:{feed_port}"));
+        for feed in ["ci-neuralis-sync-headless:7401", "ci-neuralis-sync:7401"] {
+            text = text.replace(feed, &format!("127.0.0.1:{feed_port}"));
+        }
         if component == "sync" {
             text = text.replace("0.0.0.0:7401", &format!("127.0.0.1:{feed_port}"));
         }

@@ -39,13 +39,13 @@
     {{- end }}
     {{- /* sync asks policy to forget a source's access state before deleting it */}}
     - name: NEURALIS__PEERS__POLICY_URL
-      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy:{{ $root.Values.port }}"
+      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy-headless:{{ $root.Values.port }}"
     {{- end }}
     {{- if eq $component "discovery" }}
     - name: NEURALIS__PEERS__SYNC_FEED_URL
-      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-sync:{{ $root.Values.sync.internal.port }}"
+      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-sync-headless:{{ $root.Values.sync.internal.port }}"
     - name: NEURALIS__PEERS__POLICY_URL
-      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy:{{ $root.Values.port }}"
+      value: "{{ $scheme }}://{{ include "neuralis.fullname" $root }}-policy-headless:{{ $root.Values.port }}"
     {{- end }}
     {{- if $root.Values.tls.enabled }}
     - name: NEURALIS__TLS__CERT_FILE

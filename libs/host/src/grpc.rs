@@ -104,6 +104,11 @@ pub fn add_reflection(routes: Routes, service_names: &[&str]) -> Result<Routes, 
     Ok(routes.add_service(v1).add_service(v1alpha))
 }
 
+/// How often a server pings each connection.
+const SERVER_KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// A ping unanswered this long closes the connection.
+const SERVER_KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Serves `routes` on an already-bound listener until `shutdown` drains. Binding
 /// first (tests bind `127.0.0.1:0`) means no port race.
 pub async fn serve(
@@ -125,7 +130,11 @@ pub async fn serve_tls(
     let addr: SocketAddr = listener.local_addr()?;
     tracing::info!(%addr, tls = tls.is_some(), "serving grpc");
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let mut server = tonic::transport::Server::builder();
+    // Pings find a peer that vanished without closing (a killed pod, a cut network)
+    // so its streams and connection are released.
+    let mut server = tonic::transport::Server::builder()
+        .http2_keepalive_interval(Some(SERVER_KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(SERVER_KEEPALIVE_TIMEOUT));
     if let Some(tls) = tls {
         server = server.tls_config(tls)?;
     }

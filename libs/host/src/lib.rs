@@ -2,13 +2,16 @@
 //! ([`settings`]), structured logs and OpenTelemetry traces ([`telemetry`]), W3C trace
 //! context across the three services ([`propagation`]), health and reflection
 //! ([`grpc`]), graceful shutdown with a deadline ([`shutdown`]), TLS from PEM files ([`tls`]),
-//! a span, a latency histogram and a log line per call ([`rpc`]), and the admin port
-//! with `/metrics`, `/livez` and `/readyz` ([`admin`]).
+//! a span, a latency histogram and a log line per call ([`rpc`]), calls to peers
+//! balanced over their replicas with deadlines and budgeted retries ([`peer`],
+//! [`retry`]), and the admin port with `/metrics`, `/livez` and `/readyz` ([`admin`]).
 #![forbid(unsafe_code)]
 
 pub mod admin;
 pub mod grpc;
+pub mod peer;
 pub mod propagation;
+pub mod retry;
 pub mod rpc;
 pub mod settings;
 pub mod shutdown;

@@ -17,7 +17,9 @@ use tonic::codegen::Bytes;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use crate::peer::PeerChannel;
 use crate::propagation;
+use crate::retry::Retrying;
 use crate::shutdown::Shutdown;
 use crate::vocabulary::{Rpc, rpc_of};
 
@@ -355,10 +357,14 @@ where
     }
 }
 
-/// A channel whose calls get a client span, the latency histogram and a log line.
-pub type TracedChannel = Calling<tonic::transport::Channel>;
+/// A channel whose calls get a client span, the latency histogram and a log line, and
+/// are bounded by a deadline and retried within a budget ([`crate::retry`]).
+pub type TracedChannel = Calling<Retrying<tonic::transport::Channel>>;
 
-/// Wraps `channel` in [`ClientLayer`].
-pub fn traced(channel: tonic::transport::Channel) -> TracedChannel {
-    Calling { inner: channel }
+/// Wraps `channel` in [`ClientLayer`] over its call bounds.
+pub fn traced(channel: impl Into<PeerChannel>) -> TracedChannel {
+    let PeerChannel { channel, bounds } = channel.into();
+    Calling {
+        inner: Retrying::new(channel, bounds),
+    }
 }

@@ -248,6 +248,18 @@ fn check_peers(
     targets: &Targets,
     tls: &ClientTls,
 ) -> Result<(), ConfigProblem> {
+    // A zero deadline fails every call; a zero interval would resolve in a busy loop.
+    for (key, value) in [
+        ("peers.timeout_ms", settings.peers.timeout_ms),
+        (
+            "peers.resolve_interval_ms",
+            settings.peers.resolve_interval_ms,
+        ),
+    ] {
+        if value == 0 {
+            return Err(ConfigProblem::new(key, "must be at least 1"));
+        }
+    }
     // (caller, callee, the callee's address): discovery reads sync's feed and asks
     // policy; sync asks policy to forget a source before deleting it.
     let needed = [

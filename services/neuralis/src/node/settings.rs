@@ -1,8 +1,10 @@
 //! The whole configuration of one process (defaults < file < `NEURALIS__*`).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use neuralis_discovery::DiscoverySettings;
+use neuralis_host::peer::PeerOptions;
 use neuralis_host::telemetry::TelemetrySettings;
 use neuralis_host::tls::{ClientTls, ServerTlsSettings, TlsError};
 use neuralis_identity::{IdentityConfig, ServiceIdentityConfig};
@@ -72,7 +74,7 @@ impl Default for NodeSettings {
 }
 
 /// `peers.*`: gRPC endpoints of services running elsewhere, and the TLS of the calls.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Peers {
     /// Sync's index feed on its internal listener, e.g. `http://neuralis-sync:7401`, or
@@ -86,9 +88,44 @@ pub struct Peers {
     pub cert_file: Option<PathBuf>,
     /// The client certificate's private key (PEM).
     pub key_file: Option<PathBuf>,
+    /// Every call to a peer ends by this deadline (`DEADLINE_EXCEEDED`), connecting
+    /// included.
+    pub timeout_ms: u64,
+    /// How often a peer URL's host is resolved again: a headless Service's name gives
+    /// every ready replica, and calls are balanced over them.
+    pub resolve_interval_ms: u64,
+}
+
+impl Default for Peers {
+    fn default() -> Self {
+        let options = PeerOptions::default();
+        Self {
+            sync_feed_url: None,
+            policy_url: None,
+            ca_file: None,
+            cert_file: None,
+            key_file: None,
+            timeout_ms: millis(options.timeout),
+            resolve_interval_ms: millis(options.resolve_interval),
+        }
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl Peers {
+    /// How peer channels are built: the deadline and the resolve interval from these
+    /// settings, keepalive as [`PeerOptions::default`].
+    pub fn options(&self) -> PeerOptions {
+        PeerOptions {
+            timeout: Duration::from_millis(self.timeout_ms),
+            resolve_interval: Duration::from_millis(self.resolve_interval_ms),
+            ..PeerOptions::default()
+        }
+    }
+
     /// The client TLS of calls to peers, files read and checked.
     pub fn tls(&self) -> Result<ClientTls, TlsError> {
         ClientTls::load(

@@ -15,6 +15,7 @@ use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
+use neuralis_host::peer::{PeerChannel, SystemResolver, peer_channel};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
@@ -119,6 +120,7 @@ pub(crate) async fn wire(
             Some(local) => local,
             None => {
                 let channel = peer(
+                    settings,
                     peers,
                     settings.peers.sync_feed_url.as_deref(),
                     "peers.sync_feed_url",
@@ -127,7 +129,7 @@ pub(crate) async fn wire(
                     check: "sync",
                     needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
                     probe: Probe::Health {
-                        channel: channel.clone(),
+                        channel: channel.channel.clone(),
                         service: neuralis_sync::grpc::FEED_SERVICE_NAME,
                     },
                 });
@@ -294,21 +296,35 @@ fn policy_client(
     peers: &ClientTls,
 ) -> Result<(Channel, Arc<dyn PolicyApi>)> {
     let channel = peer(
+        settings,
         peers,
         settings.peers.policy_url.as_deref(),
         "peers.policy_url",
     )?;
-    let client = PolicyGrpcClient::new(channel.clone(), settings.policy.max_message_bytes);
-    Ok((channel, Arc::new(client)))
+    let probe = channel.channel.clone();
+    let client = PolicyGrpcClient::new(channel, settings.policy.max_message_bytes);
+    Ok((probe, Arc::new(client)))
 }
 
-fn peer(tls: &ClientTls, url: Option<&str>, field: &str) -> Result<Channel> {
+/// A channel to every replica of a peer, with deadlines and budgeted retries. Lazy:
+/// the peer may start after us; calls answer UNAVAILABLE or DEADLINE_EXCEEDED until it
+/// is up.
+fn peer(
+    settings: &NodeSettings,
+    tls: &ClientTls,
+    url: Option<&str>,
+    field: &str,
+) -> Result<PeerChannel> {
     let Some(url) = url else {
         bail!("{field}: required when this process does not run that service");
     };
-    let endpoint = tls.endpoint(url, field)?;
-    // Lazy: the peer may start after us; calls answer UNAVAILABLE until it is up.
-    Ok(endpoint.connect_lazy())
+    Ok(peer_channel(
+        tls,
+        url,
+        field,
+        settings.peers.options(),
+        Arc::new(SystemResolver),
+    )?)
 }
 
 /// The default embedded store path follows `data_dir`.

@@ -3,12 +3,12 @@
 
 use async_trait::async_trait;
 use neuralis_access::{Caller, Evaluation, EvaluationRequest};
+use neuralis_host::peer::PeerChannel;
 use neuralis_host::propagation::TracePropagation;
 use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_proto::policy::v1 as pb;
 use pb::policy_service_client::PolicyServiceClient;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
 
 use super::status::from_status;
 use crate::{BearerToken, PolicyApi, PolicyError, convert};
@@ -20,9 +20,10 @@ pub struct PolicyGrpcClient {
 }
 
 impl PolicyGrpcClient {
-    /// A client over `channel`, passing trace context on, accepting answers up to
+    /// A client over `channel` (a bare channel, or a peer's balanced one with its
+    /// deadline and retries), passing trace context on, accepting answers up to
     /// `max_message_bytes`.
-    pub fn new(channel: Channel, max_message_bytes: usize) -> Self {
+    pub fn new(channel: impl Into<PeerChannel>, max_message_bytes: usize) -> Self {
         let inner = PolicyServiceClient::with_interceptor(traced(channel), TracePropagation)
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);

@@ -5,6 +5,7 @@ use super::status::from_status;
 use crate::SyncError;
 use crate::api::{IndexFeedApi, SourceApi, SyncStream};
 use futures::StreamExt;
+use neuralis_host::peer::PeerChannel;
 use neuralis_host::propagation::TracePropagation;
 use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_identity::BearerToken;
@@ -38,8 +39,9 @@ pub struct IndexFeedGrpcClient {
 }
 
 impl IndexFeedGrpcClient {
-    /// A client over `channel`, passing trace context on.
-    pub fn new(channel: Channel) -> Self {
+    /// A client over `channel` (a bare channel, or a peer's balanced one with its
+    /// deadline and retries), passing trace context on.
+    pub fn new(channel: impl Into<PeerChannel>) -> Self {
         Self {
             inner: IndexFeedServiceClient::with_interceptor(traced(channel), TracePropagation),
         }
