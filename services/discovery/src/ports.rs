@@ -38,10 +38,10 @@ pub struct IndexRow {
     /// Relative to the source root, `/`-separated.
     pub path: String,
     pub size: u64,
-    /// The layout core's capture, as indexed.
+    /// The layout core's capture, as indexed. (No privacy marker: the owner of a file
+    /// is matched on every request from the source's current patterns, never taken
+    /// from the index, which holds the patterns of the last sync.)
     pub payload: FilePayload,
-    /// The agent owning the file when it lies in an agent-private subtree.
-    pub private_owner: Option<String>,
     /// When the file was reached through an in-root symlink: its real path relative to
     /// the source root (access must be decided under both paths; the stricter wins).
     pub real_path: Option<String>,

@@ -107,14 +107,12 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
             return None;
         }
     };
-    let private_owner = Some(entry.privacy_owner).filter(|o| !o.is_empty());
     let real_path = Some(entry.real_path).filter(|p| !p.is_empty());
     Some(IndexRow {
         source_id,
         path: entry.path,
         size: entry.size,
         payload,
-        private_owner,
         real_path,
     })
 }

@@ -142,7 +142,6 @@ impl IndexPort for FakeIndex {
                 path: path.clone(),
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
-                private_owner: None,
                 real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
             })
             .collect();
