@@ -42,6 +42,12 @@ pub trait Weigh {
     fn bytes(&self) -> usize;
 }
 
+impl<T: Weigh> Weigh for Arc<T> {
+    fn bytes(&self) -> usize {
+        T::bytes(self)
+    }
+}
+
 impl Default for InventorySettings {
     fn default() -> Self {
         Self {

@@ -28,6 +28,8 @@ struct Metrics {
     rpc_client: Family<Labels<3>, Histogram, fn() -> Histogram>,
     inventory_lookups: Family<Labels<1>, Counter>,
     inventory_refills: Family<Labels<1>, Counter>,
+    inventory_regroups: Counter,
+    inventory_evictions: Counter,
     invalidation_events: Family<Labels<2>, Counter>,
     sync_files: Family<Labels<1>, Counter>,
     sync_bytes: Counter,
@@ -51,6 +53,8 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         rpc_client,
         inventory_lookups: Family::default(),
         inventory_refills: Family::default(),
+        inventory_regroups: Counter::default(),
+        inventory_evictions: Counter::default(),
         invalidation_events: Family::default(),
         sync_files: Family::default(),
         sync_bytes: Counter::default(),
@@ -75,8 +79,18 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     );
     registry.register(
         "neuralis_inventory_refills",
-        "Project snapshots loaded from sync by kind (full: every row of the project)",
+        "Project snapshots loaded from sync by kind (full: every row of the project; delta: the rows changed since the revision held)",
         metrics.inventory_refills.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_regroups",
+        "Sources regrouped by the layout core while applying deltas",
+        metrics.inventory_regroups.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_evictions",
+        "Projects evicted from the discovery inventory to stay within its bounds (least recently used first)",
+        metrics.inventory_evictions.clone(),
     );
     registry.register(
         "neuralis_invalidation_events",
@@ -198,6 +212,29 @@ pub fn inventory_full_refill() {
         .inventory_refills
         .get_or_create(&[("kind", "full")])
         .inc();
+}
+
+/// One delta applied to a held snapshot (only the rows changed since its revision).
+pub fn inventory_delta_apply() {
+    METRICS
+        .inventory_refills
+        .get_or_create(&[("kind", "delta")])
+        .inc();
+}
+
+/// Sources regrouped by the layout core while applying deltas (a delta whose paths
+/// cannot move a package regroups none).
+pub fn inventory_regroups(sources: u64) {
+    if sources > 0 {
+        METRICS.inventory_regroups.inc_by(sources);
+    }
+}
+
+/// Projects evicted from the inventory to stay within its bounds.
+pub fn inventory_evictions(count: u64) {
+    if count > 0 {
+        METRICS.inventory_evictions.inc_by(count);
+    }
 }
 
 /// An invalidation notice discovery applied.
@@ -370,6 +407,9 @@ mod tests {
         rpc_called("neuralis.test.v1.T", "Call", code_name(14), 0.02);
         inventory_lookup(Lookup::Hit);
         inventory_full_refill();
+        inventory_delta_apply();
+        inventory_regroups(1);
+        inventory_evictions(1);
         subscription_attached();
         invalidation(Invalidation::Finish);
         sync_run(
@@ -387,6 +427,9 @@ mod tests {
             "neuralis_rpc_client_duration_seconds_count{service=\"neuralis.test.v1.T\",method=\"Call\",code=\"UNAVAILABLE\"} 1",
             "neuralis_inventory_lookups_total{result=\"hit\"}",
             "neuralis_inventory_refills_total{kind=\"full\"}",
+            "neuralis_inventory_refills_total{kind=\"delta\"}",
+            "neuralis_inventory_regroups_total",
+            "neuralis_inventory_evictions_total",
             "neuralis_invalidation_events_total{phase=\"finish\",subscription=\"live\"}",
             "neuralis_invalidation_subscription_up 1",
             "neuralis_sync_files_total{result=\"indexed\"}",
