@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -30,6 +31,7 @@ struct Metrics {
     inventory_refills: Family<Labels<1>, Counter>,
     inventory_regroups: Counter,
     inventory_evictions: Counter,
+    inventory_bytes: Gauge,
     invalidation_events: Family<Labels<2>, Counter>,
     sync_files: Family<Labels<1>, Counter>,
     sync_bytes: Counter,
@@ -55,6 +57,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         inventory_refills: Family::default(),
         inventory_regroups: Counter::default(),
         inventory_evictions: Counter::default(),
+        inventory_bytes: Gauge::default(),
         invalidation_events: Family::default(),
         sync_files: Family::default(),
         sync_bytes: Counter::default(),
@@ -91,6 +94,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "neuralis_inventory_evictions",
         "Projects evicted from the discovery inventory to stay within its bounds (least recently used first)",
         metrics.inventory_evictions.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_bytes",
+        "What the rows the discovery inventory holds weigh, as its memory bound counts them",
+        metrics.inventory_bytes.clone(),
     );
     registry.register(
         "neuralis_invalidation_events",
@@ -228,6 +236,13 @@ pub fn inventory_regroups(sources: u64) {
     if sources > 0 {
         METRICS.inventory_regroups.inc_by(sources);
     }
+}
+
+/// What the inventory's rows weigh now (its own estimate, which the bound counts).
+pub fn inventory_bytes(bytes: usize) {
+    METRICS
+        .inventory_bytes
+        .set(i64::try_from(bytes).unwrap_or(i64::MAX));
 }
 
 /// Projects evicted from the inventory to stay within its bounds.
@@ -410,6 +425,7 @@ mod tests {
         inventory_delta_apply();
         inventory_regroups(1);
         inventory_evictions(1);
+        inventory_bytes(10);
         subscription_attached();
         invalidation(Invalidation::Finish);
         sync_run(
@@ -430,6 +446,7 @@ mod tests {
             "neuralis_inventory_refills_total{kind=\"delta\"}",
             "neuralis_inventory_regroups_total",
             "neuralis_inventory_evictions_total",
+            "neuralis_inventory_bytes 10",
             "neuralis_invalidation_events_total{phase=\"finish\",subscription=\"live\"}",
             "neuralis_invalidation_subscription_up 1",
             "neuralis_sync_files_total{result=\"indexed\"}",

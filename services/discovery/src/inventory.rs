@@ -167,6 +167,7 @@ impl InventoryShell {
             .inventory
             .store(ticket, Arc::clone(snapshot), revision, Instant::now());
         neuralis_metrics::inventory_evictions(state.inventory.take_evictions());
+        neuralis_metrics::inventory_bytes(state.inventory.cached_bytes());
         tracing::debug!(stored, revision, "inventory store");
     }
 
