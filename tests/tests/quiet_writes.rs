@@ -53,25 +53,37 @@ async fn a_busy_file_outside_every_root_causes_zero_refills() {
     register(&cluster, &admin, P, "repo", dir.path(), read_policy(vec![]))
         .await
         .unwrap();
-    let before = visible(&cluster, &member, scope(P, "a1", "")).await.unwrap();
+    let before = visible(&cluster, &member, scope(P, "a1", ""))
+        .await
+        .unwrap();
     assert!(!before.is_empty(), "the fixture's packages are listed");
     let (refills, regrouped, applied) = (full_refills(), regroups(), deltas());
     for k in 0..20 {
         fixture::write_tree(dir.path(), &[("build/out.log", &"x".repeat(k + 2))]).unwrap();
         resync(&cluster, &admin, P, "repo").await.unwrap();
         tokio::time::sleep(Duration::from_millis(5)).await;
-        let answer = visible(&cluster, &member, scope(P, "a1", "")).await.unwrap();
-        assert_eq!(answer, before, "a file outside every root changes no answer");
+        let answer = visible(&cluster, &member, scope(P, "a1", ""))
+            .await
+            .unwrap();
+        assert_eq!(
+            answer, before,
+            "a file outside every root changes no answer"
+        );
     }
     assert_eq!(full_refills(), refills, "no full refill");
     assert_eq!(regroups(), regrouped, "no source regrouped");
-    assert!(deltas() > applied, "the moved revisions were caught up by deltas");
+    assert!(
+        deltas() > applied,
+        "the moved revisions were caught up by deltas"
+    );
 
     // A write inside a package is reflected, by a delta, not a refill.
     let skill = ".claude/skills/fresh/SKILL.md";
     fixture::write_tree(dir.path(), &[(skill, "---\nname: fresh\n---\nNew.\n")]).unwrap();
     resync(&cluster, &admin, P, "repo").await.unwrap();
-    let answer = visible(&cluster, &member, scope(P, "a1", "")).await.unwrap();
+    let answer = visible(&cluster, &member, scope(P, "a1", ""))
+        .await
+        .unwrap();
     assert!(answer.iter().any(|(path, _)| path == skill), "{answer:?}");
     assert_eq!(full_refills(), refills, "still no full refill");
     assert!(regroups() > regrouped, "the package's source was regrouped");

@@ -29,7 +29,13 @@ use neuralis_tests::fixture::{read_policy, register, resync, scope, visible};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-const CALLS: usize = 2000;
+/// Calls per latency figure; `DISCOVERY_LOAD_calls()` overrides it (a quick check).
+fn calls() -> usize {
+    std::env::var("DISCOVERY_LOAD_calls()")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000)
+}
 const WRITES: usize = 30;
 
 /// One synthetic project.
@@ -177,8 +183,8 @@ async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Resul
             .list_packages(caller.clone(), request())
             .await?;
     }
-    let mut list = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
+    let mut list = Vec::with_capacity(calls());
+    for _ in 0..calls() {
         let t = Instant::now();
         cluster
             .discovery
@@ -280,8 +286,8 @@ async fn main() -> Result<()> {
             .connect()
             .await?;
     let mut health = HealthClient::new(channel);
-    let mut noop = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
+    let mut noop = Vec::with_capacity(calls());
+    for _ in 0..calls() {
         let t = Instant::now();
         health
             .check(HealthCheckRequest {

@@ -82,15 +82,17 @@ pub async fn a_delta_after_random_writes_equals_a_full_re_read(store: Store) {
                     (1, Some(old)) if touched.insert(old.clone()) => {
                         writes.push(RowWrite::Delete { path: old });
                     }
-                    (2, Some(old)) if !touched.contains(&path) && old != path => {
+                    (2, Some(old))
+                        if old != path && !touched.contains(&path) && !touched.contains(&old) =>
+                    {
                         // A rename: the old path goes, the new one comes.
-                        if touched.insert(old.clone()) && touched.insert(path.clone()) {
-                            writes.push(RowWrite::Delete { path: old });
-                            writes.push(RowWrite::Put {
-                                row: row(project, slug, &path),
-                                chunks: None,
-                            });
-                        }
+                        touched.insert(old.clone());
+                        touched.insert(path.clone());
+                        writes.push(RowWrite::Delete { path: old });
+                        writes.push(RowWrite::Put {
+                            row: row(project, slug, &path),
+                            chunks: None,
+                        });
                     }
                     _ if touched.insert(path.clone()) => {
                         let mut put = row(project, slug, &path);
