@@ -29,9 +29,9 @@ use neuralis_tests::fixture::{read_policy, register, resync, scope, visible};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-/// Calls per latency figure; `DISCOVERY_LOAD_calls()` overrides it (a quick check).
+/// Calls per latency figure; `DISCOVERY_LOAD_CALLS` overrides it (a quick check).
 fn calls() -> usize {
-    std::env::var("DISCOVERY_LOAD_calls()")
+    std::env::var("DISCOVERY_LOAD_CALLS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(2000)
