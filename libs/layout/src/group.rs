@@ -3,9 +3,10 @@
 //! that root, admitted by its frontmatter, and sanitized per the package's posture.
 //! The input order never matters: rows are sorted (and de-duplicated) first.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::admission::{Form, admit, skill_fallback};
+use crate::binding::Binding;
 use crate::bundle::bundle;
 use crate::category::Category;
 use crate::diagnostic::Severity;
@@ -15,9 +16,8 @@ use crate::layout::{
 };
 use crate::naming::assign_keys;
 use crate::recognize::{Context, Shape, recognize};
-use crate::roots::{self, Root, nearest_root};
+use crate::roots::{self, Root};
 use crate::sanitize::{Posture, sanitize};
-use crate::vocabulary::split_parent;
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
@@ -26,18 +26,10 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let files = sorted_unique(files, &mut diagnostics);
     let skills = roots::skill_dirs(&files);
     let roots = roots::detect(&files, &skills, options);
-    let by_dir: HashMap<&str, usize> = roots.iter().enumerate().map(|(i, r)| (r.dir, i)).collect();
     let mut members: Vec<Vec<&IndexedFile>> = vec![Vec::new(); roots.len()];
-    // Sorted rows come in runs sharing a parent folder: bind each folder once.
-    let mut last: Option<(&str, usize)> = None;
+    let mut binding = Binding::new(&roots);
     for file in &files {
-        let parent = split_parent(&file.path).0;
-        let index = match last {
-            Some((folder, index)) if folder == parent => index,
-            _ => nearest_root(&file.path, &by_dir),
-        };
-        last = Some((parent, index));
-        members[index].push(file);
+        members[binding.nearest(&file.path)].push(file);
         collect_diagnostics(file, &mut diagnostics);
     }
     let (installed, posture) = match options.form {
@@ -138,6 +130,10 @@ fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
 }
 
 fn collect_diagnostics(file: &IndexedFile, diagnostics: &mut Vec<FileDiagnostic>) {
+    if file.payload.diagnostics.is_empty() {
+        // Most files have none; skip setting up the iterator per file.
+        return;
+    }
     diagnostics.extend(file.payload.diagnostics.iter().map(|d| FileDiagnostic {
         path: file.path.clone(),
         severity: d.severity,
@@ -153,11 +149,18 @@ pub(crate) fn sorted_unique<'a>(
     files: &'a [IndexedFile],
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<&'a IndexedFile> {
-    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
     // The inventory usually hands rows over sorted already.
-    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    }
+    let mut sorted: Vec<&IndexedFile> = if files.is_sorted_by(|a, b| a.path <= b.path) {
+        files.iter().collect()
+    } else {
+        // Sort (path, row) pairs: the comparison reads the path without first loading
+        // the row, and equal paths are ordered by content below, so an unstable sort
+        // gives the same result.
+        let mut keyed: Vec<(&str, &IndexedFile)> =
+            files.iter().map(|f| (f.path.as_str(), f)).collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        keyed.into_iter().map(|(_, f)| f).collect()
+    };
     let mut repeated: HashSet<&str> = HashSet::new();
     for pair in sorted.windows(2) {
         if pair[0].path == pair[1].path {
