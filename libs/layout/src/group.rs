@@ -162,18 +162,12 @@ pub(crate) fn sorted_unique<'a>(
     files: &'a [IndexedFile],
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<&'a IndexedFile> {
-    // The inventory usually hands rows over sorted already.
-    let mut sorted: Vec<&IndexedFile> = if files.is_sorted_by(|a, b| a.path <= b.path) {
-        files.iter().collect()
-    } else {
-        // Sort (path, row) pairs: the comparison reads the path without first loading
-        // the row. Stable: fewer instructions than the unstable sort on these paths
-        // (callgrind), and equal paths keep their input order until ordered by content.
-        let mut keyed: Vec<(&str, &IndexedFile)> =
-            files.iter().map(|f| (f.path.as_str(), f)).collect();
-        keyed.sort_by(|a, b| a.0.cmp(b.0));
-        keyed.into_iter().map(|(_, f)| f).collect()
-    };
+    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
+    // The inventory usually hands rows over sorted already. (Sorting (path, row) pairs
+    // instead, stable or not, cost more instructions under callgrind: 24-byte moves.)
+    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let mut repeated: HashSet<&str> = HashSet::new();
     for pair in sorted.windows(2) {
         if pair[0].path == pair[1].path {
