@@ -256,3 +256,30 @@ pub(crate) fn skill_folder_of<'p>(
     let folder = path.get(..len)?;
     skills.contains(folder).then_some(folder)
 }
+
+#[cfg(test)]
+mod signal_scan_tests {
+    use super::*;
+
+    /// Signals are read once per folder segment: a new folder resumes past the whole
+    /// segments it shares with the previous folder, never inside a segment.
+    #[test]
+    fn a_new_folder_is_read_from_its_first_segment_not_shared_with_the_previous() {
+        for (previous, dir, start) in [
+            ("", "a", 0),
+            ("a", "", 0),
+            ("a/b", "a/c", 2),
+            ("a/b/c", "a/b", 4),
+            ("a/b", "a/b/c", 4),
+            ("ab/c", "ab-d/e", 0),
+            ("a/b-c", "a/b/d", 2),
+            ("x", "y/z", 0),
+        ] {
+            assert_eq!(
+                first_unshared_segment(previous, dir),
+                start,
+                "{previous:?} -> {dir:?}"
+            );
+        }
+    }
+}
