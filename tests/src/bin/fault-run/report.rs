@@ -1,0 +1,159 @@
+//! A run's figures as Markdown: a table of calls (sent, failed by code, WRONG) and the
+//! times to recover, measured from the fault's injection.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::Injected;
+use crate::load::{Event, KINDS, Seen, Tally};
+
+pub struct Outcome {
+    pub fault: String,
+    /// None: the load did not end within its limit.
+    pub seen: Option<Seen>,
+    pub injected: anyhow::Result<Injected>,
+    pub t0: Instant,
+    /// Processes that exited by themselves.
+    pub crashed: Vec<String>,
+}
+
+fn codes(failed: &BTreeMap<String, usize>) -> String {
+    if failed.is_empty() {
+        return "0".into();
+    }
+    let total: usize = failed.values().sum();
+    let each: Vec<String> = failed.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    format!("{total} ({})", each.join(", "))
+}
+
+fn row(name: &str, tally: &Tally) -> String {
+    format!(
+        "| {name} | {} | {} | {} | {} | {} |",
+        tally.sent,
+        tally.ok,
+        codes(&tally.failed),
+        tally.stale,
+        tally.leaked
+    )
+}
+
+/// Seconds, or a dash.
+fn secs(value: Option<f64>) -> String {
+    value.map_or("–".into(), |v| format!("{v:.2} s"))
+}
+
+/// The end of the first success started at or after `from`, relative to `from`.
+fn first_ok(events: &[Event], from: f64) -> Option<f64> {
+    events
+        .iter()
+        .filter(|e| e.ok && e.start >= from)
+        .map(|e| e.end - from)
+        .min_by(f64::total_cmp)
+}
+
+/// The end of the last failure, relative to `from` (after it, no call failed).
+fn last_failure(events: &[Event], from: f64) -> Option<f64> {
+    events
+        .iter()
+        .filter(|e| !e.ok)
+        .map(|e| e.end - from)
+        .max_by(f64::total_cmp)
+}
+
+impl Outcome {
+    /// Prints the run; true when it is clean (no WRONG answer, no crash, recovered).
+    pub fn print(&self) -> bool {
+        println!("## {}\n", self.fault);
+        let injected = match &self.injected {
+            Ok(injected) => injected,
+            Err(error) => {
+                println!("The fault could not be injected: {error:#}\n");
+                return false;
+            }
+        };
+        let Some(seen) = &self.seen else {
+            println!("The load did not end within its limit.\n");
+            return false;
+        };
+        println!("Fault: {}.\n", injected.note);
+        println!("| call | sent | answered | failed (by code) | WRONG: pre-write row | WRONG: hidden file |");
+        println!("|---|---:|---:|---|---:|---:|");
+        let mut all = Tally::default();
+        for (kind, tally) in KINDS.iter().zip(&seen.tallies) {
+            println!("{}", row(kind, tally));
+            all.sent += tally.sent;
+            all.ok += tally.ok;
+            all.stale += tally.stale;
+            all.leaked += tally.leaked;
+            for (code, n) in &tally.failed {
+                *all.failed.entry(code.clone()).or_default() += n;
+            }
+        }
+        println!("{}", row("**all reads**", &all));
+        println!(
+            "| SyncSource (writer) | {} | {} | {} | – | – |\n",
+            seen.writes.sent,
+            seen.writes.ok,
+            codes(&seen.writes.failed)
+        );
+        let at = injected.at.duration_since(self.t0).as_secs_f64();
+        let restored = injected
+            .restored
+            .map(|r| r.duration_since(self.t0).as_secs_f64());
+        let failed_any = all.failed.values().sum::<usize>() > 0;
+        let recovered_reads = !failed_any || first_ok(&seen.events, at).is_some();
+        let last = last_failure(&seen.events, at);
+        let ended_clean = seen
+            .events
+            .iter()
+            .rev()
+            .take(20)
+            .all(|e| e.ok);
+        println!(
+            "Load: {:.1} s wall, {:.0} calls/s. Fault at {at:.2} s{}.\n",
+            seen.wall,
+            all.sent as f64 / seen.wall.max(f64::EPSILON),
+            restored.map_or(String::new(), |r| format!(", undone at {r:.2} s (+{:.2} s)", r - at)),
+        );
+        println!("| recovery (reads) | time |");
+        println!("|---|---:|");
+        println!(
+            "| fault → first success | {} |",
+            secs(first_ok(&seen.events, at))
+        );
+        if let Some(r) = restored {
+            println!(
+                "| undone → first success | {} |",
+                secs(first_ok(&seen.events, r))
+            );
+        }
+        println!(
+            "| fault → last failure (error rate zero after) | {} |",
+            if failed_any { secs(last) } else { "no failure".into() }
+        );
+        if let Some(r) = restored {
+            println!(
+                "| undone → writer's first successful sync | {} |",
+                secs(first_ok(&seen.write_events, r))
+            );
+        } else {
+            println!(
+                "| fault → writer's first successful sync | {} |",
+                secs(first_ok(&seen.write_events, at))
+            );
+        }
+        println!();
+        if !self.crashed.is_empty() {
+            println!("Exited by themselves: {}.\n", self.crashed.join(", "));
+        }
+        let wrong = all.stale + all.leaked;
+        let clean = wrong == 0 && self.crashed.is_empty() && recovered_reads && ended_clean;
+        println!(
+            "Verdict: {} (WRONG {wrong}, {}, {}).\n",
+            if clean { "clean" } else { "NOT CLEAN" },
+            if recovered_reads { "recovered" } else { "no success after the fault" },
+            if ended_clean { "the last 20 calls answered" } else { "failures at the end" },
+        );
+        clean
+    }
+}
