@@ -39,6 +39,8 @@ pub struct Deployment {
     pub internal: SocketAddr,
     pub discovery: SocketAddr,
     processes: HashMap<String, Child>,
+    /// Each process's admin port (`/metrics`), as last announced.
+    pub admin: HashMap<String, SocketAddr>,
 }
 
 impl Deployment {
@@ -97,6 +99,7 @@ impl Deployment {
             internal: format!("127.0.0.1:{internal_port}").parse()?,
             discovery: format!("127.0.0.1:{discovery_port}").parse()?,
             processes: HashMap::new(),
+            admin: HashMap::new(),
         };
         for replica in 0..deployment.plan.policy_replicas {
             deployment.up(&format!("policy-{replica}"))?;
@@ -159,7 +162,8 @@ impl Deployment {
                 let _ = child.wait();
                 bail!("{name} exited before announcing (see {name}.log)");
             }
-            if line.starts_with("admin ") {
+            if let Some(admin) = line.trim().strip_prefix("admin ") {
+                self.admin.insert(name.to_owned(), admin.parse()?);
                 break;
             }
         }

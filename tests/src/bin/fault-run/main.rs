@@ -190,12 +190,17 @@ async fn main() -> Result<()> {
         let seen = tokio::time::timeout(limit, load::run(target, shape, t0)).await;
         let (mut world, injected) = injector.await?;
         let crashed = world.deployment.exited();
+        let discovery_metrics = match world.deployment.admin.get("discovery") {
+            Some(admin) if crashed.is_empty() => report::inventory(*admin).await,
+            _ => String::new(),
+        };
         let outcome = report::Outcome {
             fault: fault.clone(),
             seen: seen.ok(),
             injected,
             t0,
             crashed,
+            discovery_metrics,
         };
         failures += usize::from(!outcome.print());
         redis = Some(world.redis);

@@ -15,6 +15,29 @@ pub struct Outcome {
     pub t0: Instant,
     /// Processes that exited by themselves.
     pub crashed: Vec<String>,
+    /// Discovery's subscription and inventory lines of `/metrics` at the end.
+    pub discovery_metrics: String,
+}
+
+/// The subscription state and inventory lookups from discovery's `/metrics` (whether
+/// the inventory caches again once the fault is over).
+pub async fn inventory(admin: std::net::SocketAddr) -> String {
+    let scrape = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        neuralis_tests::process::http_get(admin, "/metrics"),
+    )
+    .await;
+    let Ok((200, text)) = scrape else {
+        return "discovery's /metrics did not answer".into();
+    };
+    text.lines()
+        .filter(|l| {
+            l.starts_with("neuralis_invalidation_subscription_up")
+                || l.starts_with("neuralis_inventory_lookups_total")
+        })
+        .map(|l| l.replace("neuralis_", ""))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn codes(failed: &BTreeMap<String, usize>) -> String {
@@ -143,6 +166,7 @@ impl Outcome {
             );
         }
         println!();
+        println!("Discovery at the end (`/metrics`): {}.\n", self.discovery_metrics);
         if !self.crashed.is_empty() {
             println!("Exited by themselves: {}.\n", self.crashed.join(", "));
         }
