@@ -71,6 +71,8 @@ pub struct Tally {
     pub sent: usize,
     pub ok: usize,
     pub failed: BTreeMap<String, usize>,
+    /// Answers to calls started after at least one finish (checked for pre-write rows).
+    pub after_finish: usize,
     /// Pre-write rows after a finish (or the skill missing).
     pub stale: usize,
     /// The hidden file's name or content in an answer.
@@ -295,7 +297,8 @@ pub async fn run(target: Target, shape: Shape, t0: Instant) -> Seen {
                 tokio::time::sleep_until(due.into()).await;
                 let kind = i % KINDS.len();
                 let start = t0.elapsed().as_secs_f64();
-                let verdict = call(&target, kind, floor.load(Ordering::SeqCst)).await;
+                let floor = floor.load(Ordering::SeqCst);
+                let verdict = call(&target, kind, floor).await;
                 let end = t0.elapsed().as_secs_f64();
                 let mut seen = seen.lock().await;
                 let tally = &mut seen.tallies[kind];
@@ -303,6 +306,7 @@ pub async fn run(target: Target, shape: Shape, t0: Instant) -> Seen {
                 let ok = match verdict {
                     Verdict::Answered { stale, leaked } => {
                         tally.ok += 1;
+                        tally.after_finish += usize::from(floor > 0);
                         tally.stale += usize::from(stale);
                         tally.leaked += usize::from(leaked);
                         true

@@ -51,9 +51,10 @@ fn codes(failed: &BTreeMap<String, usize>) -> String {
 
 fn row(name: &str, tally: &Tally) -> String {
     format!(
-        "| {name} | {} | {} | {} | {} | {} |",
+        "| {name} | {} | {} | {} | {} | {} | {} |",
         tally.sent,
         tally.ok,
+        tally.after_finish,
         codes(&tally.failed),
         tally.stale,
         tally.leaked
@@ -99,13 +100,16 @@ impl Outcome {
             return false;
         };
         println!("Fault: {}.\n", injected.note);
-        println!("| call | sent | answered | failed (by code) | WRONG: pre-write row | WRONG: hidden file |");
-        println!("|---|---:|---:|---|---:|---:|");
+        println!(
+            "| call | sent | answered | of which after a finish | failed (by code) | WRONG: pre-write row | WRONG: hidden file |"
+        );
+        println!("|---|---:|---:|---:|---|---:|---:|");
         let mut all = Tally::default();
         for (kind, tally) in KINDS.iter().zip(&seen.tallies) {
             println!("{}", row(kind, tally));
             all.sent += tally.sent;
             all.ok += tally.ok;
+            all.after_finish += tally.after_finish;
             all.stale += tally.stale;
             all.leaked += tally.leaked;
             for (code, n) in &tally.failed {
@@ -114,7 +118,7 @@ impl Outcome {
         }
         println!("{}", row("**all reads**", &all));
         println!(
-            "| SyncSource (writer) | {} | {} | {} | – | – |\n",
+            "| SyncSource (writer) | {} | {} | – | {} | – | – |\n",
             seen.writes.sent,
             seen.writes.ok,
             codes(&seen.writes.failed)
