@@ -85,6 +85,22 @@ pub struct Event {
     pub start: f64,
     pub end: f64,
     pub ok: bool,
+    /// The failure's code (`OK` for an answer).
+    pub code: &'static str,
+}
+
+/// A code name as a `'static` label for [`Event`].
+fn label(code: &str) -> &'static str {
+    match code {
+        "OK" => "OK",
+        "UNAVAILABLE" => "UNAVAILABLE",
+        "CANCELLED" => "CANCELLED",
+        "DEADLINE_EXCEEDED" => "DEADLINE_EXCEEDED",
+        "NOT_FOUND" => "NOT_FOUND",
+        "INTERNAL" => "INTERNAL",
+        "UNKNOWN" => "UNKNOWN",
+        _ => "OTHER",
+    }
 }
 
 /// Everything a load saw.
@@ -279,7 +295,12 @@ pub async fn run(target: Target, shape: Shape, t0: Instant) -> Seen {
                     Ok(()) => seen.writes.ok += 1,
                     Err(code) => *seen.writes.failed.entry(code).or_default() += 1,
                 }
-                seen.write_events.push(Event { start, end, ok });
+                seen.write_events.push(Event {
+                    start,
+                    end,
+                    ok,
+                    code: "OK",
+                });
             }
         })
     };
@@ -303,20 +324,26 @@ pub async fn run(target: Target, shape: Shape, t0: Instant) -> Seen {
                 let mut seen = seen.lock().await;
                 let tally = &mut seen.tallies[kind];
                 tally.sent += 1;
-                let ok = match verdict {
+                let (ok, code) = match verdict {
                     Verdict::Answered { stale, leaked } => {
                         tally.ok += 1;
                         tally.after_finish += usize::from(floor > 0);
                         tally.stale += usize::from(stale);
                         tally.leaked += usize::from(leaked);
-                        true
+                        (true, "OK")
                     }
                     Verdict::Failed(code) => {
+                        let name = label(&code);
                         *tally.failed.entry(code).or_default() += 1;
-                        false
+                        (false, name)
                     }
                 };
-                seen.events.push(Event { start, end, ok });
+                seen.events.push(Event {
+                    start,
+                    end,
+                    ok,
+                    code,
+                });
             }
         }));
     }

@@ -208,6 +208,10 @@ async fn main() -> Result<()> {
         world.deployment.stop();
     }
     let _ = std::process::Command::new("uptime").status();
+    if std::env::var_os("FAULT_RUN_KEEP").is_some() {
+        // The processes' logs (`<process>.log` under each run's directory), for a look.
+        println!("kept {}", root.keep().display());
+    }
     if failures > 0 {
         bail!("{failures} run(s) had WRONG answers, a crash, no recovery or no end");
     }

@@ -84,6 +84,28 @@ fn last_failure(events: &[Event], from: f64) -> Option<f64> {
         .max_by(f64::total_cmp)
 }
 
+/// Failures by the second (after the fault) in which they ended, with their codes:
+/// `+3 s: UNAVAILABLE 12`.
+fn timeline(events: &[Event], from: f64) -> String {
+    let mut seconds: BTreeMap<i64, BTreeMap<&str, usize>> = BTreeMap::new();
+    for event in events.iter().filter(|e| !e.ok) {
+        let second = (event.end - from).floor() as i64;
+        *seconds.entry(second).or_default().entry(event.code).or_default() += 1;
+    }
+    let parts: Vec<String> = seconds
+        .iter()
+        .map(|(second, codes)| {
+            let codes: Vec<String> = codes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+            format!("{second:+} s: {}", codes.join(", "))
+        })
+        .collect();
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
 impl Outcome {
     /// Prints the run; true when it is clean (no WRONG answer, no crash, recovered).
     pub fn print(&self) -> bool {
@@ -170,6 +192,10 @@ impl Outcome {
             );
         }
         println!();
+        println!(
+            "Failed reads by second after the fault: {}.\n",
+            timeline(&seen.events, at)
+        );
         println!("Discovery at the end (`/metrics`): {}.\n", self.discovery_metrics);
         if !self.crashed.is_empty() {
             println!("Exited by themselves: {}.\n", self.crashed.join(", "));
