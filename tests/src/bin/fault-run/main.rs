@@ -16,6 +16,8 @@ mod setup;
 mod stores;
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -171,6 +173,7 @@ async fn main() -> Result<()> {
         };
         let deployment = Deployment::start(plan)?;
         let target = setup::prepare(&deployment).await?;
+        let discovery_admin = deployment.admin.get("discovery").copied();
         let mut world = World {
             redis: redis.take().context("redis")?,
             postgres: postgres.take().context("postgres")?,
@@ -186,9 +189,23 @@ async fn main() -> Result<()> {
             let injected = inject(&fault_name, &mut world, outage);
             (world, injected)
         });
+        let sampling = Arc::new(AtomicBool::new(false));
+        let sampler = match discovery_admin {
+            Some(admin) if fault != "discovery" => Some(tokio::spawn(report::sample_readiness(
+                admin,
+                t0,
+                sampling.clone(),
+            ))),
+            _ => None,
+        };
         let limit = Duration::from_secs_f64(planned * 3.0 + 60.0);
         let seen = tokio::time::timeout(limit, load::run(target, shape, t0)).await;
         let (mut world, injected) = injector.await?;
+        sampling.store(true, Ordering::SeqCst);
+        let readiness = match sampler {
+            Some(sampler) => sampler.await.ok(),
+            None => None,
+        };
         let crashed = world.deployment.exited();
         let discovery_metrics = match world.deployment.admin.get("discovery") {
             Some(admin) if crashed.is_empty() => report::inventory(*admin).await,
@@ -201,6 +218,7 @@ async fn main() -> Result<()> {
             t0,
             crashed,
             discovery_metrics,
+            readiness,
         };
         failures += usize::from(!outcome.print());
         redis = Some(world.redis);

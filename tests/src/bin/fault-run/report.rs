@@ -17,6 +17,9 @@ pub struct Outcome {
     pub crashed: Vec<String>,
     /// Discovery's subscription and inventory lines of `/metrics` at the end.
     pub discovery_metrics: String,
+    /// Discovery's `/readyz` through the run (not sampled when discovery restarts:
+    /// its admin port moves).
+    pub readiness: Option<Samples>,
 }
 
 /// The subscription state and inventory lookups from discovery's `/metrics` (whether
@@ -82,6 +85,57 @@ fn last_failure(events: &[Event], from: f64) -> Option<f64> {
         .filter(|e| !e.ok)
         .map(|e| e.end - from)
         .max_by(f64::total_cmp)
+}
+
+/// `/readyz` samples of one process: (second since the load started, ready).
+pub type Samples = Vec<(f64, bool)>;
+
+/// Asks `admin`'s `/readyz` every 250 ms until `until` is set; never panics (a process
+/// being restarted answers nothing: not ready).
+pub async fn sample_readiness(
+    admin: std::net::SocketAddr,
+    t0: Instant,
+    until: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Samples {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut samples = Vec::new();
+    while !until.load(std::sync::atomic::Ordering::SeqCst) {
+        let ask = async {
+            let mut stream = tokio::net::TcpStream::connect(admin).await.ok()?;
+            stream
+                .write_all(b"GET /readyz HTTP/1.1\r\nHost: admin\r\n\r\n")
+                .await
+                .ok()?;
+            let mut text = String::new();
+            stream.read_to_string(&mut text).await.ok()?;
+            Some(text.starts_with("HTTP/1.1 200"))
+        };
+        let ready = tokio::time::timeout(std::time::Duration::from_secs(1), ask)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(false);
+        samples.push((t0.elapsed().as_secs_f64(), ready));
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    samples
+}
+
+/// `not ready in N of M samples before the fault, N of M after`.
+fn readiness(samples: &Samples, at: f64) -> String {
+    let count = |after: bool| {
+        let part: Vec<bool> = samples
+            .iter()
+            .filter(|(t, _)| (*t >= at) == after)
+            .map(|(_, r)| *r)
+            .collect();
+        (part.iter().filter(|r| !**r).count(), part.len())
+    };
+    let (before, before_all) = count(false);
+    let (after, after_all) = count(true);
+    format!(
+        "NOT ready in {before} of {before_all} samples before the fault, {after} of {after_all} after"
+    )
 }
 
 /// Failures by the second (after the fault) in which they ended, with their codes:
@@ -196,6 +250,12 @@ impl Outcome {
             "Failed reads by second after the fault: {}.\n",
             timeline(&seen.events, at)
         );
+        if let Some(samples) = &self.readiness {
+            println!(
+                "Discovery's `/readyz` every 250 ms: {}.\n",
+                readiness(samples, at)
+            );
+        }
         println!("Discovery at the end (`/metrics`): {}.\n", self.discovery_metrics);
         if !self.crashed.is_empty() {
             println!("Exited by themselves: {}.\n", self.crashed.join(", "));
