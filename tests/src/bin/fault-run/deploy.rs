@@ -61,7 +61,10 @@ impl Deployment {
             ),
             ("NEURALIS__SYNC__INDEX__KIND".into(), "postgres".into()),
             ("NEURALIS__SYNC__INDEX__URL".into(), plan.database.clone()),
-            ("NEURALIS__SYNC__INDEX__SCHEMA".into(), format!("{tag}_index")),
+            (
+                "NEURALIS__SYNC__INDEX__SCHEMA".into(),
+                format!("{tag}_index"),
+            ),
             ("NEURALIS__SYNC__BUS__KIND".into(), "redis".into()),
             ("NEURALIS__SYNC__BUS__URL".into(), plan.redis.clone()),
             (

@@ -172,35 +172,41 @@ async fn call(target: &Target, kind: usize, floor: u64) -> Verdict {
                 page_size: 100,
                 ..Default::default()
             };
-            client.list_packages(authorized(request, token)).await.map(|answer| {
-                let files: Vec<pb::PackageFile> = answer
-                    .into_inner()
-                    .packages
-                    .into_iter()
-                    .flat_map(|p| p.files)
-                    .collect();
-                let leaked = files
-                    .iter()
-                    .any(|f| leaks(&f.path) || f.files.iter().any(|e| leaks(e)));
-                let skill = files.iter().find(|f| f.path == SKILL);
-                Verdict::Answered {
-                    stale: skill.is_none_or(|f| stale(&f.description)),
-                    leaked,
-                }
-            })
+            client
+                .list_packages(authorized(request, token))
+                .await
+                .map(|answer| {
+                    let files: Vec<pb::PackageFile> = answer
+                        .into_inner()
+                        .packages
+                        .into_iter()
+                        .flat_map(|p| p.files)
+                        .collect();
+                    let leaked = files
+                        .iter()
+                        .any(|f| leaks(&f.path) || f.files.iter().any(|e| leaks(e)));
+                    let skill = files.iter().find(|f| f.path == SKILL);
+                    Verdict::Answered {
+                        stale: skill.is_none_or(|f| stale(&f.description)),
+                        leaked,
+                    }
+                })
         }
         1 => {
             let request = pb::ActivateSkillRequest {
                 scope: scope(),
                 skill_id: target.skill_id.clone(),
             };
-            client.activate_skill(authorized(request, token)).await.map(|answer| {
-                let answer = answer.into_inner();
-                Verdict::Answered {
-                    stale: stale(&answer.body),
-                    leaked: leaks(&answer.body) || answer.files.iter().any(|e| leaks(e)),
-                }
-            })
+            client
+                .activate_skill(authorized(request, token))
+                .await
+                .map(|answer| {
+                    let answer = answer.into_inner();
+                    Verdict::Answered {
+                        stale: stale(&answer.body),
+                        leaked: leaks(&answer.body) || answer.files.iter().any(|e| leaks(e)),
+                    }
+                })
         }
         2 => client
             .read_file(authorized(read(SKILL), token))

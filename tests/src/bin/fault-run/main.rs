@@ -30,7 +30,11 @@ use stores::{OwnPostgres, OwnRedis};
 #[command(about = "Fault runs under load: split mode, own Redis and PostgreSQL")]
 struct Args {
     /// The faults to run, in order: none, redis, postgres, policy, discovery.
-    #[arg(long, value_delimiter = ',', default_value = "none,redis,postgres,policy,discovery")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none,redis,postgres,policy,discovery"
+    )]
     runs: Vec<String>,
     /// Calls per run (all callers together).
     #[arg(long, default_value_t = 3000)]
@@ -52,7 +56,11 @@ struct Args {
     outage_ms: u64,
     /// A host name resolving to 127.0.0.1 and 127.0.0.2 (an /etc/hosts entry standing
     /// for a headless Service): discovery reaches the policy replicas through it.
-    #[arg(long, env = "FAULT_RUN_POLICY_HOST", default_value = "neuralis-load-policy.test")]
+    #[arg(
+        long,
+        env = "FAULT_RUN_POLICY_HOST",
+        default_value = "neuralis-load-policy.test"
+    )]
     policy_host: String,
     /// The `neuralis-node` binary (default: beside this one).
     #[arg(long)]
@@ -190,14 +198,13 @@ async fn main() -> Result<()> {
             (world, injected)
         });
         let sampling = Arc::new(AtomicBool::new(false));
-        let sampler = match discovery_admin {
-            Some(admin) if fault != "discovery" => Some(tokio::spawn(report::sample_readiness(
-                admin,
-                t0,
-                sampling.clone(),
-            ))),
-            _ => None,
-        };
+        let sampler =
+            match discovery_admin {
+                Some(admin) if fault != "discovery" => Some(tokio::spawn(
+                    report::sample_readiness(admin, t0, sampling.clone()),
+                )),
+                _ => None,
+            };
         let limit = Duration::from_secs_f64(planned * 3.0 + 60.0);
         let seen = tokio::time::timeout(limit, load::run(target, shape, t0)).await;
         let (mut world, injected) = injector.await?;

@@ -144,7 +144,11 @@ fn timeline(events: &[Event], from: f64) -> String {
     let mut seconds: BTreeMap<i64, BTreeMap<&str, usize>> = BTreeMap::new();
     for event in events.iter().filter(|e| !e.ok) {
         let second = (event.end - from).floor() as i64;
-        *seconds.entry(second).or_default().entry(event.code).or_default() += 1;
+        *seconds
+            .entry(second)
+            .or_default()
+            .entry(event.code)
+            .or_default() += 1;
     }
     let parts: Vec<String> = seconds
         .iter()
@@ -206,17 +210,15 @@ impl Outcome {
         let failed_any = all.failed.values().sum::<usize>() > 0;
         let recovered_reads = !failed_any || first_ok(&seen.events, at).is_some();
         let last = last_failure(&seen.events, at);
-        let ended_clean = seen
-            .events
-            .iter()
-            .rev()
-            .take(20)
-            .all(|e| e.ok);
+        let ended_clean = seen.events.iter().rev().take(20).all(|e| e.ok);
         println!(
             "Load: {:.1} s wall, {:.0} calls/s. Fault at {at:.2} s{}.\n",
             seen.wall,
             all.sent as f64 / seen.wall.max(f64::EPSILON),
-            restored.map_or(String::new(), |r| format!(", undone at {r:.2} s (+{:.2} s)", r - at)),
+            restored.map_or(String::new(), |r| format!(
+                ", undone at {r:.2} s (+{:.2} s)",
+                r - at
+            )),
         );
         println!("| recovery (reads) | time |");
         println!("|---|---:|");
@@ -232,7 +234,11 @@ impl Outcome {
         }
         println!(
             "| fault → last failure (error rate zero after) | {} |",
-            if failed_any { secs(last) } else { "no failure".into() }
+            if failed_any {
+                secs(last)
+            } else {
+                "no failure".into()
+            }
         );
         if let Some(r) = restored {
             println!(
@@ -256,7 +262,10 @@ impl Outcome {
                 readiness(samples, at)
             );
         }
-        println!("Discovery at the end (`/metrics`): {}.\n", self.discovery_metrics);
+        println!(
+            "Discovery at the end (`/metrics`): {}.\n",
+            self.discovery_metrics
+        );
         if !self.crashed.is_empty() {
             println!("Exited by themselves: {}.\n", self.crashed.join(", "));
         }
@@ -265,8 +274,16 @@ impl Outcome {
         println!(
             "Verdict: {} (WRONG {wrong}, {}, {}).\n",
             if clean { "clean" } else { "NOT CLEAN" },
-            if recovered_reads { "recovered" } else { "no success after the fault" },
-            if ended_clean { "the last 20 calls answered" } else { "failures at the end" },
+            if recovered_reads {
+                "recovered"
+            } else {
+                "no success after the fault"
+            },
+            if ended_clean {
+                "the last 20 calls answered"
+            } else {
+                "failures at the end"
+            },
         );
         clean
     }

@@ -150,10 +150,10 @@ async fn ready(target: &Target) -> Result<String> {
                     .into_iter()
                     .flat_map(|p| p.files)
                     .collect();
-                if files
-                    .iter()
-                    .any(|f| f.path.contains("hidden-ledger") || f.files.iter().any(|e| e.contains("hidden-ledger")))
-                {
+                if files.iter().any(|f| {
+                    f.path.contains("hidden-ledger")
+                        || f.files.iter().any(|e| e.contains("hidden-ledger"))
+                }) {
                     bail!("the hidden file is listed before any fault: the setup is wrong");
                 }
                 if let Some(skill) = files.iter().find(|f| f.path == SKILL) {
