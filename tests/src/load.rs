@@ -3,13 +3,17 @@
 //! and the latencies of every call (failed ones included) give the percentiles.
 //!
 //! The figures are only ever read as ratios to a baseline (a no-op RPC) measured by the
-//! same function in the same run: absolute numbers depend on the machine.
+//! same function in the same run, taking turns with it: absolute numbers depend on the
+//! machine and on what else runs on it.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
 
 /// How much load one measurement puts on a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,25 +83,70 @@ pub const PERCENTILES: [(&str, f64); 4] = [
     ("p99.9", 0.999),
 ];
 
-/// Runs `load.warmup` then `load.calls` calls of `call` (given the call's number), at
-/// most `load.concurrency` at once. `call` sets its own deadline.
+/// One kind of call, boxed so calls of several kinds can take turns.
+pub type Call = Arc<dyn Fn(usize) -> BoxFuture<'static, Result<(), tonic::Status>> + Send + Sync>;
+
+/// Boxes `call` (given the call's number; it sets its own deadline).
+pub fn call<F, Fut>(call: F) -> Call
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), tonic::Status>> + Send + 'static,
+{
+    Arc::new(move |n| call(n).boxed())
+}
+
+/// Runs `load.warmup` then `load.calls` calls of `call`, at most `load.concurrency`
+/// at once.
 pub async fn measure<F, Fut>(load: Load, call: F) -> Measured
 where
     F: Fn(usize) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<(), tonic::Status>> + Send + 'static,
 {
-    let call = Arc::new(call);
-    if load.warmup > 0 {
-        let _ = drive(load.warmup, load.concurrency, call.clone()).await;
-    }
-    drive(load.calls, load.concurrency, call).await
+    let mut measured = measure_in_turns(load, 1, &[self::call(call)]).await;
+    measured.pop().unwrap_or_else(Measured::empty)
 }
 
-async fn drive<F, Fut>(calls: usize, concurrency: usize, call: Arc<F>) -> Measured
-where
-    F: Fn(usize) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<(), tonic::Status>> + Send + 'static,
-{
+/// Measures every kind of `calls` with `load`, in `rounds` turns: each round makes a
+/// slice of every kind's calls, one kind after the other. On a shared machine the
+/// background load moves within seconds; taking turns gives a call and its baseline
+/// the same background, so their ratio means something.
+pub async fn measure_in_turns(load: Load, rounds: usize, calls: &[Call]) -> Vec<Measured> {
+    for call in calls {
+        if load.warmup > 0 {
+            let _ = drive(load.warmup, load.concurrency, call.clone()).await;
+        }
+    }
+    let rounds = rounds.clamp(1, load.calls.max(1));
+    let mut results: Vec<Measured> = calls.iter().map(|_| Measured::empty()).collect();
+    for round in 0..rounds {
+        // Every slice the same size; the last one takes the remainder.
+        let slice = load.calls / rounds + usize::from(round + 1 == rounds) * (load.calls % rounds);
+        for (call, result) in calls.iter().zip(results.iter_mut()) {
+            let part = drive(slice, load.concurrency, call.clone()).await;
+            result.latencies.extend(part.latencies);
+            result.wall += part.wall;
+            for (code, n) in part.errors {
+                *result.errors.entry(code).or_default() += n;
+            }
+        }
+    }
+    for result in &mut results {
+        result.latencies.sort_unstable();
+    }
+    results
+}
+
+impl Measured {
+    fn empty() -> Self {
+        Self {
+            latencies: Vec::new(),
+            wall: Duration::ZERO,
+            errors: BTreeMap::new(),
+        }
+    }
+}
+
+async fn drive(calls: usize, concurrency: usize, call: Call) -> Measured {
     let tickets = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
@@ -122,11 +171,7 @@ where
             })
         })
         .collect();
-    let mut measured = Measured {
-        latencies: Vec::with_capacity(calls),
-        wall: Duration::ZERO,
-        errors: BTreeMap::new(),
-    };
+    let mut measured = Measured::empty();
     for worker in workers {
         match worker.await {
             Ok((latencies, errors)) => {
@@ -247,5 +292,21 @@ mod tests {
         assert_eq!(measured.latencies.len(), 250);
         assert_eq!(measured.failed(), 25);
         assert_eq!(measured.errors_text(), "UNAVAILABLE×25");
+    }
+
+    #[tokio::test]
+    async fn calls_taking_turns_each_make_exactly_their_calls() {
+        let load = Load {
+            calls: 103,
+            concurrency: 4,
+            warmup: 0,
+        };
+        let ok = call(|_| async { Ok(()) });
+        let denied = call(|_| async { Err(tonic::Status::permission_denied("no")) });
+        let measured = measure_in_turns(load, 10, &[ok, denied]).await;
+        assert_eq!(measured[0].latencies.len(), 103);
+        assert_eq!(measured[0].failed(), 0);
+        assert_eq!(measured[1].latencies.len(), 103);
+        assert_eq!(measured[1].errors_text(), "PERMISSION_DENIED×103");
     }
 }

@@ -6,7 +6,8 @@
 //! at a fixed concurrency of: a no-op (health Check) on discovery, `ListPackages`,
 //! `ActivateSkill`, a no-op on policy (every replica), and policy `Evaluate` with the
 //! project's batch. Prints one markdown table: calls/s and p50/p90/p99/p99.9, each as a
-//! ratio to the no-op of the same server in the same run, and errors by gRPC code.
+//! ratio to the no-op of the same server in the same run (measured in turns with it, so
+//! both see the same background load), and errors by gRPC code.
 //! Every call has a deadline and the call count is fixed, so a run always ends.
 #![forbid(unsafe_code)]
 
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use neuralis_tests::load::{Load, Measured, Row, measure, table_header, table_row};
+use neuralis_tests::load::{Load, Measured, Row, call, measure_in_turns, table_header, table_row};
 
 #[derive(Parser)]
 #[command(about = "Sustained gRPC load, as ratios to a no-op at the same concurrency")]
@@ -44,6 +45,9 @@ struct Options {
     /// Calls in flight at once.
     #[arg(long, env = "GRPC_LOAD_CONCURRENCY", default_value_t = 16)]
     concurrency: usize,
+    /// Turns each measurement is split into, a call and its no-op taking turns.
+    #[arg(long, env = "GRPC_LOAD_ROUNDS", default_value_t = 10)]
+    rounds: usize,
     /// Unmeasured calls before each measurement.
     #[arg(long, env = "GRPC_LOAD_WARMUP", default_value_t = 200)]
     warmup: usize,
@@ -108,11 +112,17 @@ async fn run(options: Options) -> Result<()> {
     };
     println!(
         "project: {files} files ({} tool packages); {} calls per row at concurrency {}, \
-         {} warm-up calls, deadline {} ms\n",
-        options.tools, load.calls, load.concurrency, load.warmup, options.timeout_ms
+         {} warm-up calls, in {} turns with the no-op, deadline {} ms\n",
+        options.tools,
+        load.calls,
+        load.concurrency,
+        load.warmup,
+        options.rounds,
+        options.timeout_ms
     );
     let mut lines = vec![table_header()];
     let mut evaluate = Vec::new();
+    let mut replicas = Vec::new();
     for mode in &options.modes {
         let data = tempfile::tempdir()?;
         let deployment = match mode.as_str() {
@@ -123,9 +133,13 @@ async fn run(options: Options) -> Result<()> {
         };
         let started = Instant::now();
         let rows = measure_mode(&options, load, &deployment, tree.path()).await;
+        let per_replica = topology::evaluations(&deployment).await;
         deployment.stop();
         let rows = rows?;
         eprintln!("{mode}: {:.1} s", started.elapsed().as_secs_f64());
+        replicas.push(format!(
+            "{mode}: Evaluate calls answered per policy replica (direct and from discovery): {per_replica:?}"
+        ));
         for (call, measured, baseline) in &rows {
             lines.push(table_row(&Row {
                 mode,
@@ -139,6 +153,7 @@ async fn run(options: Options) -> Result<()> {
         }
     }
     println!("{}", lines.join("\n"));
+    println!("\n{}", replicas.join("\n"));
     if let Some((_, one, _)) = evaluate.iter().find(|(m, ..)| m == "split-1") {
         println!(
             "\n| policy Evaluate | calls/s | ÷ split-1 | ÷ its no-op |\n| --- | ---: | ---: | ---: |"
@@ -173,24 +188,28 @@ async fn measure_mode(
     let tools = options.tools;
 
     let channel = discovery.clone();
-    let noop_discovery = measure(load, move |_| calls::noop(channel.clone(), timeout)).await;
+    let noop_discovery = call(move |_| calls::noop(channel.clone(), timeout));
     let (channel, token) = (discovery.clone(), member.clone());
-    let list = measure(load, move |_| {
-        calls::list_packages(channel.clone(), token.clone(), timeout)
-    })
-    .await;
+    let list = call(move |_| calls::list_packages(channel.clone(), token.clone(), timeout));
     let (channel, token) = (discovery.clone(), member.clone());
-    let activate = measure(load, move |n| {
-        calls::activate_skill(channel.clone(), token.clone(), timeout, n, tools)
-    })
-    .await;
+    let activate =
+        call(move |n| calls::activate_skill(channel.clone(), token.clone(), timeout, n, tools));
     let channel = policy.clone();
-    let noop_policy = measure(load, move |_| calls::noop(channel.clone(), timeout)).await;
+    let noop_policy = call(move |_| calls::noop(channel.clone(), timeout));
     let channel = policy.clone();
-    let evaluate = measure(load, move |_| {
-        calls::evaluate(channel.clone(), credential.clone(), batch.clone(), timeout)
-    })
-    .await;
+    let evaluate =
+        call(move |_| calls::evaluate(channel.clone(), credential.clone(), batch.clone(), timeout));
+    let mut on_discovery =
+        measure_in_turns(load, options.rounds, &[noop_discovery, list, activate]).await;
+    let mut on_policy = measure_in_turns(load, options.rounds, &[noop_policy, evaluate]).await;
+    let (Some(activate), Some(list), Some(noop_discovery)) =
+        (on_discovery.pop(), on_discovery.pop(), on_discovery.pop())
+    else {
+        anyhow::bail!("a measurement is missing");
+    };
+    let (Some(evaluate), Some(noop_policy)) = (on_policy.pop(), on_policy.pop()) else {
+        anyhow::bail!("a measurement is missing");
+    };
     Ok(vec![
         (
             "no-op (health Check, discovery)",

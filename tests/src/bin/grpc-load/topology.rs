@@ -23,6 +23,8 @@ pub struct Deployment {
     pub sync: SocketAddr,
     /// Every policy replica's address (Evaluate).
     pub policy: Vec<SocketAddr>,
+    /// Every policy replica's admin port (its `/metrics`).
+    pub policy_admin: Vec<SocketAddr>,
     processes: Vec<Process>,
     cleanup: Option<(String, String)>,
 }
@@ -80,6 +82,7 @@ pub fn all_in_one(data: &Path) -> Result<Deployment> {
         discovery: process.grpc,
         sync: process.grpc,
         policy: vec![process.grpc],
+        policy_admin: process.admin.into_iter().collect(),
         processes: vec![process],
         cleanup: None,
     })
@@ -102,6 +105,7 @@ pub fn split(data: &Path, replicas: usize, policy_host: &str) -> Result<Deployme
     let hosts = ["127.0.0.1", "127.0.0.2"];
     let mut processes = Vec::new();
     let mut policy = Vec::new();
+    let mut policy_admin = Vec::new();
     for (i, host) in hosts.iter().take(replicas.clamp(1, 2)).enumerate() {
         let listen = format!("{host}:{port}");
         let process = spawn(
@@ -111,6 +115,7 @@ pub fn split(data: &Path, replicas: usize, policy_host: &str) -> Result<Deployme
             &data.join(format!("policy-{i}")),
         );
         policy.push(process.grpc);
+        policy_admin.extend(process.admin);
         processes.push(process);
     }
     let policy_url = if policy.len() > 1 {
@@ -143,6 +148,7 @@ pub fn split(data: &Path, replicas: usize, policy_host: &str) -> Result<Deployme
         discovery: discovery.grpc,
         sync: sync.grpc,
         policy,
+        policy_admin,
         processes: {
             processes.push(sync);
             processes.push(discovery);
@@ -194,4 +200,23 @@ fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> 
             std::env::temp_dir().display().to_string(),
         ),
     ])
+}
+
+/// `Evaluate` calls each replica answered OK so far, from its latency histogram.
+pub async fn evaluations(deployment: &Deployment) -> Vec<u64> {
+    let mut counts = Vec::new();
+    for admin in &deployment.policy_admin {
+        let (_, text) = neuralis_tests::process::http_get(*admin, "/metrics").await;
+        let count: f64 = text
+            .lines()
+            .filter(|line| {
+                line.starts_with("neuralis_rpc_server_duration_seconds_count")
+                    && line.contains("method=\"Evaluate\"")
+                    && line.contains("code=\"OK\"")
+            })
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        counts.push(count as u64);
+    }
+    counts
 }
