@@ -1,11 +1,13 @@
 //! Readiness that follows what each service needs: discovery answers nothing useful
-//! while policy or sync is unreachable, and sync nothing while its index store is, so
+//! while policy or sync is unreachable, sync nothing while its index store is, and
+//! policy nothing while its access store is, so
 //! each reports NOT_SERVING (gRPC health and `/readyz`) until what it needs answers
 //! again; every service turns NOT_SERVING as soon as the process starts stopping.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use neuralis_access_store::AccessStore;
 use neuralis_host::Shutdown;
 use neuralis_host::admin::Readiness;
 use neuralis_host::grpc::Health;
@@ -25,12 +27,14 @@ pub(crate) enum Probe {
     },
     /// The index store answers a read.
     IndexStore(Arc<dyn IndexStore>),
+    /// The access store answers a read.
+    AccessStore(Arc<dyn AccessStore>),
 }
 
 /// Something services of this process need in order to answer.
 #[derive(Clone)]
 pub(crate) struct Dependency {
-    /// The readiness check's name (`policy`, `sync`, `index_store`).
+    /// The readiness check's name (`policy`, `sync`, `index_store`, `access_store`).
     pub check: &'static str,
     /// The services of this process that cannot answer without it.
     pub needed_by: Vec<&'static str>,
@@ -55,6 +59,11 @@ async fn reachable(probe: &Probe) -> bool {
         // A project name no source can have: one indexed read, no rows.
         Probe::IndexStore(store) => matches!(
             tokio::time::timeout(PROBE_TIMEOUT, store.revision("")).await,
+            Ok(Ok(_))
+        ),
+        // A source id no source can have: one indexed read, no row.
+        Probe::AccessStore(store) => matches!(
+            tokio::time::timeout(PROBE_TIMEOUT, store.source("")).await,
             Ok(Ok(_))
         ),
     }
