@@ -24,6 +24,7 @@ fn file(path: &str, category: Category, id: &str, state: FileState, size: u64) -
         },
         activation_id: String::new(),
         size,
+        allowed_tools: Vec::new(),
     }
 }
 

@@ -261,6 +261,7 @@ impl Discovery {
             files: skill.bundle.clone(),
             directory_uri: at.directory_uri(administrator),
             package_name: package.name.clone(),
+            allowed_tools: skill.allowed_tools.clone(),
         })
     }
 
