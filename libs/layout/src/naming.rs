@@ -177,7 +177,11 @@ mod tests {
             ("a/.claude", ".claude", format!("claude-{}", h("a/.claude"))),
             (".claude", "kit", format!("kit-{}", h(".claude"))),
             ("claude", "claude", format!("claude-{}", h("claude"))),
-            ("packages/helper", "helper", format!("helper-{}", h("packages/helper"))),
+            (
+                "packages/helper",
+                "helper",
+                format!("helper-{}", h("packages/helper")),
+            ),
             ("helper", "helper", format!("helper-{}", h("helper"))),
         ] {
             assert_eq!(package_key(root, name), expected, "{root:?} {name:?}");

@@ -371,7 +371,10 @@ fn a_category_folder_is_never_itself_a_root() {
 fn rule_1_a_usable_manifest_anchors_its_directory_whatever_it_is_called() {
     let layout = group_synced(&[
         ("examples/hooks/hooks.json", "{}"),
-        ("examples/skills/gemini-extension.json", r#"{"name": "ext"}"#),
+        (
+            "examples/skills/gemini-extension.json",
+            r#"{"name": "ext"}"#,
+        ),
         (
             "examples/skills/review/SKILL.md",
             "---\nname: review\n---\n",
@@ -390,6 +393,9 @@ fn rule_1_a_usable_manifest_anchors_its_directory_whatever_it_is_called() {
             ("rules", RootRule::Manifest, "top-rules"),
         ]
     );
-    assert_eq!(contribution(&layout, "examples/skills/review/SKILL.md").id, "review");
+    assert_eq!(
+        contribution(&layout, "examples/skills/review/SKILL.md").id,
+        "review"
+    );
     assert_eq!(contribution(&layout, "rules/skills/a/SKILL.md").id, "a");
 }

@@ -43,7 +43,8 @@ async fn a_package_key_does_not_change_when_another_package_of_its_name_appears(
         before,
         [("helper".into(), package_key("tools/helper", "helper"))]
     );
-    h.index.put("repo", "vendor/helper/skills/b/SKILL.md", SKILL);
+    h.index
+        .put("repo", "vendor/helper/skills/b/SKILL.md", SKILL);
     fakes::publish(&h.bus, neuralis_bus::Phase::Finish, "w").await;
     let after = keys(&h).await;
     assert!(after.contains(&before[0]), "{after:?}");

@@ -169,7 +169,11 @@ impl LocalPolicy {
         }
         let rekeyed = self.store.rekey_packages(&source_id, &moves).await?;
         if rekeyed {
-            tracing::info!(source_id, moved = moves.len(), "package keys moved to stable keys");
+            tracing::info!(
+                source_id,
+                moved = moves.len(),
+                "package keys moved to stable keys"
+            );
         }
         Ok(pb::RekeyPackagesResponse { rekeyed })
     }
