@@ -160,7 +160,7 @@ impl LocalPolicy {
             for (name, value) in [("legacy_key", &legacy), ("key", &key)] {
                 if value.contains('/') {
                     return Err(PolicyError::invalid(
-                        &format!("{field}.{name}"),
+                        format!("{field}.{name}"),
                         "must be one package key, without `/`",
                     ));
                 }
