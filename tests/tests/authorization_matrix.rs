@@ -404,6 +404,12 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             source_id: format!("{P}/never-created.0000000000000000"),
         }
         .encode_to_vec(),
+        // A source never created: re-keying it moves nothing a later cell reads.
+        p::REKEY_PACKAGES => policy::RekeyPackagesRequest {
+            source_id: format!("{P}/never-created.0000000000000000"),
+            moves: Vec::new(),
+        }
+        .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest {
             scope: scope(),
             ..Default::default()

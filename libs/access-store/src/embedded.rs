@@ -9,7 +9,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 
 use crate::records::{self, SnapshotRows};
-use crate::store::MAX_CHAIN_DEPTH;
+use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
 use crate::{
     AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError, schema,
     sql,
@@ -117,6 +117,35 @@ impl AccessStore for EmbeddedStore {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[PackageKeyMove],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let marked = sqlx::query(sql::MARK_REKEYED)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if marked == 0 {
+            return Ok(false);
+        }
+        let prefix = sql::source_key_prefix(source_id);
+        for PackageKeyMove { legacy, key } in moves {
+            let (legacy, key) = (format!("{prefix}{legacy}"), format!("{prefix}{key}"));
+            for statement in sql::REKEY {
+                sqlx::query(statement)
+                    .bind(&legacy)
+                    .bind(&key)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn put_role_grants(

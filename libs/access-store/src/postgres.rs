@@ -8,7 +8,7 @@ use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::records::{self, SnapshotRows};
-use crate::store::MAX_CHAIN_DEPTH;
+use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
 use crate::{
     AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError, schema,
     sql,
@@ -153,6 +153,35 @@ impl AccessStore for PostgresStore {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[PackageKeyMove],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let marked = sqlx::query(sql::MARK_REKEYED)
+            .bind(source_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if marked == 0 {
+            return Ok(false);
+        }
+        let prefix = sql::source_key_prefix(source_id);
+        for PackageKeyMove { legacy, key } in moves {
+            let (legacy, key) = (format!("{prefix}{legacy}"), format!("{prefix}{key}"));
+            for statement in sql::REKEY {
+                sqlx::query(statement)
+                    .bind(&legacy)
+                    .bind(&key)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn put_role_grants(

@@ -33,6 +33,13 @@ pub(crate) fn migrator() -> Migrator {
             include_str!("../migrations/0003_package_keys_by_source_id.sql").into_sql_str(),
             false,
         ),
+        Migration::new(
+            4,
+            Cow::Borrowed("package key rekeys"),
+            MigrationType::Simple,
+            include_str!("../migrations/0004_package_key_rekeys.sql").into_sql_str(),
+            false,
+        ),
     ];
     let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);

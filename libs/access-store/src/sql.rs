@@ -41,6 +41,32 @@ pub(crate) const FORGET_SOURCE_KEYS: [&str; 3] = [
      WHERE substr(package_key, 1, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT)",
 ];
 
+/// Marks source `$1` re-keyed; affects no row when it already was (then nothing moves).
+pub(crate) const MARK_REKEYED: &str =
+    "INSERT INTO access_package_rekeys (source_id) VALUES ($1) ON CONFLICT (source_id) DO NOTHING";
+
+/// The statements moving every row stored under package key `$1` to `$2`: a row whose
+/// target already exists (state set under the new key since the upgrade) keeps the
+/// newer one, and the legacy row is then deleted so no later package named like the
+/// legacy key inherits it.
+pub(crate) const REKEY: [&str; 6] = [
+    "UPDATE access_package_states SET package_key = $2 WHERE package_key = $1 \
+     AND NOT EXISTS (SELECT 1 FROM access_package_states t \
+                      WHERE t.project = access_package_states.project AND t.package_key = $2)",
+    "DELETE FROM access_package_states WHERE package_key = $1",
+    "UPDATE access_agent_overrides SET package_key = $2 WHERE package_key = $1 \
+     AND NOT EXISTS (SELECT 1 FROM access_agent_overrides t \
+                      WHERE t.agent = access_agent_overrides.agent AND t.package_key = $2 \
+                        AND t.file_path = access_agent_overrides.file_path)",
+    "DELETE FROM access_agent_overrides WHERE package_key = $1",
+    "UPDATE access_conversation_overrides SET package_key = $2 WHERE package_key = $1 \
+     AND NOT EXISTS (SELECT 1 FROM access_conversation_overrides t \
+                      WHERE t.conversation = access_conversation_overrides.conversation \
+                        AND t.package_key = $2 \
+                        AND t.file_path = access_conversation_overrides.file_path)",
+    "DELETE FROM access_conversation_overrides WHERE package_key = $1",
+];
+
 /// The prefix of every package key stored under `source_id`.
 pub(crate) fn source_key_prefix(source_id: &str) -> String {
     format!("{source_id}/")

@@ -26,6 +26,15 @@ pub struct FileRef {
     pub path: String,
 }
 
+/// One package key to move (both keys without the `<source_id>/` prefix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageKeyMove {
+    /// What an earlier release keyed the package by.
+    pub legacy: String,
+    /// Its key now.
+    pub key: String,
+}
+
 /// A conversation and, for a delegate child run, its parent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConversationRecord {
@@ -73,6 +82,16 @@ pub trait AccessStore: Send + Sync + 'static {
     /// every package state and file override stored under a package key starting with
     /// `<source_id>/`. Forgetting an unknown source succeeds.
     async fn forget_source(&self, source_id: &str) -> Result<(), StoreError>;
+
+    /// Moves package states and file overrides of `source_id` from legacy package keys
+    /// to the keys of today, once per source: the first call moves every
+    /// `<source_id>/<legacy>` to `<source_id>/<key>` and answers `true`; every later call
+    /// moves nothing and answers `false`. One transaction.
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[PackageKeyMove],
+    ) -> Result<bool, StoreError>;
 
     /// Replaces every grant of `grants.grantor` in `project` (`None`: the grants that apply
     /// in every project). A role's features in a project are those granted in it and

@@ -7,6 +7,10 @@
 //!   packages of the same source collide, as `<id>.<sourceSlug>.<packageKey>`.
 //! - With no installed claimant, the bare id goes to the lexically smallest qualified
 //!   claimant; every claimant stays reachable by its qualified id.
+//! - Two skills of one package with the same id (issue 10) would get the same qualified
+//!   id; each then adds its folder relative to the package root, slugged
+//!   (`<qualified>.<folder>`, `review.repo.skills-review-v2`), so every claimant stays
+//!   reachable.
 //!
 //! Ids are assigned over what this caller can see only, so a denied skill never
 //! shifts anyone's id (and so never reveals that it exists).
@@ -89,7 +93,8 @@ pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
 }
 
 fn qualify(packages: &[PackageView], bare: &str, refs: &[SkillRef]) -> Vec<Claimant> {
-    refs.iter()
+    let claimants = refs
+        .iter()
         .map(|&(pi, fi)| {
             let package = &packages[pi];
             let qualified = match &package.origin {
@@ -112,5 +117,42 @@ fn qualify(packages: &[PackageView], bare: &str, refs: &[SkillRef]) -> Vec<Claim
                 qualified,
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    distinct(claimants, packages)
+}
+
+/// Claimants sharing a qualified id are skills of one package: each adds its folder
+/// relative to the package root (its own, so it does not depend on which other skills
+/// are visible), and an ordinal if even that is shared.
+fn distinct(mut claimants: Vec<Claimant>, packages: &[PackageView]) -> Vec<Claimant> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for claimant in &claimants {
+        *counts.entry(claimant.qualified.clone()).or_default() += 1;
+    }
+    for claimant in claimants.iter_mut() {
+        if counts.get(&claimant.qualified).copied().unwrap_or(0) > 1 {
+            let (pi, fi) = claimant.at;
+            let package = &packages[pi];
+            let path = &package.files[fi].path;
+            let relative = path
+                .strip_prefix(package.root.as_str())
+                .map(|rest| rest.trim_start_matches('/'))
+                .unwrap_or(path);
+            let folder = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
+            claimant.qualified = format!(
+                "{}.{}",
+                claimant.qualified,
+                neuralis_layout::naming::slug(if folder.is_empty() { "root" } else { folder })
+            );
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for claimant in claimants.iter_mut() {
+        let n = seen.entry(claimant.qualified.clone()).or_default();
+        *n += 1;
+        if *n > 1 {
+            claimant.qualified = format!("{}.{n}", claimant.qualified);
+        }
+    }
+    claimants
 }

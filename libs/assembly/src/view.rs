@@ -46,6 +46,9 @@ pub struct FileView {
     pub activation_id: String,
     /// Size in bytes as indexed (hydration budgets with it before reading).
     pub size: u64,
+    /// The `allowed-tools` frontmatter, carried to the host: advisory on a skill,
+    /// enforced on an agent persona (seed 000).
+    pub allowed_tools: Vec<String>,
 }
 
 /// One package that the caller may see, with only the files it may see.

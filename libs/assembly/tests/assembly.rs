@@ -24,6 +24,7 @@ fn file(path: &str, category: Category, id: &str, state: FileState, size: u64) -
         },
         activation_id: String::new(),
         size,
+        allowed_tools: Vec::new(),
     }
 }
 
@@ -139,6 +140,54 @@ fn two_packages_of_one_source_are_qualified_by_package_key() {
     assert_eq!(index.resolve("review.repo.helper"), Some((1, 0)));
     // No installed claimant: the bare id goes to the lexically smallest claimant.
     assert_eq!(index.resolve("review"), Some((0, 0)));
+}
+
+/// DESIGN section 4: every claimant stays reachable, also two skills of one package
+/// with the same id (issue 10): each adds its folder relative to the package root.
+#[test]
+fn every_same_id_claimant_inside_one_package_stays_reachable() {
+    let mut packages = vec![
+        source(
+            "repo",
+            "kit",
+            "kit",
+            vec![
+                skill("kit/review/SKILL.md", "review"),
+                skill("kit/skills/review/SKILL.md", "review"),
+            ],
+        ),
+        source(
+            "repo",
+            "other",
+            "other",
+            vec![skill("other/skills/review/SKILL.md", "review")],
+        ),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    assert_eq!(index.resolve("review.repo.kit.review"), Some((0, 0)));
+    assert_eq!(index.resolve("review.repo.kit.skills-review"), Some((0, 1)));
+    assert_eq!(index.resolve("review.repo.other"), Some((1, 0)));
+    assert_eq!(index.resolve("review"), Some((0, 0)));
+    let mut answered: Vec<_> = [(0, 0), (0, 1), (1, 0)]
+        .iter()
+        .map(|&(p, f)| packages[p].files[f].activation_id.clone())
+        .collect();
+    answered.dedup();
+    assert_eq!(answered.len(), 3, "{answered:?}");
+
+    // Alone in its package, with no rival elsewhere, each still answers.
+    let mut alone = vec![source(
+        "repo",
+        "kit",
+        "kit",
+        vec![
+            skill("kit/review/SKILL.md", "review"),
+            skill("kit/skills/review/SKILL.md", "review"),
+        ],
+    )];
+    let index = assign_activation_ids(&mut alone);
+    assert_eq!(index.resolve("review"), Some((0, 0)));
+    assert_eq!(index.resolve("review.repo.kit.skills-review"), Some((0, 1)));
 }
 
 #[test]

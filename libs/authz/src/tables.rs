@@ -36,6 +36,7 @@ pub mod policy {
         REGISTER_CONVERSATION = "RegisterConversation",
         EVALUATE = "Evaluate",
         FORGET_SOURCE = "ForgetSource",
+        REKEY_PACKAGES = "RekeyPackages",
     });
 
     /// The rules.
@@ -76,6 +77,11 @@ pub mod policy {
             row(EVALUATE, Who::Services, Binding::Project("project_id")),
             row(
                 FORGET_SOURCE,
+                Who::Services,
+                Binding::SourceProject("source_id"),
+            ),
+            row(
+                REKEY_PACKAGES,
                 Who::Services,
                 Binding::SourceProject("source_id"),
             ),

@@ -173,6 +173,34 @@ fn non_first_party_contributions_are_sanitized() {
     assert_eq!(style.category, Category::Rule);
 }
 
+/// Seed 001's directory contract by trust tier (issue 10): a first-party installed
+/// package's `rules/*.md` are always-on rule contributions (`default_enabled`), a
+/// non-first-party package's rules are docs, listed and never injected.
+#[test]
+fn first_party_installed_rules_are_always_on_and_others_are_docs() {
+    let catalog = catalog();
+    let reports = catalog.package("@acme/reports").expect("reports");
+    let style = reports
+        .contributions
+        .files
+        .iter()
+        .find(|c| c.id == "report-style")
+        .expect("rule");
+    assert_eq!(
+        (style.category, style.default_enabled),
+        (Category::Rule, true)
+    );
+    let helper = catalog.package("helper").expect("helper");
+    let strict = helper
+        .contributions
+        .files
+        .iter()
+        .find(|c| c.id == "strict")
+        .expect("strict");
+    assert_eq!(strict.category, Category::Docs);
+    assert_eq!(strict.invocation, neuralis_layout::Invocation::Manual);
+}
+
 #[test]
 fn the_directory_contract_is_discovered_and_files_override_inline_entries() {
     let catalog = catalog();

@@ -95,8 +95,9 @@ impl RootRule {
 pub struct Package {
     /// The display name, per rule (manifest name, dot-dir, directory, source name).
     pub name: String,
-    /// Unique within the layout, derived from the name (and the root when names
-    /// collide); stable whatever the order files come in. Used in collision ids
+    /// Unique within the layout, derived from this package's own root and name only
+    /// ([`crate::naming::package_key`]): adding or removing another package never
+    /// changes it. Used in `policy_key = <source_id>/<key>` and in collision ids
     /// `<id>.<sourceSlug>.<packageKey>`.
     pub key: String,
     pub rule: RootRule,

@@ -209,15 +209,19 @@ fn decide(
         parent.dir.len() + 1
     };
     let relative = dir.get(offset..)?;
-    if !relative.contains('/') && category_folder(relative).is_some() {
-        return None;
-    }
     if skill_folder_of(dir, parent, skills).is_some() {
         return None;
     }
+    // Rule 1 is unconditional (issue 10): a usable manifest anchors its directory
+    // whatever the directory is called, a category folder's name included
+    // (`examples/skills/gemini-extension.json` beside `examples/hooks/`).
     if signal.manifest.is_some() {
-        Some(RootRule::Manifest)
-    } else if is_marker(basename(dir)) {
+        return Some(RootRule::Manifest);
+    }
+    if !relative.contains('/') && category_folder(relative).is_some() {
+        return None;
+    }
+    if is_marker(basename(dir)) {
         Some(RootRule::Marker)
     } else if signal.holds_category_folder {
         Some(RootRule::Category)

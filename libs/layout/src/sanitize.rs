@@ -21,10 +21,15 @@ pub enum Posture {
     Installed(Trust),
 }
 
-/// Applies the trust tier to one contribution. First-party installed packages are
-/// left as they are.
+/// Applies the trust tier to one contribution. A first-party installed package keeps
+/// everything it declares, and its `rules/*.md` are always-on (seed 001's directory
+/// contract: "always-on rule contributions"; the off-by-default rule floor is seed 000's
+/// for synced sources, where a sync must never silently change agent behavior).
 pub fn sanitize(contribution: &mut Contribution, posture: Posture) {
     if posture == Posture::Installed(Trust::FirstParty) {
+        if contribution.category == Category::Rule && !contribution.identity {
+            contribution.default_enabled = true;
+        }
         return;
     }
     contribution.overwrite = false;
@@ -80,10 +85,24 @@ mod tests {
     }
 
     #[test]
-    fn first_party_installed_contributions_are_untouched() {
+    fn first_party_installed_rules_are_always_on_and_otherwise_untouched() {
         let mut c = rule();
         sanitize(&mut c, Posture::Installed(Trust::FirstParty));
-        assert_eq!(c, rule());
+        assert_eq!(
+            c,
+            Contribution {
+                default_enabled: true,
+                ..rule()
+            }
+        );
+        let mut skill = Contribution {
+            category: Category::Skill,
+            default_enabled: true,
+            ..rule()
+        };
+        let before = skill.clone();
+        sanitize(&mut skill, Posture::Installed(Trust::FirstParty));
+        assert_eq!(skill, before);
     }
 
     #[test]

@@ -363,3 +363,39 @@ fn a_category_folder_is_never_itself_a_root() {
     assert_eq!(roots(&layout), [("kit", RootRule::Category, "kit")]);
     assert_eq!(package(&layout, "kit").files.len(), 2);
 }
+
+/// Rule 1 holds for any folder name (issue 10): a usable manifest in a folder named
+/// like a category folder anchors it, and its skill loads (a real extension repository
+/// ships `examples/skills/gemini-extension.json` beside `examples/hooks/`).
+#[test]
+fn rule_1_a_usable_manifest_anchors_its_directory_whatever_it_is_called() {
+    let layout = group_synced(&[
+        ("examples/hooks/hooks.json", "{}"),
+        (
+            "examples/skills/gemini-extension.json",
+            r#"{"name": "ext"}"#,
+        ),
+        (
+            "examples/skills/review/SKILL.md",
+            "---\nname: review\n---\n",
+        ),
+        ("rules/gemini-extension.json", r#"{"name": "top-rules"}"#),
+        ("rules/skills/a/SKILL.md", "---\nname: a\n---\n"),
+    ]);
+    let rooted: Vec<(&str, RootRule, &str)> = roots(&layout)
+        .into_iter()
+        .filter(|(_, rule, _)| *rule == RootRule::Manifest)
+        .collect();
+    assert_eq!(
+        rooted,
+        [
+            ("examples/skills", RootRule::Manifest, "ext"),
+            ("rules", RootRule::Manifest, "top-rules"),
+        ]
+    );
+    assert_eq!(
+        contribution(&layout, "examples/skills/review/SKILL.md").id,
+        "review"
+    );
+    assert_eq!(contribution(&layout, "rules/skills/a/SKILL.md").id, "a");
+}

@@ -143,6 +143,38 @@ proptest! {
         prop_assert_eq!(before, keys.len());
     }
 
+    /// Issue 10, stable keys: a package's key is a function of its own root and name,
+    /// so adding or removing any other package (here a second generated tree placed
+    /// beside it, which forms packages of the same names elsewhere) never changes it.
+    #[test]
+    fn adding_or_removing_another_package_never_changes_a_key(
+        files in tree(),
+        others in tree(),
+        prefix in proptest::sample::select(&["a", "b", "zz", ".claude", "a/b"][..]),
+    ) {
+        let alone = layout(&files);
+        let mut both: Vec<IndexedFile> = files.clone();
+        let taken: std::collections::BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
+        for other in others {
+            let mut moved = other.clone();
+            moved.path = format!("{prefix}/{}", other.path);
+            if !taken.contains(&moved.path) {
+                both.push(moved);
+            }
+        }
+        both.sort_by(|a, b| a.path.cmp(&b.path));
+        let together = layout(&both);
+        for package in &alone.packages {
+            prop_assert_eq!(&package.key, &neuralis_layout::naming::package_key(&package.root, &package.name));
+            if let Some(same) = together.packages.iter().find(|p| p.root == package.root && p.name == package.name) {
+                prop_assert_eq!(&same.key, &package.key, "root {:?}", package.root);
+            }
+        }
+        for package in &together.packages {
+            prop_assert_eq!(&package.key, &neuralis_layout::naming::package_key(&package.root, &package.name));
+        }
+    }
+
     /// "a false no would let discovery serve stale packages": when the predicate says
     /// a write cannot move a package, adding, changing or removing that file leaves
     /// the packages exactly as they were.

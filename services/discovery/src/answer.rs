@@ -290,6 +290,7 @@ fn file_view(candidate: &Candidate<'_>, file: &Contribution, state: FileState) -
         bundle: Vec::new(),
         activation_id: String::new(),
         size,
+        allowed_tools: file.allowed_tools.clone(),
     }
 }
 

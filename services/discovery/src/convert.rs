@@ -72,6 +72,7 @@ fn file(view: &FileView) -> pb::PackageFile {
         default_enabled: view.default_enabled,
         files: view.bundle.clone(),
         activation_id: view.activation_id.clone(),
+        allowed_tools: view.allowed_tools.clone(),
     }
 }
 

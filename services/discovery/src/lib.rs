@@ -28,6 +28,7 @@ mod answer;
 mod candidates;
 mod convert;
 mod reading;
+mod rekey;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

@@ -139,6 +139,17 @@ pub trait AccessPort: Send + Sync + 'static {
         conversation: Option<&str>,
         request: EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError>;
+
+    /// Moves the source's stored package states from legacy package keys to today's,
+    /// once per source (policy answers `true` the first time). Nothing to move by
+    /// default: a port without a store behind it keeps no state.
+    async fn rekey_packages(
+        &self,
+        _source_id: &str,
+        _moves: &[neuralis_layout::naming::KeyMove],
+    ) -> Result<bool, DiscoveryError> {
+        Ok(false)
+    }
 }
 
 /// One installed package as the catalog loaded it.

@@ -28,6 +28,7 @@ pub struct DiscoveryParts {
 /// The discovery service.
 pub struct Discovery {
     parts: DiscoveryParts,
+    rekeyed: crate::rekey::Rekeyed,
 }
 
 /// The validated `Scope` of a request.
@@ -62,7 +63,10 @@ impl Scope {
 impl Discovery {
     /// Discovery over its parts.
     pub fn new(parts: DiscoveryParts) -> Self {
-        Self { parts }
+        Self {
+            parts,
+            rekeyed: Default::default(),
+        }
     }
 
     /// Sync's index feed.
@@ -116,6 +120,9 @@ impl Discovery {
             .inventory
             .snapshot(&scope.project, &sources, self.parts.index.as_ref())
             .await?;
+        self.rekeyed
+            .ensure(self.parts.access.as_ref(), &snapshot)
+            .await;
         let batch = candidates::build(
             &scope.project,
             self.parts.catalog.packages(),
@@ -254,6 +261,7 @@ impl Discovery {
             files: skill.bundle.clone(),
             directory_uri: at.directory_uri(administrator),
             package_name: package.name.clone(),
+            allowed_tools: skill.allowed_tools.clone(),
         })
     }
 

@@ -321,3 +321,44 @@ async fn a_request_without_a_project_names_the_field() {
         .await;
     assert_eq!(answer, Err(DiscoveryError::invalid("scope", "is required")));
 }
+
+/// Seed 000: `allowed-tools` is advisory on a skill and enforced on an `agents/*.md`
+/// persona, synced ones included, so it leaves discovery: on every listed file and on
+/// the activation answer (issue 10).
+#[tokio::test]
+async fn allowed_tools_leave_discovery_on_listed_files_and_activation() {
+    let h = harness().await;
+    h.index.put(
+        "repo",
+        ".claude/skills/review/SKILL.md",
+        "---\nname: review\nallowed-tools: Read, Grep\n---\nRead the diff.\n",
+    );
+    h.index.put(
+        "repo",
+        ".claude/agents/auditor.md",
+        "---\nname: auditor\nallowed-tools:\n  - Read\n---\nAudit.\n",
+    );
+    let answer = h.discovery.list_packages(good(), list()).await.unwrap();
+    let files = &answer.packages[0].files;
+    let tools = |path: &str| {
+        files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.allowed_tools.clone())
+            .unwrap()
+    };
+    assert_eq!(tools(".claude/skills/review/SKILL.md"), ["Read", "Grep"]);
+    assert_eq!(tools(".claude/agents/auditor.md"), ["Read"]);
+    let skill = h
+        .discovery
+        .activate_skill(
+            good(),
+            pb::ActivateSkillRequest {
+                scope: scope(),
+                skill_id: "review".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(skill.allowed_tools, ["Read", "Grep"]);
+}

@@ -204,3 +204,25 @@ fn an_installed_package_directory_is_one_manifest_package() {
     assert_eq!(packages[0]["name"], "helper");
     assert_eq!(packages[0]["files"][0]["path"], "skills/deploy/SKILL.md");
 }
+
+/// Seed 001 by trust tier (issue 10): `--installed first-party` shows a first-party
+/// package's `rules/*.md` as always-on rules; below first-party they are docs.
+#[test]
+fn first_party_installed_rules_are_always_on_and_lower_tiers_see_docs() {
+    let dir = fixture("installed/host/node_modules/@acme/reports");
+    let rule = |trust: &str| {
+        let report: Value =
+            serde_json::from_str(&inspect(&dir, &["--json", "--installed", trust])).unwrap();
+        let files = report["packages"][0]["files"].as_array().unwrap().clone();
+        let style = files
+            .into_iter()
+            .find(|f| f["path"] == "rules/style.md")
+            .unwrap();
+        (
+            style["category"].as_str().unwrap().to_owned(),
+            style["default_enabled"].as_bool().unwrap(),
+        )
+    };
+    assert_eq!(rule("first-party"), ("rule".to_owned(), true));
+    assert_eq!(rule("trusted").0, "docs");
+}

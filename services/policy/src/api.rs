@@ -114,6 +114,14 @@ pub trait PolicyApi: Send + Sync + 'static {
         token: BearerToken,
         request: pb::ForgetSourceRequest,
     ) -> Result<pb::ForgetSourceResponse, PolicyError>;
+
+    /// Moves a source's stored states from legacy package keys to stable ones, once per
+    /// source (services only).
+    async fn rekey_packages(
+        &self,
+        token: BearerToken,
+        request: pb::RekeyPackagesRequest,
+    ) -> Result<pb::RekeyPackagesResponse, PolicyError>;
 }
 
 impl From<neuralis_authz::Denial> for PolicyError {

@@ -133,6 +133,14 @@ impl PolicyApi for InProcessPolicy {
         admitted!(self, rpc::EVALUATE, evaluate, token, request)
     }
 
+    async fn rekey_packages(
+        &self,
+        token: BearerToken,
+        request: pb::RekeyPackagesRequest,
+    ) -> Result<pb::RekeyPackagesResponse, PolicyError> {
+        admitted!(self, rpc::REKEY_PACKAGES, rekey_packages, token, request)
+    }
+
     async fn forget_source(
         &self,
         token: BearerToken,

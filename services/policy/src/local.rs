@@ -147,6 +147,42 @@ impl LocalPolicy {
         Ok(pb::ForgetSourceResponse {})
     }
 
+    /// Moves a source's package states and overrides from legacy package keys to the
+    /// stable ones, once per source (services only; issue 10). Keys are single segments
+    /// of a package key, never a path: a key with `/` would reach another source's rows.
+    pub async fn rekey_packages(
+        &self,
+        permit: &Permit,
+        request: pb::RekeyPackagesRequest,
+    ) -> Result<pb::RekeyPackagesResponse, PolicyError> {
+        let source_id = convert::required(request.source_id, "source_id")?;
+        permit.for_source(&source_id)?;
+        let mut moves = Vec::with_capacity(request.moves.len());
+        for (index, item) in request.moves.into_iter().enumerate() {
+            let field = format!("moves[{index}]");
+            let legacy = convert::required(item.legacy_key, &format!("{field}.legacy_key"))?;
+            let key = convert::required(item.key, &format!("{field}.key"))?;
+            for (name, value) in [("legacy_key", &legacy), ("key", &key)] {
+                if value.contains('/') {
+                    return Err(PolicyError::invalid(
+                        format!("{field}.{name}"),
+                        "must be one package key, without `/`",
+                    ));
+                }
+            }
+            moves.push(neuralis_access_store::PackageKeyMove { legacy, key });
+        }
+        let rekeyed = self.store.rekey_packages(&source_id, &moves).await?;
+        if rekeyed {
+            tracing::info!(
+                source_id,
+                moved = moves.len(),
+                "package keys moved to stable keys"
+            );
+        }
+        Ok(pb::RekeyPackagesResponse { rekeyed })
+    }
+
     /// Replaces a grantor's role grants in one project (administrators of the project)
     /// or, with no project, in every project (platform-wide administrators).
     pub async fn put_role_grants(

@@ -60,4 +60,31 @@ impl AccessPort for PolicyAccess {
             .map_err(from_policy)?;
         evaluation_from_proto(response, &request).map_err(from_policy)
     }
+
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[neuralis_layout::naming::KeyMove],
+    ) -> Result<bool, DiscoveryError> {
+        let credential = self
+            .signer
+            .credential()
+            .map_err(|error| DiscoveryError::Internal(format!("service credential: {error}")))?;
+        let request = neuralis_proto::policy::v1::RekeyPackagesRequest {
+            source_id: source_id.to_owned(),
+            moves: moves
+                .iter()
+                .map(|m| neuralis_proto::policy::v1::PackageKeyMove {
+                    legacy_key: m.legacy.clone(),
+                    key: m.key.clone(),
+                })
+                .collect(),
+        };
+        let response = self
+            .policy
+            .rekey_packages(credential, request)
+            .await
+            .map_err(from_policy)?;
+        Ok(response.rekeyed)
+    }
 }

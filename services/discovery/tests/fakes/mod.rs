@@ -210,10 +210,26 @@ pub struct FakeAccess {
     pub denied: Mutex<HashSet<String>>,
     pub down: std::sync::atomic::AtomicBool,
     pub calls: AtomicUsize,
+    /// Every re-key request: (source id, moves).
+    pub rekeys: Mutex<Vec<(String, Vec<neuralis_layout::naming::KeyMove>)>>,
 }
 
 #[async_trait]
 impl AccessPort for FakeAccess {
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[neuralis_layout::naming::KeyMove],
+    ) -> Result<bool, DiscoveryError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(DiscoveryError::Unavailable("policy down".into()));
+        }
+        let mut rekeys = self.rekeys.lock().unwrap();
+        let first = !rekeys.iter().any(|(id, _)| id == source_id);
+        rekeys.push((source_id.to_owned(), moves.to_vec()));
+        Ok(first)
+    }
+
     async fn evaluate(
         &self,
         caller: &Caller,

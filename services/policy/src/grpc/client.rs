@@ -136,6 +136,14 @@ impl PolicyApi for PolicyGrpcClient {
         call!(self, evaluate, token, request)
     }
 
+    async fn rekey_packages(
+        &self,
+        token: BearerToken,
+        request: pb::RekeyPackagesRequest,
+    ) -> Result<pb::RekeyPackagesResponse, PolicyError> {
+        call!(self, rekey_packages, token, request)
+    }
+
     async fn forget_source(
         &self,
         token: BearerToken,

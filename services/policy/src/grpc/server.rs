@@ -107,6 +107,13 @@ impl PolicyService for PolicyGrpcServer {
         forward!(self, evaluate, request)
     }
 
+    async fn rekey_packages(
+        &self,
+        request: Request<pb::RekeyPackagesRequest>,
+    ) -> Result<Response<pb::RekeyPackagesResponse>, Status> {
+        forward!(self, rekey_packages, request)
+    }
+
     async fn forget_source(
         &self,
         request: Request<pb::ForgetSourceRequest>,

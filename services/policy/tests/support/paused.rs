@@ -41,6 +41,13 @@ impl AccessStore for PausedReads {
     async fn forget_source(&self, source_id: &str) -> Result<(), StoreError> {
         self.inner.forget_source(source_id).await
     }
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[neuralis_access_store::PackageKeyMove],
+    ) -> Result<bool, StoreError> {
+        self.inner.rekey_packages(source_id, moves).await
+    }
     async fn put_role_grants(
         &self,
         project: Option<&str>,
