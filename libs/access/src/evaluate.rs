@@ -16,12 +16,12 @@ use std::collections::HashMap;
 use neuralis_layout::{Category, default_state};
 
 use crate::candidate::CheckedBatch;
+use crate::overrides::PackageOverrides;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
     Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, privacy,
 };
-use crate::overrides::PackageOverrides;
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
 /// depends only on its candidate (and, for a package, on the set of its files), so the

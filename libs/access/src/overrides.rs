@@ -57,7 +57,9 @@ impl FileOverrides {
 
     /// Whether no override is recorded.
     pub fn is_empty(&self) -> bool {
-        self.by_package.values().all(|overrides| overrides.0.is_empty())
+        self.by_package
+            .values()
+            .all(|overrides| overrides.0.is_empty())
     }
 }
 

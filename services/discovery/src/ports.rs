@@ -102,7 +102,7 @@ pub trait AccessPort: Send + Sync + 'static {
         &self,
         caller: &Caller,
         conversation: Option<&str>,
-        request: EvaluationRequest,
+        request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError>;
 }
 

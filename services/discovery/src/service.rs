@@ -14,6 +14,7 @@ use crate::config::DiscoverySettings;
 use crate::convert;
 use crate::inventory::InventoryShell;
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
+use crate::prepared::{Prepared, PreparedAnswers};
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -28,6 +29,8 @@ pub struct DiscoveryParts {
 /// The discovery service.
 pub struct Discovery {
     parts: DiscoveryParts,
+    /// What every caller's answer shares, per inventory snapshot (never a decision).
+    prepared: PreparedAnswers,
 }
 
 /// The validated `Scope` of a request.
@@ -62,7 +65,10 @@ impl Scope {
 impl Discovery {
     /// Discovery over its parts.
     pub fn new(parts: DiscoveryParts) -> Self {
-        Self { parts }
+        Self {
+            parts,
+            prepared: PreparedAnswers::default(),
+        }
     }
 
     /// Sync's index feed.
@@ -110,27 +116,31 @@ impl Discovery {
             tracing::info!(outcome, "discovery answered empty");
             return Ok(None);
         }
+        // Re-read on every request: a source's scope and privacy patterns decide
+        // access, and a changed one must never meet a prepared answer made before.
         let sources = self.parts.index.sources(&scope.project).await?;
         let snapshot = self
             .parts
             .inventory
             .snapshot(&scope.project, &sources, self.parts.index.as_ref())
             .await?;
-        let batch = candidates::build(
-            &scope.project,
-            self.parts.catalog.packages(),
-            &sources,
-            &snapshot,
-        );
-        // Access is decided now, after the inventory read: a change committed before
-        // this moment is honoured even if the request started earlier.
+        let prepared = self.prepared.get(&scope.project, &snapshot, &sources, || {
+            Prepared::new(candidates::build(
+                &scope.project,
+                self.parts.catalog.packages(),
+                &sources,
+                &snapshot,
+            ))
+        });
+        // Access is decided now, for this caller, after the inventory read: a change
+        // committed before this moment is honoured even if the request started earlier.
         let evaluation = self
             .parts
             .access
-            .evaluate(caller, scope.conversation.as_deref(), batch.request.clone())
+            .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
         Ok(Some(Decided {
-            answer: assemble(&batch, &evaluation)?,
+            answer: assemble(&prepared, &evaluation)?,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
         }))
     }

@@ -10,15 +10,16 @@ use anyhow::{Context, Result, bail};
 use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::InvalidationBus;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
-use neuralis_discovery::adapters::{LoadedCatalog, PolicyAccess, SyncIndex};
+use neuralis_discovery::adapters::{LinkedAccess, LoadedCatalog, PolicyAccess, SyncIndex};
 use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
+use neuralis_discovery::ports::AccessPort;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
 use neuralis_host::peer::{PeerChannel, SystemResolver, peer_channel};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
-use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
+use neuralis_policy::{InProcessPolicy, PolicyApi, PolicyGrpcClient, PolicyService};
 use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::IndexFeedGrpcClient;
 use neuralis_sync::{AccessForgetter, IndexFeedApi, SourceApi, SyncParts, SyncService};
@@ -70,6 +71,7 @@ pub(crate) async fn wire(
     let mut remote = Vec::new();
 
     let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
+    let mut policy_linked: Option<Arc<InProcessPolicy>> = None;
     if targets.runs(Target::Policy) {
         let mut config = settings.policy.clone();
         if let neuralis_access_store::StoreConfig::Embedded { path } = &mut config.store {
@@ -78,7 +80,9 @@ pub(crate) async fn wire(
         let service = PolicyService::from_config(&config, keys.verifiers.clone())
             .await
             .context("starting policy")?;
-        policy_local = Some(service.api() as Arc<dyn PolicyApi>);
+        let api = service.api();
+        policy_linked = Some(Arc::clone(&api));
+        policy_local = Some(api as Arc<dyn PolicyApi>);
         routes = routes.add_service(service.into_server());
         names.push(neuralis_policy::SERVICE_NAME);
     }
@@ -136,8 +140,17 @@ pub(crate) async fn wire(
                 Arc::new(IndexFeedGrpcClient::new(channel))
             }
         };
-        let policy: Arc<dyn PolicyApi> = match policy_local {
-            Some(local) => local,
+        let signer = Arc::new(keys.signer("discovery")?);
+        let access: Arc<dyn AccessPort> = match policy_linked {
+            // Policy runs here: asked in domain terms, discovery's credential decided
+            // by policy's gate once, now.
+            Some(linked) => {
+                let credential = signer.credential().context("discovery's credential")?;
+                let evaluate = linked
+                    .linked_evaluate(&credential)
+                    .context("policy refused discovery's service credential")?;
+                Arc::new(LinkedAccess::new(evaluate))
+            }
             None => {
                 let (channel, client) = policy_client(settings, peers)?;
                 remote.push(Dependency {
@@ -148,7 +161,7 @@ pub(crate) async fn wire(
                         service: neuralis_policy::SERVICE_NAME,
                     },
                 });
-                client
+                Arc::new(PolicyAccess::new(client, signer.clone()))
             }
         };
         let bus = match bus {
@@ -157,8 +170,7 @@ pub(crate) async fn wire(
                 .await
                 .context("connecting the bus")?,
         };
-        let signer = Arc::new(keys.signer("discovery")?);
-        let discovery = discovery(settings, feed, policy, bus, signer).await?;
+        let discovery = discovery(settings, feed, access, bus, signer).await?;
         let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
         clients.discovery = Some(
             Arc::new(InProcessDiscovery::new(gate.clone(), discovery.clone()))
@@ -254,7 +266,7 @@ async fn sync(
 async fn discovery(
     settings: &NodeSettings,
     feed: Arc<dyn IndexFeedApi>,
-    policy: Arc<dyn PolicyApi>,
+    access: Arc<dyn AccessPort>,
     bus: Arc<dyn InvalidationBus>,
     signer: Arc<ServiceSigner>,
 ) -> Result<Arc<Discovery>> {
@@ -281,8 +293,8 @@ async fn discovery(
             .context("subscribing to invalidation events")?,
     );
     Ok(Arc::new(Discovery::new(DiscoveryParts {
-        index: Arc::new(SyncIndex::new(feed, signer.clone())),
-        access: Arc::new(PolicyAccess::new(policy, signer)),
+        index: Arc::new(SyncIndex::new(feed, signer)),
+        access,
         catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
         inventory,
         settings: settings.discovery.clone(),
