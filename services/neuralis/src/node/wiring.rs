@@ -30,6 +30,7 @@ use super::forget::PolicyForgetter;
 use super::keys;
 use super::readiness::{Dependency, Probe};
 use super::settings::NodeSettings;
+use super::subscription::{self, BusSource};
 use super::target::{Target, Targets};
 
 /// In-process clients of the services a node runs (or reaches), every call decided by
@@ -80,6 +81,16 @@ pub(crate) async fn wire(
         let service = PolicyService::from_config(&config, keys.verifiers.clone())
             .await
             .context("starting policy")?;
+        // Policy answers nothing without its store; nor does discovery beside it.
+        let mut needed_by = vec![neuralis_policy::SERVICE_NAME];
+        if targets.runs(Target::Discovery) {
+            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
+        }
+        remote.push(Dependency {
+            check: "access_store",
+            needed_by,
+            probe: Probe::AccessStore(service.store()),
+        });
         let api = service.api();
         policy_linked = Some(Arc::clone(&api));
         policy_local = Some(api as Arc<dyn PolicyApi>);
@@ -165,10 +176,8 @@ pub(crate) async fn wire(
             }
         };
         let bus = match bus {
-            Some(bus) => bus,
-            None => neuralis_sync::service::open_bus(&settings.sync.bus)
-                .await
-                .context("connecting the bus")?,
+            Some(bus) => BusSource::Shared(bus),
+            None => BusSource::Configured(settings.sync.bus.clone()),
         };
         let discovery = discovery(settings, feed, access, bus, signer).await?;
         let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
@@ -267,7 +276,7 @@ async fn discovery(
     settings: &NodeSettings,
     feed: Arc<dyn IndexFeedApi>,
     access: Arc<dyn AccessPort>,
-    bus: Arc<dyn InvalidationBus>,
+    bus: BusSource,
     signer: Arc<ServiceSigner>,
 ) -> Result<Arc<Discovery>> {
     let installed = &settings.discovery.installed;
@@ -287,11 +296,7 @@ async fn discovery(
         tracing::warn!(root = %rejection.root, errors = rejection.errors.len(), "installed package rejected");
     }
     let inventory = InventoryShell::new(settings.discovery.inventory.settings());
-    inventory.attach(
-        bus.subscribe()
-            .await
-            .context("subscribing to invalidation events")?,
-    );
+    subscription::follow(&inventory, bus).await?;
     Ok(Arc::new(Discovery::new(DiscoveryParts {
         index: Arc::new(SyncIndex::new(feed, signer)),
         access,
