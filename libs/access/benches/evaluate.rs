@@ -1,6 +1,6 @@
 //! In-process decisions per second: one batch of 10,000 files in 100 packages, under a
-//! source policy of 50 path rules, against the same batch under a policy with no rules
-//! (the baseline, measured in the same run).
+//! source policy of 50 path rules and one of 500, against the same batch under a policy
+//! with no rules (the baseline, measured in the same run).
 //!
 //! `cargo bench -p neuralis-access --bench evaluate`
 #![allow(clippy::unwrap_used)]
@@ -107,6 +107,51 @@ fn fifty_rules() -> Vec<PathRule> {
         .collect()
 }
 
+/// 500 rules (issue 13): each of the 100 packages carries one rule of each of the five
+/// kinds of [`fifty_rules`], scoped to its own root (a policy written per package, as
+/// a large project's is), and one rule in a hundred opens with `**`, so it must be tried
+/// on every path.
+fn five_hundred_rules() -> Vec<PathRule> {
+    (0..500)
+        .map(|r| {
+            let (cycle, package) = (r / PACKAGES, r % PACKAGES);
+            let root = format!("team{}/pkg{package}", package % 10);
+            if package == PACKAGES - 1 {
+                return PathRule {
+                    read: Some(false),
+                    ..PathRule::new(format!("**/private{cycle}/**"))
+                };
+            }
+            match (package + cycle) % 5 {
+                0 => PathRule {
+                    read: Some(false),
+                    ..PathRule::new(format!("{root}/rules/**"))
+                },
+                1 => PathRule {
+                    read: Some(true),
+                    roles: vec!["member".into()],
+                    ..PathRule::new(format!("{root}/skills/*/SKILL.md"))
+                },
+                2 => PathRule {
+                    read: Some(false),
+                    agents: vec!["a9".into()],
+                    ..PathRule::new(format!("{root}/**"))
+                },
+                3 => PathRule {
+                    read: Some(true),
+                    override_rule: true,
+                    ..PathRule::new(format!("{root}/docs/**"))
+                },
+                _ => PathRule {
+                    read: Some(false),
+                    floor: true,
+                    ..PathRule::new(format!("{root}/secret/**"))
+                },
+            }
+        })
+        .collect()
+}
+
 fn snapshot(paths: Vec<PathRule>) -> AccessSnapshot {
     let mut snapshot = AccessSnapshot::default();
     let policy = UriPolicy {
@@ -140,6 +185,7 @@ fn decisions_per_second(c: &mut Criterion) {
     for (name, rules) in [
         ("baseline_no_rules", Vec::new()),
         ("fifty_path_rules", fifty_rules()),
+        ("five_hundred_path_rules", five_hundred_rules()),
     ] {
         let state = snapshot(rules);
         group.bench_function(name, |b| {

@@ -6,8 +6,7 @@
 //! breaking ties, `override: true` rules last; then every matching floor forces its false
 //! capabilities.
 
-use std::collections::HashMap;
-
+use crate::prefix_tree::PrefixTree;
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
 /// A validated policy with its patterns parsed, borrowing its rules from the policy:
@@ -29,7 +28,8 @@ impl<'a> CompiledPolicy<'a> {
     }
 
     /// The policy as `caller` sees it: the rules that name the caller (or everyone), in
-    /// the order they apply, and every floor.
+    /// the order they apply, and every floor, each filed under the literal prefix of its
+    /// pattern and under each capability it sets.
     pub fn for_caller(self, caller: &Caller) -> CallerPolicy<'a> {
         let mut applied: Vec<usize> = (0..self.rules.len())
             .filter(|at| {
@@ -41,18 +41,45 @@ impl<'a> CompiledPolicy<'a> {
             let (pattern, rule) = &self.rules[*at];
             (rule.override_rule, pattern.specificity(), *at)
         });
-        let floors: Vec<usize> = (0..self.rules.len())
-            .filter(|at| self.rules[*at].1.floor)
-            .collect();
+        let mut tree: PrefixTree<'a, Filed> = PrefixTree::new();
+        for (rank, at) in applied.into_iter().enumerate() {
+            let filed = tree.at(literal_prefix(&self.rules[at]));
+            for (capability, change) in self.rules[at].1.changes().into_iter().enumerate() {
+                if let Some(allow) = change {
+                    // Ranks ascend as rules are filed, so every list stays sorted.
+                    filed.applied[capability].push(Ranked {
+                        rank,
+                        allow,
+                        rule: at,
+                    });
+                }
+            }
+        }
+        for (at, entry) in self.rules.iter().enumerate() {
+            if !entry.1.floor {
+                continue;
+            }
+            let filed = tree.at(literal_prefix(entry));
+            for (capability, change) in entry.1.changes().into_iter().enumerate() {
+                if change == Some(false) {
+                    filed.floors[capability].push(at);
+                }
+            }
+        }
         CallerPolicy {
             default: self.default,
-            applied_index: FirstSegmentIndex::new(applied.iter().map(|at| &self.rules[*at].0)),
-            floor_index: FirstSegmentIndex::new(floors.iter().map(|at| &self.rules[*at].0)),
-            applied,
-            floors,
             rules: self.rules,
+            tree,
         }
     }
+}
+
+/// The leading literal segments of a rule's pattern, borrowed from the policy (a valid
+/// pattern's text splits into exactly its parsed segments).
+fn literal_prefix<'a>(
+    (pattern, rule): &(PathPattern, &'a PathRule),
+) -> impl Iterator<Item = &'a str> + use<'a> {
+    rule.pattern.split('/').take(pattern.prefix_len())
 }
 
 /// Whether a rule's `roles` and `agents` include the caller (empty means everyone).
@@ -68,51 +95,27 @@ pub struct CallerPolicy<'a> {
     default: Capabilities,
     /// Every rule, in declaration order.
     rules: Vec<(PathPattern, &'a PathRule)>,
-    /// The positions of the rules that apply to the caller, in the order they apply.
-    applied: Vec<usize>,
-    applied_index: FirstSegmentIndex,
-    /// The positions of the floors.
-    floors: Vec<usize>,
-    floor_index: FirstSegmentIndex,
+    /// The rules that apply to the caller and the floors, by literal prefix.
+    tree: PrefixTree<'a, Filed>,
 }
 
-/// The rules that can match a path, by the path's first segment: a rule whose pattern
-/// opens with a literal segment is listed under it, every other rule under `anywhere`.
-/// Both lists keep the rules' order, so a path's candidates are two sorted lists.
+/// The rules filed at one prefix, per capability (`read`, `write`, `exec`).
 #[derive(Debug, Clone, Default)]
-struct FirstSegmentIndex {
-    by_first: HashMap<String, Vec<usize>>,
-    anywhere: Vec<usize>,
+struct Filed {
+    /// The rules that apply to the caller and set the capability, by ascending rank
+    /// (the order they apply in).
+    applied: [Vec<Ranked>; 3],
+    /// The floors that deny the capability (positions in the policy).
+    floors: [Vec<usize>; 3],
 }
 
-impl FirstSegmentIndex {
-    fn new<'p>(patterns: impl Iterator<Item = &'p PathPattern>) -> Self {
-        let mut index = FirstSegmentIndex::default();
-        for (at, pattern) in patterns.enumerate() {
-            match pattern.first_literal() {
-                Some(first) => index.by_first.entry(first.to_owned()).or_default().push(at),
-                None => index.anywhere.push(at),
-            }
-        }
-        index
-    }
-
-    /// The positions of the rules that may match `path`, last to apply first.
-    fn candidates_backwards<'a>(&'a self, path: &[&str]) -> impl Iterator<Item = usize> + 'a {
-        let listed: &[usize] = path
-            .first()
-            .and_then(|first| self.by_first.get(*first))
-            .map_or(&[], Vec::as_slice);
-        let (mut listed, mut anywhere) = (
-            listed.iter().rev().peekable(),
-            self.anywhere.iter().rev().peekable(),
-        );
-        std::iter::from_fn(move || match (listed.peek(), anywhere.peek()) {
-            (Some(a), Some(b)) if a > b => listed.next().copied(),
-            (Some(_), None) => listed.next().copied(),
-            _ => anywhere.next().copied(),
-        })
-    }
+/// A rule that sets a capability, with its place in the order rules apply in.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    rank: usize,
+    allow: bool,
+    /// The position of the rule in the policy.
+    rule: usize,
 }
 
 impl CallerPolicy<'_> {
@@ -130,28 +133,33 @@ impl CallerPolicy<'_> {
         self.decide(path, Capability::Read)
     }
 
-    /// One capability of `path`. Walks the candidate rules from the last to apply back to
-    /// the first and stops at the first that matches and sets the capability: the last
-    /// rule that sets it is the one that wins, so this equals applying them forwards. Any
-    /// matching floor that denies it then has the final word.
+    /// One capability of `path`. The rule that wins is the last to apply among those
+    /// that match and set the capability; at each node along the path its rules are
+    /// walked from the last to apply back, stopping at the first that matches or at a
+    /// rank already beaten, so this equals applying every rule forwards. Any matching
+    /// floor that denies the capability then has the final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
-        let ruled = self
-            .applied_index
-            .candidates_backwards(path)
-            .map(|at| &self.rules[self.applied[at]])
-            .find_map(|(pattern, rule)| capability.of(rule).filter(|_| pattern.matches(path)));
-        let allowed = ruled.unwrap_or(capability.of_default(self.default));
-        let floored = || {
-            self.floor_index
-                .candidates_backwards(path)
-                .map(|at| &self.rules[self.floors[at]])
-                .any(|(pattern, rule)| capability.of(rule) == Some(false) && pattern.matches(path))
-        };
-        allowed && !floored()
+        let at = capability as usize;
+        let mut winner: Option<&Ranked> = None;
+        let mut floored = false;
+        for (filed, depth) in self.tree.along(path) {
+            let tail = &path[depth..];
+            let matches = |rule: usize| self.rules[rule].0.matches_after_prefix(tail);
+            let beats = |ranked: &&Ranked| winner.is_none_or(|best| ranked.rank > best.rank);
+            let found = filed.applied[at]
+                .iter()
+                .rev()
+                .take_while(beats)
+                .find(|ranked| matches(ranked.rule));
+            winner = found.or(winner);
+            floored = floored || filed.floors[at].iter().any(|rule| matches(*rule));
+        }
+        let allowed = winner.map_or(capability.of_default(self.default), |ranked| ranked.allow);
+        allowed && !floored
     }
 }
 
-/// One of the three capabilities.
+/// One of the three capabilities; its value is its place in [`PathRule::changes`].
 #[derive(Debug, Clone, Copy)]
 enum Capability {
     Read,
@@ -160,14 +168,6 @@ enum Capability {
 }
 
 impl Capability {
-    fn of(self, rule: &PathRule) -> Option<bool> {
-        match self {
-            Capability::Read => rule.read,
-            Capability::Write => rule.write,
-            Capability::Exec => rule.exec,
-        }
-    }
-
     fn of_default(self, default: Capabilities) -> bool {
         match self {
             Capability::Read => default.read,

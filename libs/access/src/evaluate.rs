@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use neuralis_layout::{Category, default_state};
 
 use crate::candidate::CheckedBatch;
+use crate::overrides::PackageOverrides;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
-    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, overrides,
-    privacy,
+    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, privacy,
 };
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
@@ -43,18 +43,25 @@ pub fn decide(
 ) -> Evaluation {
     let request = checked.request;
     let gates = Gates::new(caller, snapshot, request);
+    // What a file's decision needs of its package, looked up once per package.
+    let packages: Vec<PackageGates<'_>> = request
+        .packages
+        .iter()
+        .map(|package| gates.of_package(package))
+        .collect();
     let roots: Vec<DecisionCode> = request
         .packages
         .iter()
+        .zip(&packages)
         .zip(&checked.roots)
-        .map(|(package, root)| gates.package(package, root))
+        .map(|((package, of_package), root)| gates.package(package, of_package, root))
         .collect();
     let files: Vec<DecisionCode> = request
         .files
         .iter()
         .zip(&checked.files)
         .map(|(file, paths)| {
-            let package = &request.packages[file.package];
+            let package = &packages[file.package];
             let root = roots[file.package];
             let under_path = gates.file(file, &paths.path, root, package);
             match &paths.real {
@@ -137,28 +144,37 @@ impl<'a> Gates<'a> {
         }
     }
 
-    /// The policy deciding a package's paths: `None` hides it; installed packages have
-    /// no URI policy, hence `Some(None)`.
-    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy<'a>>> {
-        match &package.origin {
-            Origin::Installed => Some(None),
-            Origin::Source(id) => self.policies.get(id.as_str()).map(Some),
+    /// What deciding `package` and its files needs, looked up once: its policy, its
+    /// switch, and its file overrides at agent scope and along the conversation chain.
+    fn of_package(&self, package: &'a PackageCandidate) -> PackageGates<'_> {
+        let key = package.key.as_str();
+        PackageGates {
+            origin: &package.origin,
+            policy: match &package.origin {
+                Origin::Installed => Some(None),
+                Origin::Source(id) => self.policies.get(id.as_str()).map(Some),
+            },
+            enabled: self.snapshot.package_enabled(key),
+            agent: self.snapshot.agent_overrides.package(key),
+            conversation: self
+                .snapshot
+                .conversation_chain
+                .iter()
+                .filter_map(|overrides| overrides.package(key))
+                .collect(),
         }
     }
 
-    fn readable(&self, package: &PackageCandidate, path: &[&str]) -> bool {
-        match self.policy_of(package) {
-            None => false,
-            Some(None) => true,
-            Some(Some(policy)) => policy.can_read(path),
-        }
-    }
-
-    fn package(&self, package: &PackageCandidate, root: &[&str]) -> DecisionCode {
-        let visible = self.readable(package, root)
+    fn package(
+        &self,
+        package: &PackageCandidate,
+        of_package: &PackageGates<'_>,
+        root: &[&str],
+    ) -> DecisionCode {
+        let visible = of_package.readable(root)
             && self.features.opens(package.access_feature.as_deref())
             && privacy::visible_to(package.private_owner.as_deref(), self.caller);
-        match (visible, self.snapshot.package_enabled(&package.key)) {
+        match (visible, of_package.enabled) {
             (false, _) => DecisionCode::Hidden,
             (true, true) => DecisionCode::VisibleActive,
             (true, false) => DecisionCode::VisibleDisabled,
@@ -173,27 +189,26 @@ impl<'a> Gates<'a> {
         file: &FileCandidate,
         path: &[&str],
         root: DecisionCode,
-        package: &PackageCandidate,
+        package: &PackageGates<'_>,
     ) -> DecisionCode {
         let visible = root.is_visible()
-            && self.readable(package, path)
+            && package.readable(path)
             && self.features.holds_all(&file.required_features)
             && privacy::visible_to(file.private_owner.as_deref(), self.caller);
         if !visible {
             return DecisionCode::Hidden;
         }
         let switches = Switches {
-            package_enabled: self.snapshot.package_enabled(&package.key),
-            agent: self.snapshot.agent_overrides.get(&package.key, &file.path),
-            conversation: overrides::nearest(
-                &self.snapshot.conversation_chain,
-                &package.key,
-                &file.path,
-            ),
+            package_enabled: package.enabled,
+            agent: package.agent.and_then(|set| set.get(&file.path)),
+            conversation: package
+                .conversation
+                .iter()
+                .find_map(|set| set.get(&file.path)),
         };
         match (
             file.category,
-            precedence::activation(pinned_default(file, package), switches),
+            precedence::activation(pinned_default(file, package.origin), switches),
         ) {
             (_, Activation::Disabled) => DecisionCode::VisibleDisabled,
             (Category::Docs, _) => DecisionCode::VisibleManual,
@@ -203,11 +218,33 @@ impl<'a> Gates<'a> {
     }
 }
 
+/// One package's share of the per-request state.
+struct PackageGates<'g> {
+    origin: &'g Origin,
+    /// The policy deciding its paths: `None` hides it; an installed package has no URI
+    /// policy, hence `Some(None)`.
+    policy: Option<Option<&'g CallerPolicy<'g>>>,
+    enabled: bool,
+    agent: Option<&'g PackageOverrides>,
+    /// Child first, only the conversations that switch a file of this package.
+    conversation: Vec<&'g PackageOverrides>,
+}
+
+impl PackageGates<'_> {
+    fn readable(&self, path: &[&str]) -> bool {
+        match self.policy {
+            None => false,
+            Some(None) => true,
+            Some(Some(policy)) => policy.can_read(path),
+        }
+    }
+}
+
 /// A source file's default is server-pinned (seed 000: "syncing a repository must never
 /// silently change agent behavior"): the candidate's default can narrow it, never widen
 /// it. An installed package's default is the catalog's.
-fn pinned_default(file: &FileCandidate, package: &PackageCandidate) -> bool {
-    match package.origin {
+fn pinned_default(file: &FileCandidate, origin: &Origin) -> bool {
+    match origin {
         Origin::Installed => file.default_enabled,
         Origin::Source(_) => file.default_enabled && default_state(file.category, file.identity).0,
     }

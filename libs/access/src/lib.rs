@@ -33,6 +33,7 @@ pub mod overrides;
 pub mod pattern;
 pub mod policy;
 pub mod precedence;
+mod prefix_tree;
 pub mod privacy;
 pub mod scope;
 pub mod snapshot;

@@ -18,7 +18,18 @@ pub enum OverrideScope {
 /// file path, to on (`true`) or off (`false`). A file without an entry has no override.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileOverrides {
-    by_package: HashMap<String, HashMap<String, bool>>,
+    by_package: HashMap<String, PackageOverrides>,
+}
+
+/// The switches of one package's files, by path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageOverrides(HashMap<String, bool>);
+
+impl PackageOverrides {
+    /// The override of `path`, if any.
+    pub fn get(&self, path: &str) -> Option<bool> {
+        self.0.get(path).copied()
+    }
 }
 
 impl FileOverrides {
@@ -27,17 +38,28 @@ impl FileOverrides {
         self.by_package
             .entry(package.into())
             .or_default()
+            .0
             .insert(path.into(), enabled);
     }
 
     /// The override of `path` in `package`, if any.
     pub fn get(&self, package: &str, path: &str) -> Option<bool> {
-        self.by_package.get(package)?.get(path).copied()
+        self.package(package)?.get(path)
+    }
+
+    /// The overrides of `package`'s files, when it has any (evaluation looks a package
+    /// up once, then each of its files).
+    pub fn package(&self, package: &str) -> Option<&PackageOverrides> {
+        self.by_package
+            .get(package)
+            .filter(|overrides| !overrides.0.is_empty())
     }
 
     /// Whether no override is recorded.
     pub fn is_empty(&self) -> bool {
-        self.by_package.values().all(HashMap::is_empty)
+        self.by_package
+            .values()
+            .all(|overrides| overrides.0.is_empty())
     }
 }
 

@@ -70,6 +70,22 @@ pub struct PathPattern {
     text: String,
     segments: Vec<Segment>,
     literal_segments: usize,
+    /// How many segments open the pattern as literals: a compiled policy files the rule
+    /// under that prefix and matches only the rest ([`PathPattern::matches_after_prefix`]).
+    prefix_len: usize,
+    /// What the rest after the prefix is, for the two shapes that need no matcher.
+    rest: Rest,
+}
+
+/// The part of a pattern after its literal prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rest {
+    /// Nothing: the path must end where the prefix does (`a/b`).
+    End,
+    /// `**` alone: any path at or below the prefix (`a/b/**`).
+    AnyDepth,
+    /// Anything else: the segment matcher decides.
+    Segments,
 }
 
 impl PathPattern {
@@ -98,10 +114,21 @@ impl PathPattern {
             .iter()
             .filter(|segment| matches!(segment, Segment::Literal(_)))
             .count();
+        let prefix_len = segments
+            .iter()
+            .take_while(|segment| matches!(segment, Segment::Literal(_)))
+            .count();
+        let rest = match &segments[prefix_len..] {
+            [] => Rest::End,
+            [Segment::AnyDepth] => Rest::AnyDepth,
+            _ => Rest::Segments,
+        };
         Ok(PathPattern {
             text: text.to_owned(),
             segments,
             literal_segments,
+            prefix_len,
+            rest,
         })
     }
 
@@ -126,39 +153,59 @@ impl PathPattern {
     }
 
     /// Whether the pattern matches a path given as its segments (see [`split_path`]).
-    ///
-    /// `**` is a star over whole segments, so the classic greedy matcher with one
-    /// backtrack point is exact here: every other segment matcher consumes one segment.
     pub fn matches(&self, path: &[&str]) -> bool {
-        let pattern = &self.segments;
-        let (mut p, mut s) = (0, 0);
-        let mut backtrack: Option<(usize, usize)> = None;
-        while s < path.len() {
-            if let Some(segment) = pattern.get(p) {
-                if *segment == Segment::AnyDepth {
-                    backtrack = Some((p + 1, s));
-                    p += 1;
-                    continue;
-                }
-                if segment.matches(path[s]) {
-                    p += 1;
-                    s += 1;
-                    continue;
-                }
+        match_segments(&self.segments, path)
+    }
+
+    /// How many segments open the pattern as literals (`a/b/*/c`: 2): a path matches
+    /// only if it starts with them.
+    pub fn prefix_len(&self) -> usize {
+        self.prefix_len
+    }
+
+    /// Whether the pattern matches a path whose first [`PathPattern::prefix_len`]
+    /// segments are known to equal the pattern's literal prefix, given the rest of the
+    /// path (`tail`). The two commonest shapes, an exact path and `prefix/**`, need no
+    /// matcher.
+    pub fn matches_after_prefix(&self, tail: &[&str]) -> bool {
+        match self.rest {
+            Rest::End => tail.is_empty(),
+            Rest::AnyDepth => true,
+            Rest::Segments => match_segments(&self.segments[self.prefix_len..], tail),
+        }
+    }
+}
+
+/// `**` is a star over whole segments, so the classic greedy matcher with one backtrack
+/// point is exact here: every other segment matcher consumes one segment.
+fn match_segments(pattern: &[Segment], path: &[&str]) -> bool {
+    let (mut p, mut s) = (0, 0);
+    let mut backtrack: Option<(usize, usize)> = None;
+    while s < path.len() {
+        if let Some(segment) = pattern.get(p) {
+            if *segment == Segment::AnyDepth {
+                backtrack = Some((p + 1, s));
+                p += 1;
+                continue;
             }
-            match backtrack {
-                Some((after_star, from)) => {
-                    backtrack = Some((after_star, from + 1));
-                    p = after_star;
-                    s = from + 1;
-                }
-                None => return false,
+            if segment.matches(path[s]) {
+                p += 1;
+                s += 1;
+                continue;
             }
         }
-        pattern[p..]
-            .iter()
-            .all(|segment| *segment == Segment::AnyDepth)
+        match backtrack {
+            Some((after_star, from)) => {
+                backtrack = Some((after_star, from + 1));
+                p = after_star;
+                s = from + 1;
+            }
+            None => return false,
+        }
     }
+    pattern[p..]
+        .iter()
+        .all(|segment| *segment == Segment::AnyDepth)
 }
 
 /// Splits a path relative to the source root into its segments; the source root itself

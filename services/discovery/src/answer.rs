@@ -2,15 +2,17 @@
 //! every surviving file remembers where its content is read from.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use neuralis_access::{DecisionCode, Evaluation};
 use neuralis_assembly::{
-    FileState, FileView, Origin, PackageView, SkillIndex, assign_activation_ids, package_order_key,
+    FileState, FileView, Origin, PackageView, SkillIndex, assign_activation_ids,
 };
-use neuralis_layout::{Category, Contribution};
+use neuralis_layout::Category;
 
 use crate::api::DiscoveryError;
-use crate::candidates::{Batch, Candidate, entry_path, policy_key};
+use crate::candidates::entry_path;
+use crate::prepared::{Prepared, Shown};
 
 /// Where a visible file's content lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,13 +96,16 @@ pub(crate) struct Answer {
     pub skills: SkillIndex,
     /// Files `ReadFile` serves and search hits may come from: listed member files that
     /// are active or read on demand, and the shown bundle entries of active skills.
-    pub readable: HashMap<(Holder, String), ContentAt>,
+    /// Built on first use (a listing never needs it).
+    readable: OnceLock<HashMap<(Holder, String), ContentAt>>,
 }
 
 impl Answer {
     /// Where to read `path` of `holder`, when this caller may read it now.
     pub fn readable(&self, holder: Holder, path: &str) -> Option<&ContentAt> {
-        self.readable.get(&(holder, path.to_owned()))
+        self.readable
+            .get_or_init(|| readable(&self.packages, &self.content))
+            .get(&(holder, path.to_owned()))
     }
 }
 
@@ -112,58 +117,67 @@ struct Decided {
     entries: Vec<Vec<Option<DecisionCode>>>,
 }
 
-/// Keeps what policy let through. Fails closed when the decisions do not match the
-/// batch: an answer is never assembled from decisions that may belong to others.
+/// Keeps what policy let through for this caller, from the prepared packages. Fails
+/// closed when the decisions do not match the batch: an answer is never assembled
+/// from decisions that may belong to others.
 pub(crate) fn assemble(
-    batch: &Batch<'_>,
+    prepared: &Prepared,
     evaluation: &Evaluation,
 ) -> Result<Answer, DiscoveryError> {
-    if evaluation.packages.len() != batch.request.packages.len()
-        || evaluation.files.len() != batch.request.files.len()
-        || batch.slots.len() != batch.request.files.len()
+    if evaluation.packages.len() != prepared.request.packages.len()
+        || evaluation.files.len() != prepared.request.files.len()
+        || prepared.slots.len() != prepared.request.files.len()
+        || prepared.packages.len() != prepared.request.packages.len()
     {
         return Err(DiscoveryError::Internal(
             "policy answered a different batch".into(),
         ));
     }
-    let mut decided: Vec<Decided> = batch
-        .candidates
+    let mut decided: Vec<Decided> = prepared
+        .packages
         .iter()
-        .map(|candidate| {
+        .map(|shown| Decided {
             // Whatever was not sent (a file nobody may see) stays hidden.
-            let files = &candidate.package().files;
-            Decided {
-                files: vec![DecisionCode::Hidden; files.len()],
-                entries: files.iter().map(own_entry_marked).collect(),
-            }
+            files: vec![DecisionCode::Hidden; shown.view.files.len()],
+            entries: shown
+                .own_entry
+                .iter()
+                .map(|own| {
+                    own.iter()
+                        .map(|own| (!own).then_some(DecisionCode::Hidden))
+                        .collect()
+                })
+                .collect(),
         })
         .collect();
-    for (slot, decision) in batch.slots.iter().zip(&evaluation.files) {
+    for (slot, decision) in prepared.slots.iter().zip(&evaluation.files) {
         let package = &mut decided[slot.package];
         match slot.entry {
             None => package.files[slot.file] = decision.code,
             Some(entry) => package.entries[slot.file][entry] = Some(decision.code),
         }
     }
-    let mut located = Vec::new();
-    for (at, candidate) in batch.candidates.iter().enumerate() {
+    let mut packages = Vec::new();
+    let mut content = Vec::new();
+    // Prepared in package order: the visible ones keep it.
+    for &at in &prepared.order {
         let package_code = evaluation.packages[at].code;
         if !package_code.is_visible() {
             continue;
         }
-        if let Some(entry) = package_entry(candidate, package_code, &decided[at]) {
-            located.push(entry);
+        if let Some((view, located)) =
+            package_entry(&prepared.packages[at], package_code, &decided[at])
+        {
+            packages.push(view);
+            content.push(located);
         }
     }
-    located.sort_by(|(a, _), (b, _)| package_order_key(a).cmp(&package_order_key(b)));
-    let (mut packages, content): (Vec<_>, Vec<_>) = located.into_iter().unzip();
     let skills = assign_activation_ids(&mut packages);
-    let readable = readable(&packages, &content);
     Ok(Answer {
         packages,
         content,
         skills,
-        readable,
+        readable: OnceLock::new(),
     })
 }
 
@@ -194,68 +208,47 @@ fn readable(
     readable
 }
 
+/// The package as this caller sees it: only its visible files, each skill with only
+/// its visible bundle entries; `None` when no file is visible.
 fn package_entry(
-    candidate: &Candidate<'_>,
+    shown: &Shown,
     package_code: DecisionCode,
     decided: &Decided,
 ) -> Option<(PackageView, Vec<ContentAt>)> {
     let mut views = Vec::new();
     let mut content = Vec::new();
-    let contributions = &candidate.package().files;
-    for (fi, (file, code)) in contributions.iter().zip(&decided.files).enumerate() {
+    for (fi, (file, code)) in shown.view.files.iter().zip(&decided.files).enumerate() {
         let Some(state) = file_state(*code) else {
             continue;
         };
-        let mut view = file_view(candidate, file, state);
-        view.bundle = shown_entries(file, &decided.entries[fi]);
-        views.push(view);
-        content.push(content_at(candidate, file));
+        views.push(FileView {
+            state,
+            bundle: shown_entries(&file.bundle, &decided.entries[fi]),
+            ..file.clone()
+        });
+        content.push(shown.content[fi].clone());
     }
     if views.is_empty() {
         return None; // nothing the caller may see: the package is absent, not empty
     }
-    let package = candidate.package();
-    let (origin, rule) = match candidate {
-        Candidate::Installed(installed) => (
-            Origin::Installed {
-                package_id: installed.package_id.clone(),
-            },
-            None,
-        ),
-        Candidate::Source { source, .. } => (
-            Origin::Source {
-                slug: source.slug.clone(),
-            },
-            Some(package.rule.as_str().to_owned()),
-        ),
-    };
     let view = PackageView {
-        origin,
-        name: package.name.clone(),
-        key: package.key.clone(),
-        policy_key: policy_key(candidate),
-        root: package.root.clone(),
-        rule,
+        origin: shown.view.origin.clone(),
+        name: shown.view.name.clone(),
+        key: shown.view.key.clone(),
+        policy_key: shown.view.policy_key.clone(),
+        root: shown.view.root.clone(),
+        rule: shown.view.rule.clone(),
         enabled: package_code != DecisionCode::VisibleDisabled,
         files: views,
     };
     Some((view, content))
 }
 
-/// Per bundle entry of `file`: `None` for the skill's own file (its decision is the
-/// skill's), hidden for the others until their decision says otherwise.
-fn own_entry_marked(file: &Contribution) -> Vec<Option<DecisionCode>> {
-    file.bundle
-        .iter()
-        .map(|entry| (entry_path(&file.path, entry) != file.path).then_some(DecisionCode::Hidden))
-        .collect()
-}
-
 /// The bundle entries a visible skill shows: its own file, and every entry whose own
 /// decision is visible. A denied or another agent's entry is dropped without a trace
 /// (its state follows the skill's: an entry is shown or not, never switched apart).
-fn shown_entries(file: &Contribution, decided: &[Option<DecisionCode>]) -> Vec<String> {
-    file.bundle
+fn shown_entries(bundle: &[String], decided: &[Option<DecisionCode>]) -> Vec<String> {
+    bundle
         .iter()
         .zip(decided)
         .filter(|(_, code)| code.is_none_or(DecisionCode::is_visible))
@@ -270,41 +263,5 @@ fn file_state(code: DecisionCode) -> Option<FileState> {
         DecisionCode::VisibleOptIn => Some(FileState::OptIn),
         DecisionCode::VisibleDisabled => Some(FileState::Disabled),
         DecisionCode::VisibleManual => Some(FileState::Manual),
-    }
-}
-
-fn file_view(candidate: &Candidate<'_>, file: &Contribution, state: FileState) -> FileView {
-    let size = match candidate {
-        Candidate::Installed(installed) => installed.sizes.get(&file.path).copied().unwrap_or(0),
-        Candidate::Source { snapshot, .. } => snapshot.rows.get(&file.path).map_or(0, |r| r.size),
-    };
-    FileView {
-        path: file.path.clone(),
-        category: file.category,
-        id: file.id.clone(),
-        title: file.title.clone(),
-        description: file.description.clone(),
-        identity: file.identity,
-        default_enabled: file.default_enabled,
-        state,
-        bundle: Vec::new(),
-        activation_id: String::new(),
-        size,
-        allowed_tools: file.allowed_tools.clone(),
-    }
-}
-
-fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
-    match candidate {
-        Candidate::Installed(installed) => ContentAt::Installed {
-            package_id: installed.package_id.clone(),
-            path: file.path.clone(),
-        },
-        Candidate::Source { source, .. } => ContentAt::Source {
-            source_id: source.id.clone(),
-            slug: source.slug.clone(),
-            path: file.path.clone(),
-            root_uri: source.root_uri.clone(),
-        },
     }
 }

@@ -137,7 +137,7 @@ pub trait AccessPort: Send + Sync + 'static {
         &self,
         caller: &Caller,
         conversation: Option<&str>,
-        request: EvaluationRequest,
+        request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError>;
 
     /// Moves the source's stored package states from legacy package keys to today's,

@@ -14,6 +14,7 @@ use crate::config::DiscoverySettings;
 use crate::convert;
 use crate::inventory::InventoryShell;
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
+use crate::prepared::{Prepared, PreparedAnswers};
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -29,6 +30,8 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
+    /// What every caller's answer shares, per inventory snapshot (never a decision).
+    prepared: PreparedAnswers,
 }
 
 /// The validated `Scope` of a request.
@@ -66,6 +69,7 @@ impl Discovery {
         Self {
             parts,
             rekeyed: Default::default(),
+            prepared: PreparedAnswers::default(),
         }
     }
 
@@ -114,6 +118,8 @@ impl Discovery {
             tracing::info!(outcome, "discovery answered empty");
             return Ok(None);
         }
+        // Re-read on every request: a source's scope and privacy patterns decide
+        // access, and a changed one must never meet a prepared answer made before.
         let sources = self.parts.index.sources(&scope.project).await?;
         let snapshot = self
             .parts
@@ -123,21 +129,23 @@ impl Discovery {
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
-        let batch = candidates::build(
-            &scope.project,
-            self.parts.catalog.packages(),
-            &sources,
-            &snapshot,
-        );
-        // Access is decided now, after the inventory read: a change committed before
-        // this moment is honoured even if the request started earlier.
+        let prepared = self.prepared.get(&scope.project, &snapshot, &sources, || {
+            Prepared::new(candidates::build(
+                &scope.project,
+                self.parts.catalog.packages(),
+                &sources,
+                &snapshot,
+            ))
+        });
+        // Access is decided now, for this caller, after the inventory read: a change
+        // committed before this moment is honoured even if the request started earlier.
         let evaluation = self
             .parts
             .access
-            .evaluate(caller, scope.conversation.as_deref(), batch.request.clone())
+            .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
         Ok(Some(Decided {
-            answer: assemble(&batch, &evaluation)?,
+            answer: assemble(&prepared, &evaluation)?,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
         }))
     }

@@ -35,7 +35,7 @@ impl AccessPort for RealAccess {
         &self,
         caller: &Caller,
         _: Option<&str>,
-        request: EvaluationRequest,
+        request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
         let record = SourceRecord {
             enabled: true,
@@ -45,7 +45,7 @@ impl AccessPort for RealAccess {
             sources: HashMap::from([("repo".to_owned(), record)]),
             ..Default::default()
         };
-        neuralis_access::evaluate(caller, &snapshot, &request)
+        neuralis_access::evaluate(caller, &snapshot, request)
             .map_err(|e| DiscoveryError::Internal(e.to_string()))
     }
 }

@@ -1,11 +1,14 @@
 //! [`PolicyApi`] in process: the all-in-one process calls its own policy service through
 //! the same gate as a gRPC call, so a credential is decided the same way on both paths.
+//! [`LinkedEvaluate`] is `Evaluate` for discovery linked into the same process, in
+//! domain terms.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use neuralis_authz::Gate;
+use neuralis_access::{Caller, Evaluation, EvaluationRequest};
 use neuralis_authz::tables::policy as rpc;
+use neuralis_authz::{Gate, Permit};
 use neuralis_proto::policy::v1 as pb;
 
 use crate::{BearerToken, LocalPolicy, PolicyApi, PolicyError};
@@ -20,6 +23,53 @@ impl InProcessPolicy {
     /// `local`'s handlers, every call decided by `gate` (the `policy` table).
     pub fn new(gate: Gate, local: Arc<LocalPolicy>) -> Self {
         InProcessPolicy { gate, local }
+    }
+
+    /// `Evaluate` for a service linked into this process, its credential decided by the
+    /// gate now, once (the all-in-one wiring: a refused credential fails the start).
+    pub fn linked_evaluate(&self, credential: &BearerToken) -> Result<LinkedEvaluate, PolicyError> {
+        Ok(LinkedEvaluate {
+            permit: self.gate.admit_bearer(rpc::EVALUATE, credential)?,
+            local: Arc::clone(&self.local),
+        })
+    }
+}
+
+/// `Evaluate` in domain terms for a service in the same process (discovery in the
+/// all-in-one process): no request or answer is encoded, and no credential is verified
+/// per call. What a call over the boundary proves with its credential (a service may
+/// ask), the wiring proved once, through the same gate, when it linked the two; the
+/// permit it holds is for `Evaluate` alone. Every decision is still made afresh, for
+/// the caller the linked service verified with its own gate and hands over as is, in
+/// the project that caller is bound to, from the store read now.
+#[derive(Clone)]
+pub struct LinkedEvaluate {
+    permit: Permit,
+    local: Arc<LocalPolicy>,
+}
+
+impl std::fmt::Debug for LinkedEvaluate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkedEvaluate").finish_non_exhaustive()
+    }
+}
+
+impl LinkedEvaluate {
+    /// Decides `request` for `caller` (verified by the linked service's gate).
+    pub async fn evaluate(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        request: &EvaluationRequest,
+    ) -> Result<Evaluation, PolicyError> {
+        self.local
+            .evaluate_batch(
+                &self.permit,
+                caller,
+                conversation.map(str::to_owned),
+                request,
+            )
+            .await
     }
 }
 

@@ -29,6 +29,6 @@ mod in_process;
 pub use api::{BearerToken, PolicyApi, PolicyError};
 pub use config::PolicyConfig;
 pub use grpc::{PolicyGrpcClient, PolicyGrpcServer, SERVICE_NAME};
-pub use in_process::InProcessPolicy;
+pub use in_process::{InProcessPolicy, LinkedEvaluate};
 pub use local::LocalPolicy;
 pub use service::{PolicyService, StartError};

@@ -7,5 +7,5 @@ mod policy_access;
 mod sync_index;
 
 pub use catalog::LoadedCatalog;
-pub use policy_access::PolicyAccess;
+pub use policy_access::{LinkedAccess, PolicyAccess};
 pub use sync_index::SyncIndex;

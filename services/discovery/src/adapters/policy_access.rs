@@ -1,5 +1,7 @@
 //! [`AccessPort`] over the policy service's tonic-free API (in-process or gRPC), with
-//! discovery's service credential: `Evaluate` answers services only.
+//! discovery's service credential: `Evaluate` answers services only. In the all-in-one
+//! process, [`LinkedAccess`] asks the policy service linked beside discovery in domain
+//! terms: no wire messages, the credential decided once when the two were linked.
 
 use std::sync::Arc;
 
@@ -7,7 +9,7 @@ use async_trait::async_trait;
 use neuralis_access::{Caller, Evaluation, EvaluationRequest};
 use neuralis_identity::ServiceSigner;
 use neuralis_policy::convert::batch::{batch_to_proto, evaluation_from_proto};
-use neuralis_policy::{PolicyApi, PolicyError};
+use neuralis_policy::{LinkedEvaluate, PolicyApi, PolicyError};
 
 use crate::api::DiscoveryError;
 use crate::ports::AccessPort;
@@ -46,9 +48,9 @@ impl AccessPort for PolicyAccess {
         &self,
         caller: &Caller,
         conversation: Option<&str>,
-        request: EvaluationRequest,
+        request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
-        let wire = batch_to_proto(&request, conversation, caller);
+        let wire = batch_to_proto(request, conversation, caller);
         let credential = self
             .signer
             .credential()
@@ -58,7 +60,7 @@ impl AccessPort for PolicyAccess {
             .evaluate(credential, wire)
             .await
             .map_err(from_policy)?;
-        evaluation_from_proto(response, &request).map_err(from_policy)
+        evaluation_from_proto(response, request).map_err(from_policy)
     }
 
     async fn rekey_packages(
@@ -86,5 +88,47 @@ impl AccessPort for PolicyAccess {
             .await
             .map_err(from_policy)?;
         Ok(response.rekeyed)
+    }
+}
+
+/// Access decided by the policy service of this process, called in domain terms.
+#[derive(Clone)]
+pub struct LinkedAccess {
+    policy: LinkedEvaluate,
+    /// The rare calls (a source's key moves, once), through policy's API and gate with
+    /// discovery's credential as on the wire path: only `Evaluate` is hot enough to
+    /// be linked.
+    rare: PolicyAccess,
+}
+
+impl LinkedAccess {
+    /// Asks `policy` (see [`neuralis_policy::InProcessPolicy::linked_evaluate`]) for
+    /// decisions and `rare` for everything else.
+    pub fn new(policy: LinkedEvaluate, rare: PolicyAccess) -> Self {
+        Self { policy, rare }
+    }
+}
+
+#[async_trait]
+impl AccessPort for LinkedAccess {
+    async fn evaluate(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        request: &EvaluationRequest,
+    ) -> Result<Evaluation, DiscoveryError> {
+        // `assemble` refuses decisions that do not match the batch, as on the wire path.
+        self.policy
+            .evaluate(caller, conversation, request)
+            .await
+            .map_err(from_policy)
+    }
+
+    async fn rekey_packages(
+        &self,
+        source_id: &str,
+        moves: &[neuralis_layout::naming::KeyMove],
+    ) -> Result<bool, DiscoveryError> {
+        self.rare.rekey_packages(source_id, moves).await
     }
 }

@@ -234,7 +234,7 @@ impl AccessPort for FakeAccess {
         &self,
         caller: &Caller,
         _conversation: Option<&str>,
-        request: EvaluationRequest,
+        request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         if self.down.load(Ordering::SeqCst) {

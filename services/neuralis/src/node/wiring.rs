@@ -10,15 +10,16 @@ use anyhow::{Context, Result, bail};
 use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::InvalidationBus;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
-use neuralis_discovery::adapters::{LoadedCatalog, PolicyAccess, SyncIndex};
+use neuralis_discovery::adapters::{LinkedAccess, LoadedCatalog, PolicyAccess, SyncIndex};
 use neuralis_discovery::grpc::DiscoveryGrpcServer;
 use neuralis_discovery::inventory::InventoryShell;
+use neuralis_discovery::ports::AccessPort;
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
 use neuralis_host::peer::{PeerChannel, SystemResolver, peer_channel};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
-use neuralis_policy::{PolicyApi, PolicyGrpcClient, PolicyService};
+use neuralis_policy::{InProcessPolicy, PolicyApi, PolicyGrpcClient, PolicyService};
 use neuralis_sync::config::IndexStoreConfig;
 use neuralis_sync::grpc::IndexFeedGrpcClient;
 use neuralis_sync::{AccessForgetter, IndexFeedApi, SourceApi, SyncParts, SyncService};
@@ -71,6 +72,7 @@ pub(crate) async fn wire(
     let mut remote = Vec::new();
 
     let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
+    let mut policy_linked: Option<Arc<InProcessPolicy>> = None;
     if targets.runs(Target::Policy) {
         let mut config = settings.policy.clone();
         if let neuralis_access_store::StoreConfig::Embedded { path } = &mut config.store {
@@ -89,7 +91,9 @@ pub(crate) async fn wire(
             needed_by,
             probe: Probe::AccessStore(service.store()),
         });
-        policy_local = Some(service.api() as Arc<dyn PolicyApi>);
+        let api = service.api();
+        policy_linked = Some(Arc::clone(&api));
+        policy_local = Some(api as Arc<dyn PolicyApi>);
         routes = routes.add_service(service.into_server());
         names.push(neuralis_policy::SERVICE_NAME);
     }
@@ -147,8 +151,21 @@ pub(crate) async fn wire(
                 Arc::new(IndexFeedGrpcClient::new(channel))
             }
         };
-        let policy: Arc<dyn PolicyApi> = match policy_local {
-            Some(local) => local,
+        let signer = Arc::new(keys.signer("discovery")?);
+        let access: Arc<dyn AccessPort> = match policy_linked {
+            // Policy runs here: asked in domain terms, discovery's credential decided
+            // by policy's gate once, now.
+            Some(linked) => {
+                let credential = signer.credential().context("discovery's credential")?;
+                let evaluate = linked
+                    .linked_evaluate(&credential)
+                    .context("policy refused discovery's service credential")?;
+                let api: Arc<dyn neuralis_policy::PolicyApi> = linked;
+                Arc::new(LinkedAccess::new(
+                    evaluate,
+                    PolicyAccess::new(api, signer.clone()),
+                ))
+            }
             None => {
                 let (channel, client) = policy_client(settings, peers)?;
                 remote.push(Dependency {
@@ -159,15 +176,14 @@ pub(crate) async fn wire(
                         service: neuralis_policy::SERVICE_NAME,
                     },
                 });
-                client
+                Arc::new(PolicyAccess::new(client, signer.clone()))
             }
         };
         let bus = match bus {
             Some(bus) => BusSource::Shared(bus),
             None => BusSource::Configured(settings.sync.bus.clone()),
         };
-        let signer = Arc::new(keys.signer("discovery")?);
-        let discovery = discovery(settings, feed, policy, bus, signer).await?;
+        let discovery = discovery(settings, feed, access, bus, signer).await?;
         let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
         clients.discovery = Some(
             Arc::new(InProcessDiscovery::new(gate.clone(), discovery.clone()))
@@ -263,7 +279,7 @@ async fn sync(
 async fn discovery(
     settings: &NodeSettings,
     feed: Arc<dyn IndexFeedApi>,
-    policy: Arc<dyn PolicyApi>,
+    access: Arc<dyn AccessPort>,
     bus: BusSource,
     signer: Arc<ServiceSigner>,
 ) -> Result<Arc<Discovery>> {
@@ -286,8 +302,8 @@ async fn discovery(
     let inventory = InventoryShell::new(settings.discovery.inventory.settings());
     subscription::follow(&inventory, bus).await?;
     Ok(Arc::new(Discovery::new(DiscoveryParts {
-        index: Arc::new(SyncIndex::new(feed, signer.clone())),
-        access: Arc::new(PolicyAccess::new(policy, signer)),
+        index: Arc::new(SyncIndex::new(feed, signer)),
+        access,
         catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
         inventory,
         settings: settings.discovery.clone(),

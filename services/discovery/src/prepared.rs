@@ -1,0 +1,307 @@
+//! What an answer needs that is the same for every caller, prepared once per inventory
+//! snapshot and source listing (issue 13, "warm answers"): the batch of candidates
+//! policy decides, and per candidate the package as it would be shown with every file,
+//! in package order. Nothing here says who may see what: every request still asks policy
+//! to decide the whole batch for its caller, afresh, and [`crate::answer::assemble`]
+//! keeps only what that decision lets through.
+//!
+//! A prepared answer is reused only for the very snapshot it was prepared from (the
+//! same allocation, never an equal-looking one) and only while the sources read for
+//! the request equal those it was prepared with: a new snapshot, or a changed scope,
+//! privacy pattern or root of any source, prepares afresh.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use neuralis_access::EvaluationRequest;
+use neuralis_assembly::{FileState, FileView, Origin, PackageView, package_order_key};
+use neuralis_layout::Contribution;
+
+use crate::answer::ContentAt;
+use crate::candidates::{Batch, Candidate, FileSlot, entry_path, policy_key};
+use crate::inventory::ProjectSnapshot;
+use crate::ports::SourceInfo;
+
+/// The caller-independent part of a project's answer.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    /// The batch policy decides for each caller.
+    pub request: EvaluationRequest,
+    /// One per `request.files`: which file (or bundle entry) of which package it is.
+    pub slots: Vec<FileSlot>,
+    /// One per package candidate, index for index with `request.packages`.
+    pub packages: Vec<Shown>,
+    /// The package candidates in the order an answer lists packages.
+    pub order: Vec<usize>,
+}
+
+/// A package candidate as an answer would show it were every file visible.
+#[derive(Debug)]
+pub(crate) struct Shown {
+    /// Every member file, each with its whole bundle; `enabled` and the files' states
+    /// are placeholders, set from each caller's decisions.
+    pub view: PackageView,
+    /// Where each file's content lives, index for index with `view.files`.
+    pub content: Vec<ContentAt>,
+    /// Per file, per bundle entry: whether the entry is the skill's own file (decided
+    /// with the skill, not on its own).
+    pub own_entry: Vec<Vec<bool>>,
+}
+
+impl Prepared {
+    /// The owned, caller-independent form of `batch`.
+    pub(crate) fn new(batch: Batch<'_>) -> Self {
+        let packages: Vec<Shown> = batch.candidates.iter().map(shown).collect();
+        let mut order: Vec<usize> = (0..packages.len()).collect();
+        // Stable, as assembling a visible subset and sorting it would be.
+        order.sort_by(|a, b| {
+            package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
+        });
+        Prepared {
+            request: batch.request,
+            slots: batch.slots,
+            packages,
+            order,
+        }
+    }
+}
+
+fn shown(candidate: &Candidate<'_>) -> Shown {
+    let package = candidate.package();
+    let (origin, rule) = match candidate {
+        Candidate::Installed(installed) => (
+            Origin::Installed {
+                package_id: installed.package_id.clone(),
+            },
+            None,
+        ),
+        Candidate::Source { source, .. } => (
+            Origin::Source {
+                slug: source.slug.clone(),
+            },
+            Some(package.rule.as_str().to_owned()),
+        ),
+    };
+    Shown {
+        view: PackageView {
+            origin,
+            name: package.name.clone(),
+            key: package.key.clone(),
+            policy_key: policy_key(candidate),
+            root: package.root.clone(),
+            rule,
+            enabled: true,
+            files: package
+                .files
+                .iter()
+                .map(|file| file_view(candidate, file))
+                .collect(),
+        },
+        content: package
+            .files
+            .iter()
+            .map(|file| content_at(candidate, file))
+            .collect(),
+        own_entry: package
+            .files
+            .iter()
+            .map(|file| {
+                file.bundle
+                    .iter()
+                    .map(|entry| entry_path(&file.path, entry) == file.path)
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+fn file_view(candidate: &Candidate<'_>, file: &Contribution) -> FileView {
+    let size = match candidate {
+        Candidate::Installed(installed) => installed.sizes.get(&file.path).copied().unwrap_or(0),
+        Candidate::Source { snapshot, .. } => snapshot.rows.get(&file.path).map_or(0, |r| r.size),
+    };
+    FileView {
+        path: file.path.clone(),
+        category: file.category,
+        id: file.id.clone(),
+        title: file.title.clone(),
+        description: file.description.clone(),
+        identity: file.identity,
+        default_enabled: file.default_enabled,
+        state: FileState::Active,
+        bundle: file.bundle.clone(),
+        activation_id: String::new(),
+        size,
+        allowed_tools: file.allowed_tools.clone(),
+    }
+}
+
+fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
+    match candidate {
+        Candidate::Installed(installed) => ContentAt::Installed {
+            package_id: installed.package_id.clone(),
+            path: file.path.clone(),
+        },
+        Candidate::Source { source, .. } => ContentAt::Source {
+            source_id: source.id.clone(),
+            slug: source.slug.clone(),
+            path: file.path.clone(),
+            root_uri: source.root_uri.clone(),
+        },
+    }
+}
+
+/// The prepared answer of each project, for the snapshot it was prepared from.
+#[derive(Debug, Default)]
+pub(crate) struct PreparedAnswers {
+    by_project: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// The snapshot prepared from. Weak: the inventory alone decides how long a
+    /// snapshot lives (its memory bound), and a weak reference keeps the allocation's
+    /// address from being reused, so identity cannot be mistaken.
+    snapshot: Weak<ProjectSnapshot>,
+    sources: Vec<SourceInfo>,
+    prepared: Arc<Prepared>,
+}
+
+impl PreparedAnswers {
+    /// The prepared answer of `project` for `snapshot` and `sources`, prepared by
+    /// `prepare` unless the one kept was prepared from the same snapshot and equal
+    /// sources.
+    pub(crate) fn get(
+        &self,
+        project: &str,
+        snapshot: &Arc<ProjectSnapshot>,
+        sources: &[SourceInfo],
+        prepare: impl FnOnce() -> Prepared,
+    ) -> Arc<Prepared> {
+        if let Some(entry) = self.lock().get(project)
+            && Weak::ptr_eq(&entry.snapshot, &Arc::downgrade(snapshot))
+            && entry.sources == sources
+        {
+            return Arc::clone(&entry.prepared);
+        }
+        // Prepared outside the lock: two first requests may both prepare; either is
+        // right, the last one stays.
+        let prepared = Arc::new(prepare());
+        let mut entries = self.lock();
+        // Entries of snapshots the inventory let go are dropped with them.
+        entries.retain(|_, entry| entry.snapshot.strong_count() > 0);
+        entries.insert(
+            project.to_owned(),
+            Entry {
+                snapshot: Arc::downgrade(snapshot),
+                sources: sources.to_vec(),
+                prepared: Arc::clone(&prepared),
+            },
+        );
+        prepared
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        // A poisoned lock only means a panic elsewhere; every mutation is one call.
+        self.by_project
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use neuralis_access::{Scope, SourceScope};
+
+    use super::*;
+    use crate::ports::ProjectRows;
+
+    fn source(patterns: &[&str]) -> SourceInfo {
+        SourceInfo {
+            id: "p1/repo.00".into(),
+            slug: "repo".into(),
+            scope: SourceScope {
+                scope: Scope::Project,
+                owner: "p1".into(),
+            },
+            root_uri: "machine://m1/repo".into(),
+            local_root: None,
+            privacy_patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
+        }
+    }
+
+    fn snapshot() -> Arc<ProjectSnapshot> {
+        Arc::new(ProjectSnapshot::build(
+            ProjectRows::default(),
+            &[source(&[])],
+        ))
+    }
+
+    /// `answers.get`, counting how often it prepared.
+    fn get(
+        answers: &PreparedAnswers,
+        snapshot: &Arc<ProjectSnapshot>,
+        sources: &[SourceInfo],
+        prepared: &Cell<usize>,
+    ) -> Arc<Prepared> {
+        answers.get("p1", snapshot, sources, || {
+            prepared.set(prepared.get() + 1);
+            Prepared::new(Batch {
+                request: EvaluationRequest::default(),
+                candidates: Vec::new(),
+                slots: Vec::new(),
+            })
+        })
+    }
+
+    #[test]
+    fn a_prepared_answer_serves_only_the_snapshot_and_sources_it_was_prepared_from() {
+        let answers = PreparedAnswers::default();
+        let prepared = Cell::new(0);
+        let sources = vec![source(&[])];
+        let first = snapshot();
+        let a = get(&answers, &first, &sources, &prepared);
+        let b = get(&answers, &first, &sources, &prepared);
+        assert!(Arc::ptr_eq(&a, &b), "the same snapshot reuses it");
+        assert_eq!(prepared.get(), 1);
+
+        // A new snapshot, even one equal in content, is prepared afresh: identity, not
+        // likeness, says which grouping an answer was prepared from.
+        let second = snapshot();
+        let c = get(&answers, &second, &sources, &prepared);
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(prepared.get(), 2);
+        // The old snapshot's answer is gone too: going back prepares again.
+        get(&answers, &first, &sources, &prepared);
+        assert_eq!(prepared.get(), 3);
+
+        // A changed privacy pattern (read with the request's sources) prepares afresh.
+        let private = vec![source(&["agents/{agent}/**"])];
+        get(&answers, &first, &private, &prepared);
+        assert_eq!(prepared.get(), 4);
+        get(&answers, &first, &private, &prepared);
+        assert_eq!(prepared.get(), 4);
+    }
+
+    #[test]
+    fn a_snapshot_the_inventory_let_go_takes_its_prepared_answer_with_it() {
+        let answers = PreparedAnswers::default();
+        let prepared = Cell::new(0);
+        let sources = vec![source(&[])];
+        let dropped = snapshot();
+        get(&answers, &dropped, &sources, &prepared);
+        drop(dropped);
+        let other = snapshot();
+        answers.get("p2", &other, &sources, || {
+            Prepared::new(Batch {
+                request: EvaluationRequest::default(),
+                candidates: Vec::new(),
+                slots: Vec::new(),
+            })
+        });
+        let kept: Vec<String> = answers.lock().keys().cloned().collect();
+        assert_eq!(kept, vec!["p2".to_owned()]);
+    }
+}
