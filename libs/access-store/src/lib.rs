@@ -27,7 +27,10 @@ pub use config::StoreConfig;
 pub use embedded::EmbeddedStore;
 pub use error::StoreError;
 pub use postgres::PostgresStore;
-pub use store::{AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery};
+pub use store::{
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, RoleFeatures,
+    SnapshotQuery,
+};
 
 /// Opens the configured backend and runs its migrations.
 pub async fn open(config: &StoreConfig) -> Result<Arc<dyn AccessStore>, StoreError> {
