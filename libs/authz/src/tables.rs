@@ -36,6 +36,7 @@ pub mod policy {
         REGISTER_CONVERSATION = "RegisterConversation",
         EVALUATE = "Evaluate",
         FORGET_SOURCE = "ForgetSource",
+        ATTACH_PACKAGES = "AttachPackages",
     });
 
     /// The rules.
@@ -79,6 +80,7 @@ pub mod policy {
                 Who::Services,
                 Binding::SourceProject("source_id"),
             ),
+            row(ATTACH_PACKAGES, Who::Services, Binding::Platform),
         ],
     };
 }

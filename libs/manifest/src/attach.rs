@@ -220,7 +220,10 @@ mod tests {
         );
         let attached = attachment(&m);
         let policy = &attached.baselines[0].policy;
-        assert!(policy.default.read, "a scope without a ** baseline starts readable");
+        assert!(
+            policy.default.read,
+            "a scope without a ** baseline starts readable"
+        );
         assert_eq!(policy.paths[0].pattern, "secret/**");
         assert_eq!(policy.paths[0].read, Some(false));
         assert!(policy.paths[1].floor);

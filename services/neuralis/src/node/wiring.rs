@@ -274,6 +274,14 @@ async fn discovery(
     for rejection in catalog.rejected() {
         tracing::warn!(root = %rejection.root, errors = rejection.errors.len(), "installed package rejected");
     }
+    // Manifest access at attach (seed 002): policy keeps what the store decides an
+    // attach may change; discovery does not wait for it (an unreachable policy answers
+    // nothing unfiltered anyway).
+    tokio::spawn(neuralis_discovery::adapters::attach::attach_installed(
+        policy.clone(),
+        signer.clone(),
+        neuralis_discovery::adapters::attach::attach_request(&catalog),
+    ));
     let inventory = InventoryShell::new(settings.discovery.inventory.settings());
     inventory.attach(
         bus.subscribe()
