@@ -57,6 +57,8 @@ pub enum SkipReason {
     TooLarge,
     /// A name that is not valid UTF-8.
     NonUtf8Name,
+    /// Content the layout core reads (a contribution, a manifest) that is not UTF-8.
+    NonUtf8Content,
     /// Could not be read (permissions, a dangling link, not a regular file).
     Unreadable,
     /// A directory never entered by configuration (`.git`).
