@@ -25,6 +25,7 @@ pub use frontmatter::{Frontmatter, FrontmatterStatus};
 pub use manifest::{ManifestFacts, ManifestKind};
 
 mod admission;
+mod binding;
 pub mod bundle;
 mod group;
 pub mod layout;

@@ -75,13 +75,20 @@ pub(crate) fn recognize<'p>(path: &'p str, context: &Context<'_, '_>) -> Shape<'
     if path.split('/').any(is_never_contribution_dir) {
         return Shape::Unloaded(UnloadedReason::TemplateOrWorkflow);
     }
-    let segments: Vec<&str> = relative.splitn(4, '/').collect();
-    let shape = match segments.as_slice() {
-        [file] => root_level(file, context),
-        [folder, file] if category_folder(folder).is_some() => {
+    // At most three segments matter; reading them in place spares a vector per file.
+    let mut segments = relative.split('/');
+    let segments = (
+        segments.next().unwrap_or_default(),
+        segments.next(),
+        segments.next(),
+        segments.next().is_some(),
+    );
+    let shape = match segments {
+        (file, None, _, _) => root_level(file, context),
+        (folder, Some(file), None, _) if category_folder(folder).is_some() => {
             in_category_folder(folder, file, root)
         }
-        [".cursor", "rules", file] if is_mdc(file) => rule_by_protocol(),
+        (".cursor", Some("rules"), Some(file), false) if is_mdc(file) => rule_by_protocol(),
         _ if is_agent_md(base) && !root.restricted() => candidate(Category::Agent, false, false),
         _ => None,
     };

@@ -3,7 +3,7 @@
 //! The strongest matching rule wins for a directory; roots are decided shallowest
 //! first, so a directory knows the root that encloses it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::layout::{GroupOptions, IndexedFile, RootRule, SourceForm};
 use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
@@ -43,8 +43,8 @@ pub(crate) fn skill_dirs<'a>(files: &[&'a IndexedFile]) -> HashSet<&'a str> {
         .iter()
         .filter_map(|f| {
             let (dir, base) = split_parent(&f.path);
-            let never = dir.split('/').any(is_never_contribution_dir);
-            (base == SKILL_FILE && !never).then_some(dir)
+            // The basename first: only skill entry files pay for the segment scan.
+            (base == SKILL_FILE && !dir.split('/').any(is_never_contribution_dir)).then_some(dir)
         })
         .collect()
 }
@@ -56,7 +56,10 @@ pub(crate) fn detect<'a>(
     options: &GroupOptions,
 ) -> Vec<Root<'a>> {
     let signals = collect_signals(files);
-    let top = signals.get("");
+    let top = signals
+        .first()
+        .filter(|(dir, _)| dir.is_empty())
+        .map(|(_, signal)| signal);
     let top_manifest = top.and_then(|s| s.manifest);
     let source_root = match (options.form, top_manifest) {
         (SourceForm::Installed { .. }, manifest) => Root {
@@ -80,8 +83,9 @@ pub(crate) fn detect<'a>(
         return roots;
     }
     let mut by_dir: HashMap<&str, usize> = HashMap::from([("", 0)]);
-    // BTreeMap order puts every directory after its ancestors (a proper prefix sorts first).
+    // Sorted order puts every directory after its ancestors (a proper prefix sorts first).
     for (dir, signal) in signals.iter().filter(|(dir, _)| !dir.is_empty()) {
+        let dir = *dir;
         let parent = &roots[nearest_root(dir, &by_dir)];
         if let Some(rule) = decide(dir, signal, parent, skills) {
             let name = match rule {
@@ -96,18 +100,27 @@ pub(crate) fn detect<'a>(
     roots
 }
 
-/// What the files say about each directory. `files` must be sorted by path.
-fn collect_signals<'a>(files: &[&'a IndexedFile]) -> BTreeMap<&'a str, Signals<'a>> {
-    let mut signals: BTreeMap<&str, Signals<'_>> = BTreeMap::new();
+/// What the files say about each directory, ordered by directory. `files` must be
+/// sorted by path. Collected in a hash map and sorted once at the end: a search tree
+/// compared whole paths a dozen times per signal.
+fn collect_signals<'a>(files: &[&'a IndexedFile]) -> Vec<(&'a str, Signals<'a>)> {
+    let mut signals: HashMap<&str, Signals<'_>> = HashMap::new();
     let mut previous_dir: Option<&str> = None;
     for file in files {
         let path = file.path.as_str();
         let (dir, base) = split_parent(path);
-        // Files are sorted: a folder's segments are read once, for its first file.
-        let new_dir = previous_dir != Some(dir);
+        // Files are sorted: a folder's segments are read once, for its first file, and
+        // only those past the folders it shares with the previous file's folder (their
+        // signals were recorded when that folder was first read).
+        let unread = match previous_dir {
+            Some(previous) if previous == dir => path.len(),
+            Some(previous) => first_unshared_segment(previous, dir),
+            None => 0,
+        };
         previous_dir = Some(dir);
-        let mut start = 0;
-        for (slash, _) in path.match_indices('/').filter(|_| new_dir) {
+        let mut start = unread;
+        for (offset, _) in path[unread..].match_indices('/') {
+            let slash = unread + offset;
             let segment = &path[start..slash];
             if is_marker(segment) {
                 signals.entry(&path[..slash]).or_default();
@@ -130,7 +143,25 @@ fn collect_signals<'a>(files: &[&'a IndexedFile]) -> BTreeMap<&'a str, Signals<'
             }
         }
     }
+    let mut signals: Vec<(&str, Signals<'_>)> = signals.into_iter().collect();
+    signals.sort_unstable_by(|a, b| a.0.cmp(b.0));
     signals
+}
+
+/// Where the first folder segment of `dir` not shared with `previous` starts: the
+/// byte offset just past their longest common run of whole segments (0 when they
+/// share none, `dir.len() + 1` when `dir` is `previous` or one of its ancestors).
+fn first_unshared_segment(previous: &str, dir: &str) -> usize {
+    let (a, b) = (previous.as_bytes(), dir.as_bytes());
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let boundary = |bytes: &[u8], i: usize| i == bytes.len() || bytes[i] == b'/';
+    if common > 0 && boundary(a, common) && boundary(b, common) {
+        return common + 1;
+    }
+    match b[..common].iter().rposition(|byte| *byte == b'/') {
+        Some(slash) => slash + 1,
+        None => 0,
+    }
 }
 
 /// When one directory holds several manifests, the most specific names the package.
@@ -224,4 +255,31 @@ pub(crate) fn skill_folder_of<'p>(
     };
     let folder = path.get(..len)?;
     skills.contains(folder).then_some(folder)
+}
+
+#[cfg(test)]
+mod signal_scan_tests {
+    use super::*;
+
+    /// Signals are read once per folder segment: a new folder resumes past the whole
+    /// segments it shares with the previous folder, never inside a segment.
+    #[test]
+    fn a_new_folder_is_read_from_its_first_segment_not_shared_with_the_previous() {
+        for (previous, dir, start) in [
+            ("", "a", 0),
+            ("a", "", 0),
+            ("a/b", "a/c", 2),
+            ("a/b/c", "a/b", 4),
+            ("a/b", "a/b/c", 4),
+            ("ab/c", "ab-d/e", 0),
+            ("a/b-c", "a/b/d", 2),
+            ("x", "y/z", 0),
+        ] {
+            assert_eq!(
+                first_unshared_segment(previous, dir),
+                start,
+                "{previous:?} -> {dir:?}"
+            );
+        }
+    }
 }
