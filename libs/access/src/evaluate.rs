@@ -140,7 +140,7 @@ impl<'a> Gates<'a> {
                 let record = snapshot.sources.get(&installed_scope(&package.key))?;
                 let policy = record
                     .enabled
-                    .then(|| record.policy.as_ref())
+                    .then_some(record.policy.as_ref())
                     .flatten()
                     .and_then(|policy| CompiledPolicy::new(policy).ok())
                     .map(|compiled| compiled.for_caller(caller));

@@ -3,6 +3,8 @@
 //! floors are "a denial that no later override, admin edit, or policy-route call can
 //! remove". An installed package with nothing attached is gated by features alone.
 
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
 use neuralis_access::{

@@ -177,6 +177,7 @@ fn scope_policy(declared: &[&UriPolicyBaseline], id: &str, trust: Trust) -> UriP
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::{Status, validate};
