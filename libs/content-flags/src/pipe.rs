@@ -33,8 +33,21 @@ const RUNNERS: &[&str] = &[
 pub fn has_piped_execution(content: &[u8]) -> bool {
     content
         .split(|&b| b == b'\n')
-        .filter(|line| line.len() >= 6)
+        .filter(|line| line.len() >= 6 && names_a_fetcher(line))
         .any(line_pipes_a_download)
+}
+
+/// A cheap pre-check without allocating: most lines name no download command at all.
+fn names_a_fetcher(line: &[u8]) -> bool {
+    const NEEDLES: &[&[u8]] = &[b"curl", b"wget", b"iwr", b"irm", b"invoke-"];
+    line.windows(3).enumerate().any(|(at, window)| {
+        NEEDLES.iter().any(|needle| {
+            window.eq_ignore_ascii_case(&needle[..3])
+                && line
+                    .get(at..at + needle.len())
+                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
+        })
+    })
 }
 
 fn line_pipes_a_download(line: &[u8]) -> bool {
