@@ -5,8 +5,10 @@
 
 pub mod cluster;
 pub mod fixture;
+pub mod load;
 pub mod pki;
 pub mod pod;
+pub mod postgres;
 pub mod process;
 pub mod raw;
 pub mod replica;

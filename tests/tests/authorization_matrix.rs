@@ -332,7 +332,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         f::LIST_PROJECT_SOURCES => {
             sync::ListProjectSourcesRequest { project: P.into() }.encode_to_vec()
         }
-        f::LIST_ENTRIES => sync::ListEntriesRequest { project: P.into() }.encode_to_vec(),
+        f::LIST_ENTRIES => sync::ListEntriesRequest {
+            project: P.into(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         f::GET_REVISION => sync::GetRevisionRequest { project: P.into() }.encode_to_vec(),
         f::READ_FILE => sync::ReadFileRequest {
             project: P.into(),

@@ -14,6 +14,10 @@ use crate::{
     SnapshotQuery, StoreError, schema, sql,
 };
 
+/// How long a call waits for a pooled connection before the store counts as
+/// unreachable.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(1_500);
+
 /// The access store in PostgreSQL.
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
@@ -40,7 +44,10 @@ impl PostgresStore {
         }
         let pool = match PgPoolOptions::new()
             .max_connections(max_connections.max(1))
-            .acquire_timeout(Duration::from_secs(5))
+            // Well below a caller's call deadline (5 s by default): during a database
+            // outage a decision reads as UNAVAILABLE within this, not as the caller's
+            // CANCELLED after its whole deadline (RELIABILITY.md, PostgreSQL restarted).
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_with(options.clone())
             .await
         {

@@ -15,7 +15,8 @@ pub mod vector;
 
 pub use error::IndexError;
 pub use row::{
-    ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectSnapshot, RowWrite, StoredFile, WriteBatch,
+    ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectChanges, ProjectSnapshot, Removed, RowWrite,
+    StoredFile, WriteBatch,
 };
 pub use source::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
 pub use sql::SqlIndexStore;
@@ -68,6 +69,17 @@ pub trait IndexStore: Send + Sync + 'static {
     /// Every file row of a project with the revision they were read at, from one
     /// consistent snapshot; ordered by source then path.
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError>;
+    /// The rows changed after revision `since`, tombstones included, from one
+    /// consistent snapshot; `None` when the store cannot tell (a revision older than
+    /// what it keeps changes for): the caller re-reads the project in full.
+    async fn changes_since(
+        &self,
+        project: &str,
+        since: u64,
+    ) -> Result<Option<ProjectChanges>, IndexError> {
+        let _ = (project, since);
+        Ok(None)
+    }
     /// One file row, or `None`.
     async fn file_row(
         &self,

@@ -144,6 +144,38 @@ pub struct ProjectSnapshot {
     pub rows: Vec<FileRow>,
 }
 
+/// What changed in a project between two revisions (DESIGN.md section 3, deltas).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectChanges {
+    /// The revision the changes start after.
+    pub since: u64,
+    /// The revision they were read at: applying them to the rows of `since` gives the
+    /// rows of `revision`.
+    pub revision: u64,
+    /// Every row written after `since`, as it is now; ordered by source then path.
+    pub rows: Vec<FileRow>,
+    /// What was deleted after `since` and is still gone, sources first.
+    pub removed: Vec<Removed>,
+}
+
+/// A tombstone of a delta.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removed {
+    /// Every row of the source is gone (the source was deleted; a source created again
+    /// under its slug brings its rows back in the same delta).
+    Source {
+        /// The source slug.
+        source: String,
+    },
+    /// One file row is gone (a delete, or the old path of a rename).
+    File {
+        /// The source slug.
+        source: String,
+        /// The path relative to the source root.
+        path: String,
+    },
+}
+
 /// A search result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkHit {

@@ -16,13 +16,21 @@
 //! - an entry older than the recovery window is revalidated against the project's
 //!   current revision before it is served, which bounds how long a write published by
 //!   nobody (another instance, a lost message) can go unseen;
-//! - while the event subscription is down, nothing is cached at all.
+//! - while the event subscription is down, nothing is cached at all;
+//! - a finished write makes the rows the base of a delta ([`Lookup::Delta`]): the
+//!   caller applies the rows changed since their revision instead of re-reading the
+//!   project, under the same compare and set as a fill;
+//! - the kept rows weigh at most [`InventorySettings::max_bytes`] together ([`Weigh`]),
+//!   the least recently used evicted first.
 #![forbid(unsafe_code)]
 
+pub mod delta;
 mod project;
 mod protocol;
 
-pub use protocol::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
+pub use protocol::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Weigh};
 
+#[cfg(test)]
+mod delta_tests;
 #[cfg(test)]
 mod tests;

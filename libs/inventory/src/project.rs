@@ -11,6 +11,11 @@ pub(crate) struct Entry<R> {
     pub revision: u64,
     /// When the rows were last known to match the index (read, or revalidated).
     pub validated_at: Instant,
+    /// A write finished (or failed, or began) since the rows were read: they are the
+    /// base a delta applies to, never served as they are.
+    pub stale: bool,
+    /// What the rows weigh, as [`crate::Weigh`] counted them at store time.
+    pub bytes: usize,
 }
 
 /// One project's slot.

@@ -29,6 +29,23 @@ pub struct InventorySettings {
     pub open_write_limit: Duration,
     /// How many projects keep rows; the least recently used is evicted beyond it.
     pub max_projects: usize,
+    /// How many bytes the rows of every project may weigh together ([`Weigh`]); the
+    /// least recently used are evicted beyond it, and rows heavier than the whole bound
+    /// are served without being kept.
+    pub max_bytes: usize,
+}
+
+/// What a project's rows weigh in memory, for [`InventorySettings::max_bytes`]. An
+/// estimate is enough; it must grow with the rows.
+pub trait Weigh {
+    /// Approximate bytes held.
+    fn bytes(&self) -> usize;
+}
+
+impl<T: Weigh> Weigh for Arc<T> {
+    fn bytes(&self) -> usize {
+        T::bytes(self)
+    }
 }
 
 impl Default for InventorySettings {
@@ -37,6 +54,7 @@ impl Default for InventorySettings {
             recovery_window: Duration::from_secs(5),
             open_write_limit: Duration::from_secs(120),
             max_projects: 1024,
+            max_bytes: 512 << 20,
         }
     }
 }
@@ -51,6 +69,15 @@ pub enum Lookup<R> {
     /// `rows`, otherwise read afresh and [`Inventory::store`] with the ticket.
     Revalidate {
         rows: Arc<R>,
+        revision: u64,
+        ticket: FillTicket,
+    },
+    /// A write finished since `base` was read at `revision`: ask sync for the rows
+    /// changed since `revision`, apply them to `base` (or, when sync cannot tell, read
+    /// afresh), and [`Inventory::store`] the result with the ticket. The race rule is
+    /// the fill's: the store is refused if any event came in between.
+    Delta {
+        base: Arc<R>,
         revision: u64,
         ticket: FillTicket,
     },
@@ -78,9 +105,13 @@ pub struct Inventory<R> {
     /// Bumped whenever the subscription goes down or comes back, so a fill that
     /// spanned either is refused.
     epoch: u64,
+    /// What the kept rows weigh together.
+    bytes: usize,
+    /// Entries evicted to stay within the bounds, not yet reported.
+    evictions: u64,
 }
 
-impl<R> Inventory<R> {
+impl<R: Weigh> Inventory<R> {
     /// An empty inventory that caches nothing until [`Inventory::subscription_up`].
     pub fn new(settings: InventorySettings) -> Self {
         Self {
@@ -88,6 +119,8 @@ impl<R> Inventory<R> {
             projects: HashMap::new(),
             subscribed: false,
             epoch: 0,
+            bytes: 0,
+            evictions: 0,
         }
     }
 
@@ -111,6 +144,11 @@ impl<R> Inventory<R> {
         };
         match &slot.entry {
             None => Lookup::Fill(ticket),
+            Some(entry) if entry.stale => Lookup::Delta {
+                base: Arc::clone(&entry.rows),
+                revision: entry.revision,
+                ticket,
+            },
             Some(entry) if now.saturating_duration_since(entry.validated_at) < window => {
                 Lookup::Hit(Arc::clone(&entry.rows))
             }
@@ -122,13 +160,20 @@ impl<R> Inventory<R> {
         }
     }
 
-    /// Stores rows read at `revision` if nothing happened to the project since the
-    /// ticket was issued. Returns whether they were stored.
+    /// Stores rows read at `revision` (a fill, or a delta applied to a base) if
+    /// nothing happened to the project since the ticket was issued. Returns whether they
+    /// were stored.
     pub fn store(&mut self, ticket: &FillTicket, rows: R, revision: u64, now: Instant) -> bool {
         if !self.ticket_is_current(ticket, now) {
             return false;
         }
-        self.evict_beyond_capacity(&ticket.project);
+        let bytes = rows.bytes();
+        // The entry being replaced frees its weight first.
+        self.drop_entry(&ticket.project);
+        if bytes > self.settings.max_bytes {
+            return false;
+        }
+        self.evict_beyond_capacity(&ticket.project, bytes);
         let Some(slot) = self.projects.get_mut(&ticket.project) else {
             return false;
         };
@@ -136,7 +181,10 @@ impl<R> Inventory<R> {
             rows: Arc::new(rows),
             revision,
             validated_at: now,
+            stale: false,
+            bytes,
         });
+        self.bytes += bytes;
         true
     }
 
@@ -160,12 +208,15 @@ impl<R> Inventory<R> {
         true
     }
 
-    /// Applies one invalidation event: the project's rows are dropped at the start of
-    /// a write and again when it finishes or fails.
+    /// Applies one invalidation event: the project's rows stop being served at the
+    /// start of a write and again when it finishes or fails; they stay as the base the
+    /// next delta applies to.
     pub fn observe(&mut self, project: &str, write_id: &str, phase: Phase, now: Instant) {
         let slot = self.slot(project, now);
         slot.generation += 1;
-        slot.entry = None;
+        if let Some(entry) = slot.entry.as_mut() {
+            entry.stale = true;
+        }
         match phase {
             Phase::Start => {
                 slot.open_writes.insert(write_id.to_owned(), now);
@@ -192,6 +243,17 @@ impl<R> Inventory<R> {
             slot.entry = None;
             slot.open_writes.clear();
         }
+        self.bytes = 0;
+    }
+
+    /// What the kept rows weigh together (for metrics).
+    pub fn cached_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Entries evicted to stay within the bounds since the last call (for metrics).
+    pub fn take_evictions(&mut self) -> u64 {
+        std::mem::take(&mut self.evictions)
     }
 
     /// Whether the subscription is up (caching allowed).
@@ -221,23 +283,31 @@ impl<R> Inventory<R> {
         }
     }
 
-    /// Keeps at most `max_projects` entries, dropping the least recently used other
-    /// than `keep`. Slots without rows are dropped too unless a write is open.
-    fn evict_beyond_capacity(&mut self, keep: &str) {
-        let cached = self.cached_projects();
-        if cached < self.settings.max_projects {
-            return;
+    /// Makes room for `incoming` bytes: keeps fewer than `max_projects` entries and at
+    /// most `max_bytes` in all, dropping the least recently used other than `keep`.
+    fn evict_beyond_capacity(&mut self, keep: &str, incoming: usize) {
+        while self.cached_projects() >= self.settings.max_projects
+            || self.bytes + incoming > self.settings.max_bytes
+        {
+            let victim = self
+                .projects
+                .iter()
+                .filter(|(name, slot)| name.as_str() != keep && slot.entry.is_some())
+                .min_by_key(|(_, slot)| slot.last_used)
+                .map(|(name, _)| name.clone());
+            let Some(victim) = victim else { return };
+            if let Some(slot) = self.projects.get_mut(&victim) {
+                // Bump the generation too: a fill racing the eviction must not resurrect it.
+                slot.generation += 1;
+            }
+            self.drop_entry(&victim);
+            self.evictions += 1;
         }
-        let victim = self
-            .projects
-            .iter()
-            .filter(|(name, slot)| name.as_str() != keep && slot.entry.is_some())
-            .min_by_key(|(_, slot)| slot.last_used)
-            .map(|(name, _)| name.clone());
-        if let Some(slot) = victim.and_then(|name| self.projects.get_mut(&name)) {
-            // Bump the generation too: a fill racing the eviction must not resurrect it.
-            slot.generation += 1;
-            slot.entry = None;
+    }
+
+    fn drop_entry(&mut self, project: &str) {
+        if let Some(entry) = self.projects.get_mut(project).and_then(|s| s.entry.take()) {
+            self.bytes -= entry.bytes;
         }
     }
 }

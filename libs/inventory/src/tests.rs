@@ -4,7 +4,19 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use crate::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
+use crate::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Weigh};
+
+impl Weigh for Vec<&'static str> {
+    fn bytes(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Weigh for u64 {
+    fn bytes(&self) -> usize {
+        8
+    }
+}
 
 const WINDOW: Duration = Duration::from_secs(5);
 
@@ -13,6 +25,7 @@ fn inventory() -> Inventory<Vec<&'static str>> {
         recovery_window: WINDOW,
         open_write_limit: Duration::from_secs(60),
         max_projects: 3,
+        ..InventorySettings::default()
     });
     inventory.subscription_up();
     inventory
@@ -20,7 +33,9 @@ fn inventory() -> Inventory<Vec<&'static str>> {
 
 fn ticket(lookup: Lookup<Vec<&'static str>>) -> FillTicket {
     match lookup {
-        Lookup::Fill(ticket) | Lookup::Revalidate { ticket, .. } => ticket,
+        Lookup::Fill(ticket) | Lookup::Revalidate { ticket, .. } | Lookup::Delta { ticket, .. } => {
+            ticket
+        }
         other => panic!("expected a fill ticket, got {other:?}"),
     }
 }
@@ -82,7 +97,7 @@ fn a_failed_write_invalidates_too() {
     assert!(inv.store(&t, vec!["a"], 1, t0));
     inv.observe("p", "w1", Phase::Start, t0);
     inv.observe("p", "w1", Phase::Failed, t0);
-    assert!(matches!(inv.lookup("p", t0), Lookup::Fill(_)));
+    assert!(matches!(inv.lookup("p", t0), Lookup::Delta { .. }));
 }
 
 #[test]
@@ -306,7 +321,7 @@ proptest! {
         for step in steps {
             match step {
                 Step::BeginFill => {
-                    if let Lookup::Fill(t) | Lookup::Revalidate { ticket: t, .. } = inv.lookup("p", now) {
+                    if let Lookup::Fill(t) | Lookup::Revalidate { ticket: t, .. } | Lookup::Delta { ticket: t, .. } = inv.lookup("p", now) {
                         pending = Some((t, index_state));
                     }
                 }

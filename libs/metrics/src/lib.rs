@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -28,6 +29,9 @@ struct Metrics {
     rpc_client: Family<Labels<3>, Histogram, fn() -> Histogram>,
     inventory_lookups: Family<Labels<1>, Counter>,
     inventory_refills: Family<Labels<1>, Counter>,
+    inventory_regroups: Counter,
+    inventory_evictions: Counter,
+    inventory_bytes: Gauge,
     invalidation_events: Family<Labels<2>, Counter>,
     sync_files: Family<Labels<1>, Counter>,
     sync_bytes: Counter,
@@ -51,6 +55,9 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         rpc_client,
         inventory_lookups: Family::default(),
         inventory_refills: Family::default(),
+        inventory_regroups: Counter::default(),
+        inventory_evictions: Counter::default(),
+        inventory_bytes: Gauge::default(),
         invalidation_events: Family::default(),
         sync_files: Family::default(),
         sync_bytes: Counter::default(),
@@ -75,8 +82,23 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     );
     registry.register(
         "neuralis_inventory_refills",
-        "Project snapshots loaded from sync by kind (full: every row of the project)",
+        "Project snapshots loaded from sync by kind (full: every row of the project; delta: the rows changed since the revision held)",
         metrics.inventory_refills.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_regroups",
+        "Sources regrouped by the layout core while applying deltas",
+        metrics.inventory_regroups.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_evictions",
+        "Projects evicted from the discovery inventory to stay within its bounds (least recently used first)",
+        metrics.inventory_evictions.clone(),
+    );
+    registry.register(
+        "neuralis_inventory_bytes",
+        "What the rows the discovery inventory holds weigh, as its memory bound counts them",
+        metrics.inventory_bytes.clone(),
     );
     registry.register(
         "neuralis_invalidation_events",
@@ -198,6 +220,36 @@ pub fn inventory_full_refill() {
         .inventory_refills
         .get_or_create(&[("kind", "full")])
         .inc();
+}
+
+/// One delta applied to a held snapshot (only the rows changed since its revision).
+pub fn inventory_delta_apply() {
+    METRICS
+        .inventory_refills
+        .get_or_create(&[("kind", "delta")])
+        .inc();
+}
+
+/// Sources regrouped by the layout core while applying deltas (a delta whose paths
+/// cannot move a package regroups none).
+pub fn inventory_regroups(sources: u64) {
+    if sources > 0 {
+        METRICS.inventory_regroups.inc_by(sources);
+    }
+}
+
+/// What the inventory's rows weigh now (its own estimate, which the bound counts).
+pub fn inventory_bytes(bytes: usize) {
+    METRICS
+        .inventory_bytes
+        .set(i64::try_from(bytes).unwrap_or(i64::MAX));
+}
+
+/// Projects evicted from the inventory to stay within its bounds.
+pub fn inventory_evictions(count: u64) {
+    if count > 0 {
+        METRICS.inventory_evictions.inc_by(count);
+    }
 }
 
 /// An invalidation notice discovery applied.
@@ -370,6 +422,10 @@ mod tests {
         rpc_called("neuralis.test.v1.T", "Call", code_name(14), 0.02);
         inventory_lookup(Lookup::Hit);
         inventory_full_refill();
+        inventory_delta_apply();
+        inventory_regroups(1);
+        inventory_evictions(1);
+        inventory_bytes(10);
         subscription_attached();
         invalidation(Invalidation::Finish);
         sync_run(
@@ -387,6 +443,10 @@ mod tests {
             "neuralis_rpc_client_duration_seconds_count{service=\"neuralis.test.v1.T\",method=\"Call\",code=\"UNAVAILABLE\"} 1",
             "neuralis_inventory_lookups_total{result=\"hit\"}",
             "neuralis_inventory_refills_total{kind=\"full\"}",
+            "neuralis_inventory_refills_total{kind=\"delta\"}",
+            "neuralis_inventory_regroups_total",
+            "neuralis_inventory_evictions_total",
+            "neuralis_inventory_bytes 10",
             "neuralis_invalidation_events_total{phase=\"finish\",subscription=\"live\"}",
             "neuralis_invalidation_subscription_up 1",
             "neuralis_sync_files_total{result=\"indexed\"}",

@@ -40,6 +40,9 @@ pub struct InventoryConfig {
     pub open_write_limit_ms: u64,
     /// Projects kept in memory.
     pub max_projects: usize,
+    /// Bytes the kept projects may weigh together (estimated); least recently used
+    /// evicted beyond it.
+    pub max_bytes: usize,
 }
 
 impl Default for InventoryConfig {
@@ -49,6 +52,7 @@ impl Default for InventoryConfig {
             recovery_window_ms: defaults.recovery_window.as_millis() as u64,
             open_write_limit_ms: defaults.open_write_limit.as_millis() as u64,
             max_projects: defaults.max_projects,
+            max_bytes: defaults.max_bytes,
         }
     }
 }
@@ -60,6 +64,7 @@ impl InventoryConfig {
             recovery_window: Duration::from_millis(self.recovery_window_ms),
             open_write_limit: Duration::from_millis(self.open_write_limit_ms),
             max_projects: self.max_projects.max(1),
+            max_bytes: self.max_bytes,
         }
     }
 }

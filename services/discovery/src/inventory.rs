@@ -5,88 +5,24 @@
 //! idle task), so an event the bus had delivered before a request began is applied
 //! before that request decides: with the in-process bus, a `finish` published before
 //! a call starts is always honoured by that call.
+//!
+//! A finish (or a moved revision at the end of the recovery window) is caught up by a
+//! delta: sync's rows changed since the revision held, applied to the held snapshot
+//! (see `snapshot`); a full re-read only when sync cannot answer from that revision.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use futures::{FutureExt, StreamExt};
 use neuralis_bus::{BusNotice, Phase as BusPhase, Subscription};
 use neuralis_inventory::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
-use neuralis_layout::{GroupOptions, IndexedFile, Layout, group};
 
 use crate::api::DiscoveryError;
-use crate::ports::{IndexPort, ProjectRows, SourceInfo};
+use crate::ports::{IndexPort, RowsSince, SourceInfo};
 
-/// Per-row facts the answer needs besides the layout. (The privacy marker the sync
-/// stored is not kept: privacy is computed per request from the source's current
-/// patterns.)
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowFacts {
-    pub size: u64,
-    /// When the file was reached through an in-root symlink: its real path.
-    pub real_path: Option<String>,
-}
+mod snapshot;
 
-/// One source's rows, grouped. Raw and unfiltered: the same for every caller.
-#[derive(Debug, Clone)]
-pub struct SourceSnapshot {
-    /// The slug the layout was grouped under (it names the source-root package).
-    pub slug: String,
-    pub layout: Layout,
-    pub rows: HashMap<String, RowFacts>,
-}
-
-/// A project's raw rows at one revision, grouped per source.
-#[derive(Debug, Clone, Default)]
-pub struct ProjectSnapshot {
-    pub revision: u64,
-    /// By source id.
-    pub sources: BTreeMap<String, SourceSnapshot>,
-}
-
-impl ProjectSnapshot {
-    /// Groups `rows` per source with the layout core.
-    pub fn build(rows: ProjectRows, sources: &[SourceInfo]) -> Self {
-        let slugs: HashMap<&str, &str> = sources
-            .iter()
-            .map(|s| (s.id.as_str(), s.slug.as_str()))
-            .collect();
-        let mut files: BTreeMap<String, (Vec<IndexedFile>, HashMap<String, RowFacts>)> =
-            BTreeMap::new();
-        for row in rows.rows {
-            let (indexed, facts) = files.entry(row.source_id).or_default();
-            let real_path = row.real_path;
-            facts.insert(
-                row.path.clone(),
-                RowFacts {
-                    size: row.size,
-                    real_path,
-                },
-            );
-            indexed.push(IndexedFile {
-                path: row.path,
-                payload: row.payload,
-            });
-        }
-        let sources = files
-            .into_iter()
-            .map(|(id, (indexed, rows))| {
-                let slug = slugs
-                    .get(id.as_str())
-                    .copied()
-                    .unwrap_or(id.as_str())
-                    .to_owned();
-                let layout = group(&indexed, &GroupOptions::synced(slug.clone()));
-                (id, SourceSnapshot { slug, layout, rows })
-            })
-            .collect();
-        Self {
-            revision: rows.revision,
-            sources,
-        }
-    }
-}
+pub use snapshot::{ProjectSnapshot, Regrouped, RowFacts, SourceSnapshot};
 
 struct State {
     inventory: Inventory<Arc<ProjectSnapshot>>,
@@ -147,6 +83,15 @@ impl InventoryShell {
                 inventory_lookup(Counted::Bypass);
                 self.fill(project, sources, index, None).await
             }
+            Lookup::Delta {
+                base,
+                revision,
+                ticket,
+            } => {
+                inventory_lookup(Counted::Miss);
+                self.catch_up(project, sources, index, &base, revision, ticket)
+                    .await
+            }
             Lookup::Revalidate {
                 rows,
                 revision,
@@ -163,7 +108,10 @@ impl InventoryShell {
                     return Ok(Arc::clone(&rows));
                 }
                 inventory_lookup(Counted::Miss);
-                self.fill(project, sources, index, Some(ticket)).await
+                // Writes nobody announced (another instance, a lost event): the delta
+                // since the revision held catches them up as a finish would.
+                self.catch_up(project, sources, index, &rows, revision, ticket)
+                    .await
             }
         }
     }
@@ -177,18 +125,50 @@ impl InventoryShell {
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
         let rows = index.rows(project).await?;
         neuralis_metrics::inventory_full_refill();
-        let revision = rows.revision;
         let snapshot = Arc::new(ProjectSnapshot::build(rows, sources));
         if let Some(ticket) = ticket {
-            let stored = self.drained().inventory.store(
-                &ticket,
-                Arc::clone(&snapshot),
-                revision,
-                Instant::now(),
-            );
-            tracing::debug!(stored, revision, "inventory fill");
+            self.keep(&ticket, &snapshot);
         }
         Ok(snapshot)
+    }
+
+    /// Applies the rows changed since `revision` to `base`, or re-reads in full when
+    /// sync cannot tell them (a gap); stored under the race rule like a fill.
+    async fn catch_up(
+        &self,
+        project: &str,
+        sources: &[SourceInfo],
+        index: &dyn IndexPort,
+        base: &ProjectSnapshot,
+        revision: u64,
+        ticket: FillTicket,
+    ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
+        let snapshot = match index.rows_since(project, revision).await? {
+            RowsSince::Delta(delta) => {
+                let (snapshot, regrouped) = base.apply(delta, sources);
+                neuralis_metrics::inventory_delta_apply();
+                neuralis_metrics::inventory_regroups(regrouped.relevant_only + regrouped.whole);
+                snapshot
+            }
+            RowsSince::Full(rows) => {
+                neuralis_metrics::inventory_full_refill();
+                ProjectSnapshot::build(rows, sources)
+            }
+        };
+        let snapshot = Arc::new(snapshot);
+        self.keep(&ticket, &snapshot);
+        Ok(snapshot)
+    }
+
+    fn keep(&self, ticket: &FillTicket, snapshot: &Arc<ProjectSnapshot>) {
+        let mut state = self.drained();
+        let revision = snapshot.revision;
+        let stored = state
+            .inventory
+            .store(ticket, Arc::clone(snapshot), revision, Instant::now());
+        neuralis_metrics::inventory_evictions(state.inventory.take_evictions());
+        neuralis_metrics::inventory_bytes(state.inventory.cached_bytes());
+        tracing::debug!(stored, revision, "inventory store");
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -67,6 +67,35 @@ pub struct ProjectRows {
     pub rows: Vec<IndexRow>,
 }
 
+/// The rows changed in a project after a revision (DESIGN.md section 3, deltas).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectDelta {
+    /// The revision they were read at.
+    pub revision: u64,
+    /// Every row written since, as it is now.
+    pub rows: Vec<IndexRow>,
+    /// What was deleted since and is still gone; applied before `rows`.
+    pub removed: Vec<RemovedRow>,
+}
+
+/// A tombstone, by source slug (a deleted source is no longer listed by id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemovedRow {
+    /// Every row of the source.
+    Source { slug: String },
+    /// One row.
+    File { slug: String, path: String },
+}
+
+/// What a read since a revision returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowsSince {
+    /// Only what changed.
+    Delta(ProjectDelta),
+    /// Every row: sync could not answer from that revision (a gap).
+    Full(ProjectRows),
+}
+
 /// What discovery reads from sync.
 #[async_trait]
 pub trait IndexPort: Send + Sync + 'static {
@@ -74,6 +103,12 @@ pub trait IndexPort: Send + Sync + 'static {
     async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError>;
     /// Every file row of the project, with the revision they were read at.
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError>;
+    /// The rows changed after `since`, or every row when that cannot be told. A port
+    /// that keeps no changes always answers in full.
+    async fn rows_since(&self, project: &str, since: u64) -> Result<RowsSince, DiscoveryError> {
+        let _ = since;
+        Ok(RowsSince::Full(self.rows(project).await?))
+    }
     /// The project's current revision (cheap; for revalidation).
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
     /// A file's content through the source's connector; NOT_FOUND when it is gone.

@@ -24,6 +24,11 @@ impl LocalPolicy {
         LocalPolicy { store }
     }
 
+    /// The store it reads (readiness probes it).
+    pub fn store(&self) -> Arc<dyn AccessStore> {
+        self.store.clone()
+    }
+
     /// Reads everything one batch needs in one consistent read, then decides.
     async fn evaluate_for(
         &self,

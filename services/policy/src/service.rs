@@ -54,6 +54,11 @@ impl PolicyService {
         Arc::new(InProcessPolicy::new(self.gate.clone(), self.local.clone()))
     }
 
+    /// The access store (readiness probes it: policy answers nothing without it).
+    pub fn store(&self) -> Arc<dyn neuralis_access_store::AccessStore> {
+        self.local.store()
+    }
+
     /// The gate (its counts).
     pub fn gate(&self) -> &Gate {
         &self.gate

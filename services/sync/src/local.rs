@@ -254,7 +254,8 @@ impl LocalSync {
         })
     }
 
-    /// Streams a project's raw rows, every page at the same revision.
+    /// Streams a project's raw rows, every page at the same revision; with
+    /// `since_revision`, the delta since it when the index can tell.
     pub async fn list_entries(
         &self,
         permit: &Permit,
@@ -262,9 +263,20 @@ impl LocalSync {
     ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
-        let snapshot = self.core.deps.store.project_rows(&request.project).await?;
-        let revision = snapshot.revision;
-        let entries: Vec<pb::Entry> = snapshot.rows.iter().map(progress::entry).collect();
+        let store = &self.core.deps.store;
+        let changes = match request.since_revision {
+            Some(since) => store.changes_since(&request.project, since).await?,
+            None => None,
+        };
+        let (revision, rows, removed, delta) = match changes {
+            Some(changes) => (changes.revision, changes.rows, changes.removed, true),
+            None => {
+                let snapshot = store.project_rows(&request.project).await?;
+                (snapshot.revision, snapshot.rows, Vec::new(), false)
+            }
+        };
+        let mut removed: Vec<pb::Tombstone> = removed.into_iter().map(tombstone).collect();
+        let entries: Vec<pb::Entry> = rows.iter().map(progress::entry).collect();
         let mut pages: Vec<Vec<pb::Entry>> = entries
             .chunks(ENTRIES_PER_PAGE)
             .map(<[_]>::to_vec)
@@ -272,11 +284,14 @@ impl LocalSync {
         if pages.is_empty() {
             pages.push(Vec::new());
         }
-        let stream = futures::stream::iter(
-            pages
-                .into_iter()
-                .map(move |entries| Ok(pb::ListEntriesResponse { revision, entries })),
-        );
+        let stream = futures::stream::iter(pages.into_iter().map(move |entries| {
+            Ok(pb::ListEntriesResponse {
+                revision,
+                entries,
+                delta,
+                removed: std::mem::take(&mut removed),
+            })
+        }));
         Ok(stream.boxed())
     }
 
@@ -352,5 +367,15 @@ impl LocalSync {
             mode: mode as i32,
             hits: hits.iter().map(progress::hit).collect(),
         })
+    }
+}
+
+fn tombstone(removed: neuralis_index::Removed) -> pb::Tombstone {
+    match removed {
+        neuralis_index::Removed::Source { source } => pb::Tombstone {
+            source,
+            path: String::new(),
+        },
+        neuralis_index::Removed::File { source, path } => pb::Tombstone { source, path },
     }
 }

@@ -1,11 +1,20 @@
 //! Load generator for the discovery figures in BENCHMARKS.md:
 //! `cargo run --release -p neuralis-tests --bin discovery-load`.
 //!
-//! Starts the all-in-one node in this process on loopback, syncs a synthetic
-//! 10,000-file project, then measures over gRPC, in one run:
-//! - `ListPackages` latency (warm inventory) against a no-op gRPC call (health Check);
-//! - the time from a write's `finish` (the end of its SyncSource stream) to the first
-//!   `ListPackages` that reflects it, with the invalidation bus on Redis.
+//! Starts the all-in-one node in this process on loopback, syncs two synthetic
+//! projects (10,000 and 100,000 files, the same 100 packages of 400 files, the rest
+//! plain files outside every package), then measures over gRPC, in one run:
+//! - a no-op gRPC call (health Check), the baseline of every ratio;
+//! - per project: `ListPackages` latency (warm inventory); the time from a one-file
+//!   write's `finish` (the end of its SyncSource stream) to the first `ListPackages`
+//!   that reflects it, with the invalidation bus on Redis (a delta since the revision
+//!   held); and a cold fill (the project evicted, then read in full);
+//! - what the inventory holds per indexed row: its own weighing (the figure its memory
+//!   bound counts), and the process's resident memory before and after a cold fill of
+//!   the large project as a cross-check.
+//!
+//! The inventory keeps one project (`max_projects = 1`), so a call to the other
+//! project evicts it: that is how a cold fill is measured without a new project.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -20,11 +29,25 @@ use neuralis_tests::fixture::{read_policy, register, resync, scope, visible};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-const PROJECT: &str = "bench";
-const CALLS: usize = 2000;
+/// Calls per latency figure; `DISCOVERY_LOAD_CALLS` overrides it (a quick check).
+fn calls() -> usize {
+    std::env::var("DISCOVERY_LOAD_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000)
+}
 const WRITES: usize = 30;
 
-fn write_tree(root: &Path) -> Result<usize> {
+/// One synthetic project.
+struct Project {
+    name: String,
+    files: usize,
+    dir: tempfile::TempDir,
+    admin: String,
+    member: String,
+}
+
+fn write_tree(root: &Path, plain_modules: usize) -> Result<usize> {
     let mut files = 0;
     let mut put = |path: String, body: String| -> Result<()> {
         let path = root.join(path);
@@ -49,7 +72,7 @@ fn write_tree(root: &Path) -> Result<usize> {
             format!("---\nname: t{i}-doc\n---\nA doc.\n"),
         )?;
     }
-    for i in 0..96 {
+    for i in 0..plain_modules {
         for j in 0..100 {
             put(
                 format!("src/m{i}/f{j}.rs"),
@@ -65,57 +88,82 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[at.min(sorted.len() - 1)]
 }
 
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
 fn summary(name: &str, mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
     let (p50, p99) = (percentile(&samples, 0.50), percentile(&samples, 0.99));
     println!(
         "| {name} | {} | {:.3} ms | {:.3} ms |",
         samples.len(),
-        p50.as_secs_f64() * 1e3,
-        p99.as_secs_f64() * 1e3
+        ms(p50),
+        ms(p99)
     );
     (p50, p99)
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
-    let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
-    let bus = HashMap::from([
-        ("NEURALIS__SYNC__BUS__KIND".to_owned(), "redis".to_owned()),
-        ("NEURALIS__SYNC__BUS__URL".to_owned(), redis),
-        (
-            "NEURALIS__SYNC__BUS__CHANNEL".to_owned(),
-            "neuralis:bench".to_owned(),
-        ),
-        (
-            "NEURALIS__TELEMETRY__LOG_FILTER".to_owned(),
-            "warn".to_owned(),
-        ),
-    ]);
-    let cluster = Cluster::all_in_one(bus).await?;
-    let admin = cluster.token("ops", "owner", None, PROJECT);
-    let member = cluster.token("ada", "member", Some("a1"), PROJECT);
+/// The inventory counters of this process (the node runs in it).
+fn counters() -> String {
+    let text = neuralis_metrics::render();
+    text.lines()
+        .filter(|l| {
+            l.starts_with("neuralis_inventory_refills_total")
+                || l.starts_with("neuralis_inventory_regroups_total")
+                || l.starts_with("neuralis_inventory_evictions_total")
+                || l.starts_with("neuralis_inventory_bytes")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+async fn make(cluster: &Cluster, name: &str, plain_modules: usize) -> Result<Project> {
+    let admin = cluster.token("ops", "owner", None, name);
+    let member = cluster.token("ada", "member", Some("a1"), name);
     let dir = tempfile::tempdir()?;
-    let files = write_tree(dir.path())?;
+    let files = write_tree(dir.path(), plain_modules)?;
     let started = Instant::now();
     register(
-        &cluster,
+        cluster,
         &admin,
-        PROJECT,
+        name,
         "repo",
         dir.path(),
         read_policy(vec![]),
     )
     .await?;
     println!(
-        "synthetic project: {files} files, first sync {:.2} s\n",
+        "project {name}: {files} files, first sync {:.2} s",
         started.elapsed().as_secs_f64()
     );
+    Ok(Project {
+        name: name.to_owned(),
+        files,
+        dir,
+        admin,
+        member,
+    })
+}
 
-    let caller = CallerToken::new(Some(member.clone()));
+/// The process's resident set (Linux `/proc/self/statm`, pages of 4 KiB); 0 elsewhere.
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+struct Figures {
+    list: Duration,
+    reflected: Duration,
+    cold: Duration,
+}
+
+async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Result<Figures> {
+    let caller = CallerToken::new(Some(project.member.clone()));
     let request = || pb::ListPackagesRequest {
-        scope: scope(PROJECT, "a1", ""),
+        scope: scope(&project.name, "a1", ""),
         ..Default::default()
     };
     let packages = cluster
@@ -125,7 +173,8 @@ async fn main() -> Result<()> {
         .packages;
     let listed: usize = packages.iter().map(|p| p.files.len()).sum();
     println!(
-        "a ListPackages answer: {} packages, {listed} files\n",
+        "\n### {} files: a ListPackages answer holds {} packages, {listed} files\n",
+        project.files,
         packages.len()
     );
     for _ in 0..50 {
@@ -134,24 +183,8 @@ async fn main() -> Result<()> {
             .list_packages(caller.clone(), request())
             .await?;
     }
-
-    let channel =
-        tonic::transport::Endpoint::from_shared(format!("http://{}", cluster.addrs["discovery"]))?
-            .connect()
-            .await?;
-    let mut health = HealthClient::new(channel);
-    let mut noop = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
-        let t = Instant::now();
-        health
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await?;
-        noop.push(t.elapsed());
-    }
-    let mut list = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
+    let mut list = Vec::with_capacity(calls());
+    for _ in 0..calls() {
         let t = Instant::now();
         cluster
             .discovery
@@ -160,27 +193,22 @@ async fn main() -> Result<()> {
         list.push(t.elapsed());
     }
     println!("| call | n | p50 | p99 |\n| --- | --- | --- | --- |");
-    let (noop50, noop99) = summary("no-op gRPC (health Check)", noop);
-    let (list50, list99) = summary("ListPackages, warm 10,000-file project", list);
-    println!(
-        "\nratio ListPackages / no-op: p50 {:.1}x, p99 {:.1}x\n",
-        list50.as_secs_f64() / noop50.as_secs_f64(),
-        list99.as_secs_f64() / noop99.as_secs_f64()
-    );
+    let (list50, _) = summary("ListPackages, warm", list);
 
+    let before = counters();
     let mut reflected = Vec::with_capacity(WRITES);
     let mut first_call_reflected = 0;
     for k in 0..WRITES {
-        let path = dir.path().join(format!("tools/t0/skills/new{k}/SKILL.md"));
-        std::fs::create_dir_all(path.parent().unwrap_or(dir.path()))?;
-        std::fs::write(&path, format!("---\nname: new{k}\n---\n"))?;
-        resync(&cluster, &admin, PROJECT, "repo").await?;
-        let finished = Instant::now();
         let target = format!("tools/t0/skills/new{k}/SKILL.md");
+        let path = project.dir.path().join(&target);
+        std::fs::create_dir_all(path.parent().unwrap_or(project.dir.path()))?;
+        std::fs::write(&path, format!("---\nname: new{k}\n---\n"))?;
+        resync(cluster, &project.admin, &project.name, "repo").await?;
+        let finished = Instant::now();
         let mut calls = 0;
         loop {
             calls += 1;
-            let seen = visible(&cluster, &member, scope(PROJECT, "a1", "")).await?;
+            let seen = visible(cluster, &project.member, scope(&project.name, "a1", "")).await?;
             if seen.iter().any(|(p, _)| *p == target) {
                 break;
             }
@@ -188,44 +216,125 @@ async fn main() -> Result<()> {
         reflected.push(finished.elapsed());
         first_call_reflected += usize::from(calls == 1);
     }
-    println!(
-        "| write finish -> ListPackages reflecting it (Redis bus) | n | p50 | p99 |\n| --- | --- | --- | --- |"
+    let (reflected50, _) = summary(
+        "write finish -> ListPackages reflecting it (Redis bus)",
+        reflected,
     );
-    summary("finish to reflected", reflected);
-    println!(
-        "\nthe first call after the finish already reflected the write in {first_call_reflected} of {WRITES} writes"
-    );
-    // The cost of that first call is a cold inventory fill: measure one for comparison.
+
+    // A cold fill: the other project's call evicts this one (max_projects = 1).
     let mut cold = Vec::with_capacity(WRITES);
-    let fresh = format!("{PROJECT}-cold");
-    let admin2 = cluster.token("ops", "owner", None, &fresh);
-    let member2 = cluster.token("ada", "member", Some("a1"), &fresh);
-    register(
-        &cluster,
-        &admin2,
-        &fresh,
-        "repo",
-        dir.path(),
-        read_policy(vec![]),
-    )
-    .await?;
     for _ in 0..WRITES {
+        visible(cluster, &other.member, scope(&other.name, "a1", "")).await?;
         let t = Instant::now();
-        let _ = visible(&cluster, &member2, scope(&fresh, "a1", "")).await?;
+        visible(cluster, &project.member, scope(&project.name, "a1", "")).await?;
         cold.push(t.elapsed());
-        // Invalidate by a write that moves a package, so every call is a cold fill.
-        let path = dir.path().join("tools/t1/skills/flip/SKILL.md");
-        if path.exists() {
-            std::fs::remove_file(&path)?;
-        } else {
-            std::fs::create_dir_all(path.parent().unwrap_or(dir.path()))?;
-            std::fs::write(&path, "---\nname: flip\n---\n")?;
-        }
-        resync(&cluster, &admin2, &fresh, "repo").await?;
     }
+    let (cold50, _) = summary("cold fill (evicted, full re-read)", cold);
+    let held = neuralis_metrics::render()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("neuralis_inventory_bytes ")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .unwrap_or(0.0);
     println!(
-        "\n| ListPackages on an invalidated inventory (a full refill) | n | p50 | p99 |\n| --- | --- | --- | --- |"
+        "
+inventory holds {held:.0} bytes (its weighing) for {} rows: {:.0} bytes per row",
+        project.files,
+        held / project.files as f64
     );
-    summary("cold fill", cold);
+    println!(
+        "\nthe first call after the finish reflected the write in {first_call_reflected} of {WRITES} writes\n\
+         inventory counters before the writes: {before}\nafter the writes and cold fills: {}",
+        counters()
+    );
+    Ok(Figures {
+        list: list50,
+        reflected: reflected50,
+        cold: cold50,
+    })
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let settings = HashMap::from([
+        ("NEURALIS__SYNC__BUS__KIND".to_owned(), "redis".to_owned()),
+        ("NEURALIS__SYNC__BUS__URL".to_owned(), redis),
+        (
+            "NEURALIS__SYNC__BUS__CHANNEL".to_owned(),
+            "neuralis:bench".to_owned(),
+        ),
+        (
+            "NEURALIS__DISCOVERY__INVENTORY__MAX_PROJECTS".to_owned(),
+            "1".to_owned(),
+        ),
+        (
+            "NEURALIS__TELEMETRY__LOG_FILTER".to_owned(),
+            "warn".to_owned(),
+        ),
+    ]);
+    let cluster = Cluster::all_in_one(settings).await?;
+    let small = make(&cluster, "bench-10k", 96).await?;
+    let large = make(&cluster, "bench-100k", 996).await?;
+
+    let channel =
+        tonic::transport::Endpoint::from_shared(format!("http://{}", cluster.addrs["discovery"]))?
+            .connect()
+            .await?;
+    let mut health = HealthClient::new(channel);
+    let mut noop = Vec::with_capacity(calls());
+    for _ in 0..calls() {
+        let t = Instant::now();
+        health
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await?;
+        noop.push(t.elapsed());
+    }
+    println!("\n| call | n | p50 | p99 |\n| --- | --- | --- | --- |");
+    let (noop50, _) = summary("no-op gRPC (health Check)", noop);
+
+    let f10 = measure(&cluster, &small, &large).await?;
+    // Resident memory with the small project held, then the large one (a cross-check
+    // of the weighing: the allocator may keep freed pages, so it is a rough figure).
+    visible(&cluster, &small.member, scope(&small.name, "a1", "")).await?;
+    let rss_small = resident_bytes();
+    visible(&cluster, &large.member, scope(&large.name, "a1", "")).await?;
+    let rss_large = resident_bytes();
+    println!(
+        "
+resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k one: \
+         {:.0} bytes per extra row",
+        rss_small as f64 / 1048576.0,
+        rss_large as f64 / 1048576.0,
+        (rss_large as f64 - rss_small as f64) / (large.files - small.files) as f64
+    );
+    let f100 = measure(&cluster, &large, &small).await?;
+
+    let x = |a: Duration| a.as_secs_f64() / noop50.as_secs_f64();
+    println!(
+        "\n## Ratios (p50, to the no-op p50 of {:.3} ms)\n",
+        ms(noop50)
+    );
+    println!("| figure | 10k files | 100k files | 100k / 10k |\n| --- | --- | --- | --- |");
+    for (name, a, b) in [
+        ("ListPackages, warm", f10.list, f100.list),
+        ("finish -> reflected", f10.reflected, f100.reflected),
+        ("cold fill", f10.cold, f100.cold),
+    ] {
+        println!(
+            "| {name} | {:.3} ms = {:.1}x | {:.3} ms = {:.1}x | {:.2} |",
+            ms(a),
+            x(a),
+            ms(b),
+            x(b),
+            b.as_secs_f64() / a.as_secs_f64()
+        );
+    }
     cluster.stop().await
 }

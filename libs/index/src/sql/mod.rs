@@ -10,8 +10,8 @@ mod sources;
 mod write;
 
 use crate::{
-    ChunkHit, FileRow, IndexError, IndexStore, ProjectSnapshot, SourceRecord, StoredFile,
-    SyncStatus, WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, SourceRecord,
+    StoredFile, SyncStatus, WriteBatch,
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
@@ -214,6 +214,14 @@ impl IndexStore for SqlIndexStore {
 
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {
         rows::project_rows(&self.pool, self.dialect, project).await
+    }
+
+    async fn changes_since(
+        &self,
+        project: &str,
+        since: u64,
+    ) -> Result<Option<ProjectChanges>, IndexError> {
+        rows::changes_since(&self.pool, self.dialect, project, since).await
     }
 
     async fn file_row(

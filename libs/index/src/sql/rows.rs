@@ -2,7 +2,7 @@
 
 use super::Dialect;
 use super::codec::{self, StoredColumns, file_columns};
-use crate::{FileRow, IndexError, ProjectSnapshot, StoredFile};
+use crate::{FileRow, IndexError, ProjectChanges, ProjectSnapshot, Removed, StoredFile};
 use sqlx::AnyPool;
 use sqlx::any::Any;
 use sqlx::{Executor, Transaction};
@@ -171,4 +171,73 @@ pub(crate) async fn file_row(
         .fetch_optional(pool)
         .await?;
     row.as_ref().map(codec::file_row).transpose()
+}
+
+/// The rows changed since `since`, tombstones included, read in one snapshot (as
+/// [`project_rows`]); `None` when the index cannot tell (`since` is older than the
+/// project's delta floor, or newer than its revision: the caller re-reads in full).
+pub(crate) async fn changes_since(
+    pool: &AnyPool,
+    dialect: Dialect,
+    project: &str,
+    since: u64,
+) -> Result<Option<ProjectChanges>, IndexError> {
+    let mut tx = pool.begin().await?;
+    if dialect == Dialect::Postgres {
+        sqlx::raw_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+    }
+    let found: Option<(i64, i64)> =
+        sqlx::query_as("SELECT revision, delta_floor FROM index_projects WHERE project = $1")
+            .bind(project)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let (revision, floor) = found.unwrap_or((0, 0));
+    let revision = codec::to_u64(revision, "revision")?;
+    let floor = codec::to_u64(floor, "delta_floor")?;
+    if since < floor || since > revision {
+        tx.commit().await?;
+        return Ok(None);
+    }
+    let after = codec::to_i64(since, "revision")?;
+    let statement = concat!(
+        "SELECT ",
+        file_columns!(),
+        " FROM index_files WHERE project = $1 AND revision > $2 ORDER BY source, path"
+    );
+    let rows = sqlx::query(statement)
+        .bind(project)
+        .bind(after)
+        .fetch_all(&mut *tx)
+        .await?;
+    // A path deleted and written again is a row, not a tombstone.
+    let removed: Vec<(String, String)> = sqlx::query_as(
+        "SELECT t.source, t.path FROM index_tombstones t \
+         WHERE t.project = $1 AND t.revision > $2 AND NOT EXISTS (SELECT 1 FROM index_files f \
+         WHERE f.project = t.project AND f.source = t.source AND f.path = t.path) \
+         ORDER BY t.source, t.path",
+    )
+    .bind(project)
+    .bind(after)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    let rows = rows.iter().map(codec::file_row).collect::<Result<_, _>>()?;
+    let removed = removed
+        .into_iter()
+        .map(|(source, path)| {
+            if path.is_empty() {
+                Removed::Source { source }
+            } else {
+                Removed::File { source, path }
+            }
+        })
+        .collect();
+    Ok(Some(ProjectChanges {
+        since,
+        revision,
+        rows,
+        removed,
+    }))
 }

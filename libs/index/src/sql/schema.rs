@@ -109,22 +109,63 @@ CREATE UNIQUE INDEX IF NOT EXISTS index_sources_id ON index_sources (source_id);
 ALTER TABLE index_files ADD COLUMN IF NOT EXISTS real_path TEXT;
 ";
 
+/// Deltas (DESIGN.md section 3: "rows changed since revision R"): every file row
+/// remembers the revision that last wrote it, every deleted path (and every deleted
+/// source, as the path `''`) leaves a tombstone at the revision that deleted it, and
+/// `delta_floor` is the oldest revision a delta can start from. Rows written before
+/// this migration carry revision 0 and no tombstone records their deletes, so the floor
+/// starts at the revision each project has now: an older reader gets a full re-read.
+const SQLITE_DELTAS: &str = "
+ALTER TABLE index_files ADD COLUMN revision BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE index_projects ADD COLUMN delta_floor BIGINT NOT NULL DEFAULT 0;
+UPDATE index_projects SET delta_floor = revision;
+CREATE INDEX IF NOT EXISTS index_files_revision ON index_files (project, revision);
+CREATE TABLE IF NOT EXISTS index_tombstones (
+    project TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    revision BIGINT NOT NULL,
+    PRIMARY KEY (project, source, path)
+);
+";
+
+const POSTGRES_DELTAS: &str = "
+ALTER TABLE index_files ADD COLUMN IF NOT EXISTS revision BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE index_projects ADD COLUMN IF NOT EXISTS delta_floor BIGINT NOT NULL DEFAULT 0;
+UPDATE index_projects SET delta_floor = revision;
+CREATE INDEX IF NOT EXISTS index_files_revision ON index_files (project, revision);
+CREATE TABLE IF NOT EXISTS index_tombstones (
+    project TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    revision BIGINT NOT NULL,
+    PRIMARY KEY (project, source, path)
+);
+";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 4] {
-    let (chunks, full_text, ids) = match dialect {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 5] {
+    let (chunks, full_text, ids, deltas) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
             SQLITE_BULK_FULL_TEXT,
             SQLITE_IDS_AND_REAL_PATHS,
+            SQLITE_DELTAS,
         ),
         // Nothing to change: the GIN index follows the rows.
-        Dialect::Postgres => (POSTGRES_CHUNKS, "SELECT 1;", POSTGRES_IDS_AND_REAL_PATHS),
+        Dialect::Postgres => (
+            POSTGRES_CHUNKS,
+            "SELECT 1;",
+            POSTGRES_IDS_AND_REAL_PATHS,
+            POSTGRES_DELTAS,
+        ),
     };
     [
         (1, FILES_AND_PROJECTS),
         (2, chunks),
         (3, full_text),
         (4, ids),
+        (5, deltas),
     ]
 }
 

@@ -141,7 +141,24 @@ pub(crate) async fn delete(
         .execute(&mut *tx)
         .await?;
     let revision = if files.rows_affected() > 0 {
-        Some(rows::raise_revision(&mut tx, project).await?)
+        let revision = rows::raise_revision(&mut tx, project).await?;
+        // One tombstone stands for the whole source (the path `''`, which no file
+        // has); its paths' own tombstones say nothing more.
+        sqlx::query("DELETE FROM index_tombstones WHERE project = $1 AND source = $2")
+            .bind(project)
+            .bind(slug)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO index_tombstones (project, source, path, revision) \
+             VALUES ($1, $2, '', $3)",
+        )
+        .bind(project)
+        .bind(slug)
+        .bind(codec::to_i64(revision, "revision")?)
+        .execute(&mut *tx)
+        .await?;
+        Some(revision)
     } else {
         None
     };

@@ -6,7 +6,9 @@ use neuralis_index::{
 };
 use std::sync::Arc;
 
-type Store = Arc<dyn IndexStore>;
+pub use super::deltas::*;
+
+pub(crate) type Store = Arc<dyn IndexStore>;
 
 /// A different id suffix for every source a case makes.
 fn next_id() -> u64 {
@@ -14,7 +16,7 @@ fn next_id() -> u64 {
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-fn source(project: &str, slug: &str) -> SourceRecord {
+pub(crate) fn source(project: &str, slug: &str) -> SourceRecord {
     SourceRecord {
         id: format!("{project}/{slug}.{:016x}", next_id()),
         project: project.into(),
@@ -32,7 +34,7 @@ fn source(project: &str, slug: &str) -> SourceRecord {
     }
 }
 
-fn row(project: &str, source: &str, path: &str) -> FileRow {
+pub(crate) fn row(project: &str, source: &str, path: &str) -> FileRow {
     FileRow {
         project: project.into(),
         source: source.into(),
@@ -61,7 +63,7 @@ fn put(row: FileRow, chunks: Option<Vec<ChunkRow>>) -> RowWrite {
     RowWrite::Put { row, chunks }
 }
 
-fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> WriteBatch {
+pub(crate) fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> WriteBatch {
     WriteBatch {
         project: project.into(),
         source: source.into(),

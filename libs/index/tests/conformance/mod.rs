@@ -2,6 +2,7 @@
 //! A backend's test file defines a fixture and calls `conformance_suite!`.
 
 pub mod cases;
+pub mod deltas;
 
 /// A fresh, empty store for one case, and how to clean it up afterwards.
 pub trait Fixture: Sized {
@@ -63,6 +64,9 @@ macro_rules! all_conformance_cases {
             visiting_a_source_yields_each_row_in_its_comparison_form,
             unusual_text_round_trips_through_a_batch,
             visiting_a_large_source_yields_every_row_once,
+            a_delta_after_random_writes_equals_a_full_re_read,
+            a_delta_carries_deletes_renames_and_deleted_sources,
+            a_delta_from_before_the_floor_or_beyond_the_revision_is_refused,
         );
     };
 }

@@ -15,7 +15,18 @@ use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::api::DiscoveryError;
-use crate::ports::{IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo};
+use crate::ports::{
+    IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince, SourceInfo,
+};
+
+/// Rows a stream brought before they are keyed by source id.
+#[derive(Default)]
+struct Streamed {
+    revision: u64,
+    delta: bool,
+    entries: Vec<pb::Entry>,
+    removed: Vec<pb::Tombstone>,
+}
 
 /// The index as sync's feed serves it.
 #[derive(Clone)]
@@ -117,6 +128,73 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
     })
 }
 
+impl SyncIndex {
+    /// `ListEntries`, in full or since a revision, rows keyed by source id.
+    async fn entries(
+        &self,
+        project: &str,
+        since: Option<u64>,
+    ) -> Result<RowsSince, DiscoveryError> {
+        let request = pb::ListEntriesRequest {
+            project: project.to_owned(),
+            since_revision: since,
+        };
+        let mut pages = self
+            .feed
+            .list_entries(&self.credential()?, request)
+            .await
+            .map_err(from_sync)?;
+        let mut streamed = Streamed::default();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(from_sync)?;
+            streamed.revision = page.revision;
+            streamed.delta = page.delta;
+            streamed.entries.extend(page.entries);
+            streamed.removed.extend(page.removed);
+        }
+        // Rows name their source by slug; policy knows it by id. The sources are listed
+        // after the rows, so a source created before the rows were read is listed: its
+        // rows are kept (a delta never brings them again). A source deleted since the
+        // read drops its rows, and its tombstone comes with the next delta.
+        let ids: HashMap<String, String> = self
+            .sources(project)
+            .await?
+            .into_iter()
+            .map(|source| (source.slug, source.id))
+            .collect();
+        let rows: Vec<IndexRow> = streamed
+            .entries
+            .into_iter()
+            .filter_map(|e| index_row(&ids, e))
+            .collect();
+        if !streamed.delta {
+            return Ok(RowsSince::Full(ProjectRows {
+                revision: streamed.revision,
+                rows,
+            }));
+        }
+        let removed = streamed
+            .removed
+            .into_iter()
+            .map(|t| {
+                if t.path.is_empty() {
+                    RemovedRow::Source { slug: t.source }
+                } else {
+                    RemovedRow::File {
+                        slug: t.source,
+                        path: t.path,
+                    }
+                }
+            })
+            .collect();
+        Ok(RowsSince::Delta(ProjectDelta {
+            revision: streamed.revision,
+            rows,
+            removed,
+        }))
+    }
+}
+
 #[async_trait]
 impl IndexPort for SyncIndex {
     async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
@@ -136,29 +214,18 @@ impl IndexPort for SyncIndex {
     }
 
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError> {
-        // Rows name their source by slug; policy knows it by id.
-        let ids: HashMap<String, String> = self
-            .sources(project)
-            .await?
-            .into_iter()
-            .map(|source| (source.slug, source.id))
-            .collect();
-        let request = pb::ListEntriesRequest {
-            project: project.to_owned(),
-        };
-        let mut pages = self
-            .feed
-            .list_entries(&self.credential()?, request)
-            .await
-            .map_err(from_sync)?;
-        let mut rows = ProjectRows::default();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(from_sync)?;
-            rows.revision = page.revision;
-            rows.rows
-                .extend(page.entries.into_iter().filter_map(|e| index_row(&ids, e)));
+        match self.entries(project, None).await? {
+            RowsSince::Full(rows) => Ok(rows),
+            // Never without `since_revision`; a sync that answered so anyway is not
+            // trusted with the whole project.
+            RowsSince::Delta(_) => Err(DiscoveryError::Unavailable(
+                "sync answered a full read with a delta".into(),
+            )),
         }
-        Ok(rows)
+    }
+
+    async fn rows_since(&self, project: &str, since: u64) -> Result<RowsSince, DiscoveryError> {
+        self.entries(project, Some(since)).await
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {

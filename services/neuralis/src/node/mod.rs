@@ -11,6 +11,7 @@ mod readiness;
 pub mod redact;
 pub mod run;
 pub mod settings;
+mod subscription;
 pub mod target;
 mod wiring;
 

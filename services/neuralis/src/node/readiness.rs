@@ -1,11 +1,13 @@
 //! Readiness that follows what each service needs: discovery answers nothing useful
-//! while policy or sync is unreachable, and sync nothing while its index store is, so
+//! while policy or sync is unreachable, sync nothing while its index store is, and
+//! policy nothing while its access store is, so
 //! each reports NOT_SERVING (gRPC health and `/readyz`) until what it needs answers
 //! again; every service turns NOT_SERVING as soon as the process starts stopping.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use neuralis_access_store::AccessStore;
 use neuralis_host::Shutdown;
 use neuralis_host::admin::Readiness;
 use neuralis_host::grpc::Health;
@@ -25,12 +27,14 @@ pub(crate) enum Probe {
     },
     /// The index store answers a read.
     IndexStore(Arc<dyn IndexStore>),
+    /// The access store answers a read.
+    AccessStore(Arc<dyn AccessStore>),
 }
 
 /// Something services of this process need in order to answer.
 #[derive(Clone)]
 pub(crate) struct Dependency {
-    /// The readiness check's name (`policy`, `sync`, `index_store`).
+    /// The readiness check's name (`policy`, `sync`, `index_store`, `access_store`).
     pub check: &'static str,
     /// The services of this process that cannot answer without it.
     pub needed_by: Vec<&'static str>,
@@ -40,21 +44,42 @@ pub(crate) struct Dependency {
 /// How long one probe may take before the dependency counts as unreachable.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// The pause between two checks of one probe while no replica has answered SERVING.
+const PROBE_PAUSE: Duration = Duration::from_millis(50);
+
+/// One health check: whether the replica the channel picked answers SERVING.
+async fn serving(channel: &Channel, service: &str) -> bool {
+    let mut client = HealthClient::new(channel.clone());
+    let check = client.check(HealthCheckRequest {
+        service: service.into(),
+    });
+    matches!(check.await, Ok(answer) if answer.get_ref().status() == ServingStatus::Serving)
+}
+
 async fn reachable(probe: &Probe) -> bool {
     match probe {
+        // Over a balanced channel one check reaches one replica, and a peer is up
+        // while any replica serves: a dead replica still named by DNS (until its
+        // address is dropped) must not make the peer flap, so ask again until a
+        // replica answers SERVING or the probe's time is up.
         Probe::Health { channel, service } => {
-            let mut client = HealthClient::new(channel.clone());
-            let check = client.check(HealthCheckRequest {
-                service: (*service).into(),
-            });
-            matches!(
-                tokio::time::timeout(PROBE_TIMEOUT, check).await,
-                Ok(Ok(answer)) if answer.get_ref().status() == ServingStatus::Serving
-            )
+            let until_one_serves = async {
+                while !serving(channel, service).await {
+                    tokio::time::sleep(PROBE_PAUSE).await;
+                }
+            };
+            tokio::time::timeout(PROBE_TIMEOUT, until_one_serves)
+                .await
+                .is_ok()
         }
         // A project name no source can have: one indexed read, no rows.
         Probe::IndexStore(store) => matches!(
             tokio::time::timeout(PROBE_TIMEOUT, store.revision("")).await,
+            Ok(Ok(_))
+        ),
+        // A source id no source can have: one indexed read, no row.
+        Probe::AccessStore(store) => matches!(
+            tokio::time::timeout(PROBE_TIMEOUT, store.source("")).await,
             Ok(Ok(_))
         ),
     }
@@ -167,6 +192,79 @@ mod tests {
                 service: "x",
             },
         }
+    }
+
+    /// Resolves to the addresses it holds.
+    struct Fixed(Vec<std::net::SocketAddr>);
+
+    impl neuralis_host::peer::Resolve for Fixed {
+        fn resolve(&self, _host: &str, _port: u16) -> neuralis_host::peer::Resolved {
+            let found = self.0.clone();
+            Box::pin(async move { Ok(found) })
+        }
+    }
+
+    /// A health server answering SERVING for `service`, on an ephemeral port.
+    async fn serving_replica(service: &'static str) -> std::net::SocketAddr {
+        let (reporter, server) = tonic_health::server::health_reporter();
+        reporter
+            .set_service_status(service, tonic_health::ServingStatus::Serving)
+            .await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _keep = reporter;
+            tonic::transport::Server::builder()
+                .add_service(server)
+                .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+                .await
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn a_peer_stays_reachable_while_one_of_two_replicas_is_dead() {
+        let live = serving_replica("policy").await;
+        // An address nothing listens on: bound, then released.
+        let dead = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let options = neuralis_host::peer::PeerOptions {
+            timeout: Duration::from_millis(500),
+            resolve_interval: Duration::from_secs(60),
+            ..Default::default()
+        };
+        let peer = neuralis_host::peer::peer_channel(
+            &neuralis_host::tls::ClientTls::default(),
+            "http://policy-replicas.test:7400",
+            "peers.policy_url",
+            options,
+            Arc::new(Fixed(vec![live, dead])),
+        )
+        .unwrap();
+        let probe = Probe::Health {
+            channel: peer.channel,
+            service: "policy",
+        };
+        for round in 0..20 {
+            assert!(reachable(&probe).await, "probe {round} saw the peer down");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_peer_with_no_serving_replica_is_unreachable() {
+        let dead = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let probe = Probe::Health {
+            channel: tonic::transport::Endpoint::from_shared(format!("http://{dead}"))
+                .unwrap()
+                .connect_lazy(),
+            service: "policy",
+        };
+        assert!(!reachable(&probe).await);
     }
 
     #[tokio::test]

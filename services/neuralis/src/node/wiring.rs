@@ -29,6 +29,7 @@ use super::forget::PolicyForgetter;
 use super::keys;
 use super::readiness::{Dependency, Probe};
 use super::settings::NodeSettings;
+use super::subscription::{self, BusSource};
 use super::target::{Target, Targets};
 
 /// In-process clients of the services a node runs (or reaches), every call decided by
@@ -78,6 +79,16 @@ pub(crate) async fn wire(
         let service = PolicyService::from_config(&config, keys.verifiers.clone())
             .await
             .context("starting policy")?;
+        // Policy answers nothing without its store; nor does discovery beside it.
+        let mut needed_by = vec![neuralis_policy::SERVICE_NAME];
+        if targets.runs(Target::Discovery) {
+            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
+        }
+        remote.push(Dependency {
+            check: "access_store",
+            needed_by,
+            probe: Probe::AccessStore(service.store()),
+        });
         policy_local = Some(service.api() as Arc<dyn PolicyApi>);
         routes = routes.add_service(service.into_server());
         names.push(neuralis_policy::SERVICE_NAME);
@@ -152,10 +163,8 @@ pub(crate) async fn wire(
             }
         };
         let bus = match bus {
-            Some(bus) => bus,
-            None => neuralis_sync::service::open_bus(&settings.sync.bus)
-                .await
-                .context("connecting the bus")?,
+            Some(bus) => BusSource::Shared(bus),
+            None => BusSource::Configured(settings.sync.bus.clone()),
         };
         let signer = Arc::new(keys.signer("discovery")?);
         let discovery = discovery(settings, feed, policy, bus, signer).await?;
@@ -255,7 +264,7 @@ async fn discovery(
     settings: &NodeSettings,
     feed: Arc<dyn IndexFeedApi>,
     policy: Arc<dyn PolicyApi>,
-    bus: Arc<dyn InvalidationBus>,
+    bus: BusSource,
     signer: Arc<ServiceSigner>,
 ) -> Result<Arc<Discovery>> {
     let installed = &settings.discovery.installed;
@@ -283,11 +292,7 @@ async fn discovery(
         neuralis_discovery::adapters::attach::attach_request(&catalog),
     ));
     let inventory = InventoryShell::new(settings.discovery.inventory.settings());
-    inventory.attach(
-        bus.subscribe()
-            .await
-            .context("subscribing to invalidation events")?,
-    );
+    subscription::follow(&inventory, bus).await?;
     Ok(Arc::new(Discovery::new(DiscoveryParts {
         index: Arc::new(SyncIndex::new(feed, signer.clone())),
         access: Arc::new(PolicyAccess::new(policy, signer)),

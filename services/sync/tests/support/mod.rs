@@ -221,6 +221,7 @@ pub async fn entries(client: &Client, project: &str) -> (u64, Vec<pb::Entry>) {
     let mut stream = client
         .list_entries(pb::ListEntriesRequest {
             project: project.into(),
+            ..Default::default()
         })
         .await
         .expect("entries");

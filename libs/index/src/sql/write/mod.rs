@@ -37,11 +37,16 @@ pub(crate) async fn write_batch(
         source: &batch.source,
     };
     let mut tx = pool.begin().await?;
-    match dialect {
-        Dialect::Sqlite => sqlite::apply(&mut tx, scope, &writes).await?,
-        Dialect::Postgres => postgres::apply(&mut tx, scope, &writes).await?,
-    }
+    // The revision is raised first: every row and tombstone of the batch carries it,
+    // and on PostgreSQL the project's row lock, held to the commit, makes the writes of
+    // one project commit in revision order, so a delta read at revision R never misses
+    // a write that later commits with a revision at or below R.
     let revision = raise_revision(&mut tx, &batch.project).await?;
+    let revision_value = codec::to_i64(revision, "revision")?;
+    match dialect {
+        Dialect::Sqlite => sqlite::apply(&mut tx, scope, &writes, revision_value).await?,
+        Dialect::Postgres => postgres::apply(&mut tx, scope, &writes, revision_value).await?,
+    }
     tx.commit().await?;
     Ok(revision)
 }
@@ -146,7 +151,7 @@ const ON_CONFLICT_UPDATE: &str = "ON CONFLICT (project, source, path) DO UPDATE 
      modified = excluded.modified, classification = excluded.classification, \
      payload = excluded.payload, usable_manifest = excluded.usable_manifest, \
      privacy_owner = excluded.privacy_owner, payload_version = excluded.payload_version, \
-     real_path = excluded.real_path";
+     real_path = excluded.real_path, revision = excluded.revision";
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,10 @@ const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
 const DELETE_FILES: &str = "DELETE FROM index_files \
      WHERE project = $1 AND source = $2 \
      AND path IN (SELECT json_array_elements_text($3::json))";
+/// A deleted path leaves a tombstone at the deleting revision (deltas carry deletes).
+const TOMBSTONES: &str = "INSERT INTO index_tombstones (project, source, path, revision) \
+     SELECT $1, $2, p, $4 FROM json_array_elements_text($3::json) AS p \
+     ON CONFLICT (project, source, path) DO UPDATE SET revision = excluded.revision";
 const INSERT_CHUNKS: &str = "INSERT INTO index_chunks \
      (project, source, path, ordinal, body, vector) \
      SELECT $1, $2, r.path, r.ordinal, r.body, decode(r.vector, 'hex') \
@@ -23,16 +27,18 @@ pub(super) async fn apply(
     tx: &mut Transaction<'_, Any>,
     scope: Scope<'_>,
     writes: &BatchWrites<'_>,
+    revision: i64,
 ) -> Result<(), IndexError> {
     if !writes.chunk_replacing.is_empty() {
         execute(tx, DELETE_CHUNKS, scope, &writes.chunk_replacing).await?;
     }
     if !writes.deleted.is_empty() {
         execute(tx, DELETE_FILES, scope, &writes.deleted).await?;
+        execute_at(tx, TOMBSTONES, scope, &writes.deleted, revision).await?;
     }
     if !writes.rows.is_empty() {
         let rows: Vec<RowRecord<'_>> = writes.rows.iter().map(|row| row_record(row)).collect();
-        execute(tx, &upsert_statement(), scope, &rows).await?;
+        execute_at(tx, &upsert_statement(), scope, &rows, revision).await?;
     }
     if !writes.chunks.is_empty() {
         let chunks: Vec<ChunkRecord<'_>> = writes
@@ -47,9 +53,9 @@ pub(super) async fn apply(
 
 fn upsert_statement() -> String {
     format!(
-        "INSERT INTO index_files ({}) \
+        "INSERT INTO index_files ({}, revision) \
          SELECT $1, $2, r.path, r.content_hash, r.size, r.modified, r.classification, \
-         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version, r.real_path \
+         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version, r.real_path, $4 \
          FROM json_to_recordset($3::json) AS r(path TEXT, content_hash TEXT, \
          size BIGINT, modified BIGINT, classification TEXT, payload TEXT, \
          usable_manifest BIGINT, privacy_owner TEXT, payload_version BIGINT, \
@@ -119,6 +125,25 @@ async fn execute(
         .bind(scope.source)
         // Strings, numbers and options always serialize.
         .bind(serde_json::to_string(records).unwrap_or_default())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// [`execute`] with the batch's revision as `$4`.
+async fn execute_at(
+    tx: &mut Transaction<'_, Any>,
+    statement: &str,
+    scope: Scope<'_>,
+    records: &impl Serialize,
+    revision: i64,
+) -> Result<(), IndexError> {
+    // Audited: the statements are fixed text; every value is a bound parameter.
+    sqlx::query(sqlx::AssertSqlSafe(statement.to_owned()))
+        .bind(scope.project)
+        .bind(scope.source)
+        .bind(serde_json::to_string(records).unwrap_or_default())
+        .bind(revision)
         .execute(&mut **tx)
         .await?;
     Ok(())

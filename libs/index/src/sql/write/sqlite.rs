@@ -6,7 +6,7 @@ use crate::{ChunkRow, FileRow, IndexError, vector};
 use sqlx::Transaction;
 use sqlx::any::Any;
 
-/// Rows per upsert statement (12 parameters each; anonymous placeholders bind in
+/// Rows per upsert statement (13 parameters each; anonymous placeholders bind in
 /// linear time).
 const ROWS_PER_STATEMENT: usize = 500;
 /// Chunks per insert statement (6 parameters each).
@@ -16,6 +16,10 @@ const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
      WHERE project = ? AND source = ? AND path IN (SELECT value FROM json_each(?))";
 const DELETE_FILES: &str = "DELETE FROM index_files \
      WHERE project = ? AND source = ? AND path IN (SELECT value FROM json_each(?))";
+/// A deleted path leaves a tombstone at the deleting revision (deltas carry deletes).
+const TOMBSTONES: &str = "INSERT INTO index_tombstones (project, source, path, revision) \
+     SELECT ?, ?, value, ? FROM json_each(?) WHERE true \
+     ON CONFLICT (project, source, path) DO UPDATE SET revision = excluded.revision";
 const LAST_CHUNK: &str = "SELECT coalesce(max(rowid), 0) FROM index_chunks";
 /// The batch's new chunk rows (every row after the last one before it: the write
 /// lock is held) enter the full-text index in one statement.
@@ -27,15 +31,23 @@ pub(super) async fn apply(
     tx: &mut Transaction<'_, Any>,
     scope: Scope<'_>,
     writes: &BatchWrites<'_>,
+    revision: i64,
 ) -> Result<(), IndexError> {
     if !writes.chunk_replacing.is_empty() {
         delete(tx, DELETE_CHUNKS, scope, &writes.chunk_replacing).await?;
     }
     if !writes.deleted.is_empty() {
         delete(tx, DELETE_FILES, scope, &writes.deleted).await?;
+        sqlx::query(TOMBSTONES)
+            .bind(scope.project)
+            .bind(scope.source)
+            .bind(revision)
+            .bind(serde_json::to_string(&writes.deleted).unwrap_or_default())
+            .execute(&mut **tx)
+            .await?;
     }
     for rows in writes.rows.chunks(ROWS_PER_STATEMENT) {
-        upsert_rows(tx, rows).await?;
+        upsert_rows(tx, rows, revision).await?;
     }
     if !writes.chunks.is_empty() {
         let last: i64 = sqlx::query_scalar(LAST_CHUNK).fetch_one(&mut **tx).await?;
@@ -71,12 +83,16 @@ async fn delete(
     Ok(())
 }
 
-async fn upsert_rows(tx: &mut Transaction<'_, Any>, rows: &[&FileRow]) -> Result<(), IndexError> {
+async fn upsert_rows(
+    tx: &mut Transaction<'_, Any>,
+    rows: &[&FileRow],
+    revision: i64,
+) -> Result<(), IndexError> {
     // Audited: only placeholders and fixed text enter the statement.
     let statement = format!(
-        "INSERT INTO index_files ({}) VALUES {} {ON_CONFLICT_UPDATE}",
+        "INSERT INTO index_files ({}, revision) VALUES {} {ON_CONFLICT_UPDATE}",
         file_columns!(),
-        groups(rows.len(), 12)
+        groups(rows.len(), 13)
     );
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
     for row in rows {
@@ -92,7 +108,8 @@ async fn upsert_rows(tx: &mut Transaction<'_, Any>, rows: &[&FileRow]) -> Result
             .bind(i64::from(row.usable_manifest))
             .bind(row.privacy_owner.as_deref())
             .bind(i64::from(row.payload_version))
-            .bind(row.real_path.as_deref());
+            .bind(row.real_path.as_deref())
+            .bind(revision);
     }
     query.execute(&mut **tx).await?;
     Ok(())

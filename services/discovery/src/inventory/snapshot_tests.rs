@@ -1,0 +1,214 @@
+//! Deltas on grouped snapshots: the same packages as a full re-read, and no regroup
+//! for a write no package can see (issue 10: "high-rate writes that cannot affect a
+//! package cost nothing", seed 000).
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::*;
+
+const SOURCE: &str = "p/repo.00000000000000aa";
+
+fn sources() -> Vec<SourceInfo> {
+    vec![SourceInfo {
+        id: SOURCE.into(),
+        slug: "repo".into(),
+        scope: neuralis_access::SourceScope {
+            scope: neuralis_access::Scope::Project,
+            owner: "p".into(),
+        },
+        root_uri: "file:///srv/repo".into(),
+        local_root: None,
+        privacy_patterns: Vec::new(),
+    }]
+}
+
+/// A row as sync would index `path` with `body`.
+fn row(path: &str, body: &str) -> IndexRow {
+    IndexRow {
+        source_id: SOURCE.into(),
+        path: path.into(),
+        size: body.len() as u64,
+        payload: neuralis_layout::capture(path, Some(body.as_bytes())),
+        real_path: None,
+    }
+}
+
+fn skill(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: does {name}\n---\nDo it.\n")
+}
+
+fn tree() -> BTreeMap<String, IndexRow> {
+    let mut rows = BTreeMap::new();
+    let mut put = |path: String, body: String| {
+        rows.insert(path.clone(), row(&path, &body));
+    };
+    for i in 0..4 {
+        put(
+            format!("tools/t{i}/skills/s/SKILL.md"),
+            skill(&format!("t{i}")),
+        );
+        put(
+            format!("tools/t{i}/rules/r.md"),
+            "---\nname: r\n---\nA rule.\n".into(),
+        );
+    }
+    for i in 0..3 {
+        put(format!("src/m{i}/f.rs"), "fn f() {}\n".into());
+    }
+    put("README.md".into(), "# repo\n".into());
+    rows
+}
+
+fn full(rows: &BTreeMap<String, IndexRow>, revision: u64) -> ProjectSnapshot {
+    ProjectSnapshot::build(
+        ProjectRows {
+            revision,
+            rows: rows.values().cloned().collect(),
+        },
+        &sources(),
+    )
+}
+
+/// What an answer reads: each source's packages, and the facts of their files.
+fn seen(snapshot: &ProjectSnapshot) -> Vec<(String, String)> {
+    snapshot
+        .sources
+        .values()
+        .flat_map(|s| {
+            s.layout.packages.iter().map(move |p| {
+                let facts: Vec<_> = p
+                    .files
+                    .iter()
+                    .map(|f| s.rows.get(&f.path).cloned())
+                    .collect();
+                (format!("{p:?}"), format!("{facts:?}"))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_busy_file_outside_every_root_regroups_nothing() {
+    let mut rows = tree();
+    let mut snapshot = full(&rows, 1);
+    for k in 0..50u64 {
+        let busy = row("src/m0/busy.log", &"x".repeat(k as usize));
+        rows.insert(busy.path.clone(), busy.clone());
+        let delta = ProjectDelta {
+            revision: 2 + k,
+            rows: vec![busy],
+            removed: Vec::new(),
+        };
+        let (next, regrouped) = snapshot.apply(delta, &sources());
+        assert_eq!(regrouped, Regrouped::default(), "write {k} regrouped");
+        assert_eq!(seen(&next), seen(&full(&rows, 2 + k)));
+        snapshot = next;
+    }
+    assert_eq!(snapshot.row_count(), rows.len());
+}
+
+#[test]
+fn a_write_inside_a_package_regroups_only_the_relevant_files() {
+    let mut rows = tree();
+    let snapshot = full(&rows, 1);
+    let new = row("tools/t0/skills/new/SKILL.md", &skill("new"));
+    rows.insert(new.path.clone(), new.clone());
+    let delta = ProjectDelta {
+        revision: 2,
+        rows: vec![new],
+        removed: Vec::new(),
+    };
+    let (next, regrouped) = snapshot.apply(delta, &sources());
+    assert_eq!(regrouped.relevant_only + regrouped.whole, 1);
+    assert_eq!(seen(&next), seen(&full(&rows, 2)));
+}
+
+/// One write of a random sequence.
+#[derive(Debug, Clone)]
+enum Write {
+    Put(usize, u8),
+    Delete(usize),
+    Rename(usize, usize),
+    DropSource,
+}
+
+/// Paths that form, feed, leave and sit outside packages.
+const PATHS: &[&str] = &[
+    "tools/t0/skills/s/SKILL.md",
+    "tools/t0/skills/x/SKILL.md",
+    "tools/t1/rules/r.md",
+    "tools/t9/agents/a.md",
+    "src/m0/f.rs",
+    "src/m0/notes.md",
+    "src/.claude/skills/k/SKILL.md",
+    "plugin/.claude-plugin/plugin.json",
+    "plugin/skills/p/SKILL.md",
+    "skills/top/SKILL.md",
+    "README.md",
+    "SKILL.md",
+];
+
+fn body(path: &str, version: u8) -> String {
+    if path.ends_with(".json") {
+        format!("{{\"name\": \"plug{version}\"}}")
+    } else if path.ends_with(".md") {
+        skill(&format!("n{version}"))
+    } else {
+        format!("v{version}")
+    }
+}
+
+fn write() -> impl Strategy<Value = Write> {
+    let at = 0..PATHS.len();
+    prop_oneof![
+        4 => (at.clone(), any::<u8>()).prop_map(|(p, v)| Write::Put(p, v)),
+        2 => at.clone().prop_map(Write::Delete),
+        2 => (at.clone(), at).prop_map(|(a, b)| Write::Rename(a, b)),
+        1 => Just(Write::DropSource),
+    ]
+}
+
+proptest! {
+    /// "a delta after a write equals a full re-read", on grouped snapshots: after any
+    /// sequence of puts, deletes, renames and a deleted source, the held snapshot with
+    /// each write's delta applied answers exactly what a full re-read answers.
+    #[test]
+    fn a_delta_after_writes_answers_as_a_full_re_read(writes in prop::collection::vec(write(), 1..25)) {
+        let mut rows = tree();
+        let mut snapshot = full(&rows, 1);
+        for (k, write) in writes.into_iter().enumerate() {
+            let mut delta = ProjectDelta { revision: 2 + k as u64, ..ProjectDelta::default() };
+            let removed = |path: &str| RemovedRow::File { slug: "repo".into(), path: path.into() };
+            match write {
+                Write::Put(p, v) => {
+                    let put = row(PATHS[p], &body(PATHS[p], v));
+                    rows.insert(put.path.clone(), put.clone());
+                    delta.rows.push(put);
+                }
+                Write::Delete(p) => {
+                    if rows.remove(PATHS[p]).is_some() {
+                        delta.removed.push(removed(PATHS[p]));
+                    }
+                }
+                Write::Rename(a, b) => {
+                    if a != b && let Some(old) = rows.remove(PATHS[a]) {
+                        delta.removed.push(removed(PATHS[a]));
+                        let moved = IndexRow { path: PATHS[b].into(), ..old };
+                        rows.insert(moved.path.clone(), moved.clone());
+                        delta.rows.push(moved);
+                    }
+                }
+                Write::DropSource => {
+                    rows.clear();
+                    delta.removed.push(RemovedRow::Source { slug: "repo".into() });
+                }
+            }
+            snapshot = snapshot.apply(delta, &sources()).0;
+            let reread = full(&rows, 2 + k as u64);
+            prop_assert_eq!(seen(&snapshot), seen(&reread));
+            prop_assert_eq!(snapshot.row_count(), rows.len());
+        }
+    }
+}
