@@ -236,6 +236,7 @@ async fn grant_beta(s: &Setup, features: &[&str]) {
     let grants = vec![policy::RoleGrant {
         role: "member".into(),
         features: features.iter().map(|f| f.to_string()).collect(),
+        revoked: vec![],
     }];
     let request = policy::PutRoleGrantsRequest {
         grantor: policy::GrantorKind::Administrator as i32,

@@ -11,8 +11,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use crate::records::{self, SnapshotRows};
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
 use crate::{
-    AccessStore, ConversationRecord, FileRef, OverrideTarget, SnapshotQuery, StoreError, schema,
-    sql,
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, RoleFeatures,
+    SnapshotQuery, StoreError, schema, sql,
 };
 
 /// Connections per process: SQLite serializes writers, readers run beside them (WAL).
@@ -174,6 +174,79 @@ impl AccessStore for EmbeddedStore {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn attach_package(&self, defaults: &PackageDefaults) -> Result<(), StoreError> {
+        let grantor = neuralis_access::Grantor::Package(defaults.package_id.clone()).key();
+        let mut tx = self.write().await?;
+        sqlx::query(sql::DELETE_GRANTS)
+            .bind(sql::EVERY_PROJECT)
+            .bind(&grantor)
+            .execute(&mut *tx)
+            .await?;
+        for (role, features) in &defaults.default_role_grants {
+            for feature in features {
+                sqlx::query(sql::INSERT_GRANT)
+                    .bind(sql::EVERY_PROJECT)
+                    .bind(&grantor)
+                    .bind(role)
+                    .bind(feature)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        for (scope, baseline) in &defaults.baselines {
+            sqlx::query(sql::ENSURE_SOURCE)
+                .bind(scope)
+                .execute(&mut *tx)
+                .await?;
+            let stored: Option<String> = sqlx::query_scalar(sql::POLICY_FOR_UPDATE_SQLITE)
+                .bind(scope)
+                .fetch_one(&mut *tx)
+                .await?;
+            if let Some(policy) = records::attached_policy(stored, baseline)? {
+                sqlx::query(sql::WRITE_POLICY)
+                    .bind(scope)
+                    .bind(policy.to_json())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn put_grant_revocations(
+        &self,
+        project: Option<&str>,
+        revoked: &RoleFeatures,
+    ) -> Result<(), StoreError> {
+        let project = project.unwrap_or(sql::EVERY_PROJECT);
+        let mut tx = self.write().await?;
+        sqlx::query(sql::DELETE_REVOCATIONS)
+            .bind(project)
+            .execute(&mut *tx)
+            .await?;
+        for (role, features) in revoked {
+            for feature in features {
+                sqlx::query(sql::INSERT_REVOCATION)
+                    .bind(project)
+                    .bind(role)
+                    .bind(feature)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn grant_revocations(&self, project: Option<&str>) -> Result<RoleFeatures, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(sql::REVOCATIONS)
+            .bind(project.unwrap_or(sql::EVERY_PROJECT))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(records::role_features(rows))
     }
 
     async fn set_package_enabled(

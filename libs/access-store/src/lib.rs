@@ -28,7 +28,8 @@ pub use embedded::EmbeddedStore;
 pub use error::StoreError;
 pub use postgres::PostgresStore;
 pub use store::{
-    AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageKeyMove, SnapshotQuery,
+    AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, PackageKeyMove,
+    RoleFeatures, SnapshotQuery,
 };
 
 /// Opens the configured backend and runs its migrations.

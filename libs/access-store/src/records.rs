@@ -108,3 +108,28 @@ pub(crate) fn check_lineage(
         )),
     }
 }
+
+/// The policy an attach stores for a scope: the baseline at first attach, else the
+/// stored policy with the baseline's floors added (an administrator's edit stands, a
+/// floor is never lost). `None` when nothing changes.
+pub(crate) fn attached_policy(
+    stored: Option<String>,
+    baseline: &UriPolicy,
+) -> Result<Option<UriPolicy>, crate::StoreError> {
+    let Some(text) = stored else {
+        return Ok(Some(baseline.clone()));
+    };
+    let stored = UriPolicy::from_stored_json(&text)
+        .map_err(|_| crate::StoreError::Internal("stored uri policy is unreadable".into()))?;
+    let merged = neuralis_access::floor::keep_floors(Some(baseline), stored.clone());
+    Ok((merged != stored).then_some(merged))
+}
+
+/// Revocation rows as role to features.
+pub(crate) fn role_features(rows: Vec<(String, String)>) -> crate::RoleFeatures {
+    let mut out = crate::RoleFeatures::new();
+    for (role, feature) in rows {
+        out.entry(role).or_default().insert(feature);
+    }
+    out
+}

@@ -40,6 +40,13 @@ pub(crate) fn migrator() -> Migrator {
             include_str!("../migrations/0004_package_key_rekeys.sql").into_sql_str(),
             false,
         ),
+        Migration::new(
+            5,
+            Cow::Borrowed("package attach"),
+            MigrationType::Simple,
+            include_str!("../migrations/0005_package_attach.sql").into_sql_str(),
+            false,
+        ),
     ];
     let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);

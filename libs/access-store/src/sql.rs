@@ -81,8 +81,24 @@ pub(crate) const INSERT_GRANT: &str =
 
 /// The features of role `$1` in project `$2`: the project's grants and those of every
 /// project.
-pub(crate) const ROLE_FEATURES: &str = "SELECT DISTINCT feature FROM access_role_grants \
-     WHERE role = $1 AND (project = '' OR project = $2)";
+/// A package's default grant revoked (in the project or in every project) is left out;
+/// the administrator's own grants never are.
+pub(crate) const ROLE_FEATURES: &str = "SELECT DISTINCT g.feature FROM access_role_grants g \
+     WHERE g.role = $1 AND (g.project = '' OR g.project = $2) \
+     AND (g.grantor = 'admin' OR NOT EXISTS ( \
+         SELECT 1 FROM access_grant_revocations r \
+         WHERE r.role = g.role AND r.feature = g.feature AND (r.project = '' OR r.project = $2)))";
+
+/// An administrator's revocations in one project ('' for every project), replaced whole.
+pub(crate) const DELETE_REVOCATIONS: &str =
+    "DELETE FROM access_grant_revocations WHERE project = $1";
+
+pub(crate) const INSERT_REVOCATION: &str =
+    "INSERT INTO access_grant_revocations (project, role, feature) VALUES ($1, $2, $3)";
+
+/// The revocations of one project ('' for every project).
+pub(crate) const REVOCATIONS: &str =
+    "SELECT role, feature FROM access_grant_revocations WHERE project = $1";
 
 /// The stored project of grants for every project.
 pub(crate) const EVERY_PROJECT: &str = "";

@@ -1,5 +1,7 @@
 //! The one trait both backends implement.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use async_trait::async_trait;
 use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 
@@ -61,6 +63,21 @@ pub struct SnapshotQuery {
     pub source_ids: Vec<String>,
 }
 
+/// Role to feature ids (default grants, revocations).
+pub type RoleFeatures = BTreeMap<String, BTreeSet<String>>;
+
+/// What one package's manifest declares about access, as the host attaches it (seed
+/// 002: `defaultRoleGrants`, `uriPolicies` with `<self>` already substituted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageDefaults {
+    /// The package id (grantor `package:<id>`).
+    pub package_id: String,
+    /// The package's default grants, in every project.
+    pub default_role_grants: RoleFeatures,
+    /// Baseline policies by URI scope (`packages://<id>`, `data://<zone>`).
+    pub baselines: Vec<(String, UriPolicy)>,
+}
+
 /// The access store. Every read goes to the database; nothing is cached.
 #[async_trait]
 pub trait AccessStore: Send + Sync + 'static {
@@ -101,6 +118,23 @@ pub trait AccessStore: Send + Sync + 'static {
         project: Option<&str>,
         grants: &RoleGrants,
     ) -> Result<(), StoreError>;
+
+    /// Attaches a package in one transaction: its default grants replace those it
+    /// declared before; each baseline is stored when its scope has no policy yet (first
+    /// attach), and otherwise only its floors are added to the stored policy, so an
+    /// administrator's edit survives a restart and no floor is ever lost.
+    async fn attach_package(&self, defaults: &PackageDefaults) -> Result<(), StoreError>;
+
+    /// Replaces the administrator's revocations of package default grants in `project`
+    /// (`None`: every project). A revoked default stays revoked across re-attaches.
+    async fn put_grant_revocations(
+        &self,
+        project: Option<&str>,
+        revoked: &RoleFeatures,
+    ) -> Result<(), StoreError>;
+
+    /// The administrator's revocations in `project` (`None`: those of every project).
+    async fn grant_revocations(&self, project: Option<&str>) -> Result<RoleFeatures, StoreError>;
 
     /// Sets a package's enable state in a project.
     async fn set_package_enabled(

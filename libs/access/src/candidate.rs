@@ -26,7 +26,8 @@ pub struct SourceHeader {
 pub enum Origin {
     /// A source package: the source id (one of the batch's headers).
     Source(String),
-    /// An installed package from the catalog: no URI policy, no source switch, no scope.
+    /// An installed package from the catalog: no source switch, no scope; its paths are
+    /// gated only by the policy attached under its scope ([`crate::installed_scope`]).
     Installed,
 }
 

@@ -20,7 +20,8 @@ use crate::overrides::PackageOverrides;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
-    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate, privacy,
+    Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate,
+    installed_scope, privacy,
 };
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
@@ -114,6 +115,9 @@ struct Gates<'a> {
     snapshot: &'a AccessSnapshot,
     features: FeatureSet,
     policies: HashMap<&'a str, CallerPolicy<'a>>,
+    /// Installed packages whose scope has an attached policy (by package key): `None`
+    /// hides the package (its scope is switched off or its policy no longer validates).
+    installed: HashMap<&'a str, Option<CallerPolicy<'a>>>,
 }
 
 impl<'a> Gates<'a> {
@@ -136,11 +140,43 @@ impl<'a> Gates<'a> {
                 Some((header.id.as_str(), compiled.for_caller(caller)))
             })
             .collect();
+        let installed = request
+            .packages
+            .iter()
+            .filter(|package| package.origin == Origin::Installed)
+            .filter_map(|package| {
+                let record = snapshot.sources.get(&installed_scope(&package.key))?;
+                let policy = record
+                    .enabled
+                    .then_some(record.policy.as_ref())
+                    .flatten()
+                    .and_then(|policy| CompiledPolicy::new(policy).ok())
+                    .map(|compiled| compiled.for_caller(caller));
+                // A scope switched on with no policy gates nothing, as before attach.
+                if record.enabled && record.policy.is_none() {
+                    return None;
+                }
+                Some((package.key.as_str(), policy))
+            })
+            .collect();
         Gates {
             caller,
             snapshot,
             features: FeatureSet::for_caller(caller, snapshot.role_features.iter().cloned()),
             policies,
+            installed,
+        }
+    }
+
+    /// The policy deciding a package's paths: `None` hides it; an installed package
+    /// without an attached policy has no path gate, hence `Some(None)`.
+    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy<'a>>> {
+        match &package.origin {
+            Origin::Installed => match self.installed.get(package.key.as_str()) {
+                None => Some(None),
+                Some(policy) => policy.as_ref().map(Some),
+            },
+            Origin::Source(id) => self.policies.get(id.as_str()).map(Some),
         }
     }
 
@@ -150,10 +186,7 @@ impl<'a> Gates<'a> {
         let key = package.key.as_str();
         PackageGates {
             origin: &package.origin,
-            policy: match &package.origin {
-                Origin::Installed => Some(None),
-                Origin::Source(id) => self.policies.get(id.as_str()).map(Some),
-            },
+            policy: self.policy_of(package),
             enabled: self.snapshot.package_enabled(key),
             agent: self.snapshot.agent_overrides.package(key),
             conversation: self

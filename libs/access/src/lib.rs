@@ -53,4 +53,4 @@ pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
 pub use precedence::{Activation, Switches};
 pub use scope::{Scope, SourceScope};
-pub use snapshot::{AccessSnapshot, SourceRecord};
+pub use snapshot::{AccessSnapshot, SourceRecord, installed_scope};

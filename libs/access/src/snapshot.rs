@@ -36,3 +36,10 @@ impl AccessSnapshot {
         self.package_enabled.get(key).copied().unwrap_or(true)
     }
 }
+
+/// The URI scope an installed package's own files live under (`packages://<id>`; seed
+/// 002, "uriPolicies"): the key its attached baseline policy is stored under, read like
+/// a source's. An installed package with no policy there has no path gate.
+pub fn installed_scope(package_key: &str) -> String {
+    format!("packages://{package_key}")
+}

@@ -149,7 +149,12 @@ impl Permit {
     /// Acting in the project of `source_id` (`<project>/...`).
     pub fn for_source(&self, source_id: &str) -> Result<Acting<'_>, Refusal> {
         let named = matches!(self.row.binding, Binding::SourceProject(_));
-        let project = source_id.split_once('/').map_or("", |(project, _)| project);
+        // A URI scope (`packages://<id>`, an installed package's attached policy) names
+        // no project: its first segment is a scheme, never a project a token can hold.
+        let project = match source_id.split_once('/') {
+            Some((project, _)) if !source_id.contains("://") => project,
+            _ => "",
+        };
         self.step(named, |p| {
             if project.is_empty() {
                 // An id that names no project belongs to none: platform-wide only.

@@ -37,6 +37,7 @@ pub mod policy {
         EVALUATE = "Evaluate",
         FORGET_SOURCE = "ForgetSource",
         REKEY_PACKAGES = "RekeyPackages",
+        ATTACH_PACKAGES = "AttachPackages",
     });
 
     /// The rules.
@@ -85,6 +86,7 @@ pub mod policy {
                 Who::Services,
                 Binding::SourceProject("source_id"),
             ),
+            row(ATTACH_PACKAGES, Who::Services, Binding::Platform),
         ],
     };
 }

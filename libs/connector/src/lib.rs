@@ -52,6 +52,11 @@ pub struct ListedFile {
     pub path: String,
     pub size: u64,
     pub modified: Option<SystemTime>,
+    /// The inode change time (ctime): moved by every write and by a rename onto the
+    /// path, and never set back by a caller, unlike `modified` (`None` where the
+    /// platform has none). A stat check that trusts size and mtime alone misses an edit
+    /// that restores both; git compares ctime too.
+    pub changed: Option<SystemTime>,
     /// Which file the listing saw, so [`LocalConnector::read_listed`] can read it
     /// again without resolving its path in user space (`None` when not known).
     pub identity: Option<FileIdentity>,
@@ -66,6 +71,7 @@ impl ListedFile {
             path,
             size: metadata.len(),
             modified: metadata.modified().ok(),
+            changed: change_time(metadata),
             identity: Some(FileIdentity {
                 root,
                 file: Inode::of(metadata),
@@ -73,6 +79,20 @@ impl ListedFile {
             real_path: None,
         }
     }
+}
+
+/// The inode change time of `metadata`, where the platform keeps one.
+#[cfg(unix)]
+fn change_time(metadata: &fs::Metadata) -> Option<SystemTime> {
+    use std::os::unix::fs::MetadataExt;
+    let seconds = u64::try_from(metadata.ctime()).ok()?;
+    let nanos = u32::try_from(metadata.ctime_nsec()).ok()?;
+    SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(seconds, nanos))
+}
+
+#[cfg(not(unix))]
+fn change_time(_metadata: &fs::Metadata) -> Option<SystemTime> {
+    None
 }
 
 /// Which file a listing saw, and under which root: only the connector of that root

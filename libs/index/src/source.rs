@@ -71,7 +71,8 @@ impl ScopeKind {
 /// How the last sync run of a source went.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncStatus {
-    /// When the last successful sync finished (ms since the epoch); `None`: never synced.
+    /// When the last successful sync began (ms since the epoch; the index holds the tree
+    /// as of then, and rows changed since are racy for the next run); `None`: never synced.
     pub last_synced_at: Option<i64>,
     /// The project's revision after that sync.
     pub last_revision: u64,

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod attach;
 pub mod config_settings;
 pub mod connectors;
 pub mod credentials;

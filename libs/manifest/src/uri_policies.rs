@@ -78,7 +78,8 @@ fn baseline(
     let paths = map
         .get("paths")
         .map(|p| rules(cx, p, &at.key("paths")))
-        .unwrap_or_default()?;
+        // No `paths` is no rule, not a broken baseline.
+        .unwrap_or(Some(Vec::new()))?;
     let policy = UriPolicy { default, paths };
     if let Err(error) = policy.validate() {
         report(cx, at, error);

@@ -154,6 +154,7 @@ pub struct Planner<'l, L, P> {
     deleted: Vec<String>,
     payload_version: u32,
     privacy_owner: P,
+    racy_since: Option<i64>,
 }
 
 impl<'l, L: Listed, P: Fn(&str) -> Option<String>> Planner<'l, L, P> {
@@ -171,7 +172,18 @@ impl<'l, L: Listed, P: Fn(&str) -> Option<String>> Planner<'l, L, P> {
             deleted: Vec::new(),
             payload_version,
             privacy_owner,
+            racy_since: None,
         }
+    }
+
+    /// Racy entries, as git calls them: a stored row whose recorded change time is not
+    /// older than `previous_start` (when the previous run began) may have been written
+    /// again within the same timestamp tick after that run read it, so an equal stat
+    /// proves nothing and the file is examined (re-hashed). Once a run began after the
+    /// recorded time, an equal stat is trusted again.
+    pub fn with_racy_since(mut self, previous_start: Option<i64>) -> Self {
+        self.racy_since = previous_start;
+        self
     }
 
     /// Compares one stored row with the listing.
@@ -181,7 +193,8 @@ impl<'l, L: Listed, P: Fn(&str) -> Option<String>> Planner<'l, L, P> {
             return Verdict::Delete;
         };
         let file = &self.listing[at];
-        let verdict = if file.size() == row.size && file.modified() == row.modified {
+        let racy = self.racy_since.is_some_and(|since| row.modified >= since);
+        let verdict = if file.size() == row.size && file.modified() == row.modified && !racy {
             // A link moved to another file of the same stat still rewrites the row: the
             // real path decides access.
             if payload_is_stale(row, self.payload_version, &self.privacy_owner)

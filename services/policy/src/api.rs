@@ -122,6 +122,14 @@ pub trait PolicyApi: Send + Sync + 'static {
         token: BearerToken,
         request: pb::RekeyPackagesRequest,
     ) -> Result<pb::RekeyPackagesResponse, PolicyError>;
+
+    /// Attaches installed packages' access declarations (services only: discovery,
+    /// when it loads the installed catalog).
+    async fn attach_packages(
+        &self,
+        token: BearerToken,
+        request: pb::AttachPackagesRequest,
+    ) -> Result<pb::AttachPackagesResponse, PolicyError>;
 }
 
 impl From<neuralis_authz::Denial> for PolicyError {

@@ -198,4 +198,12 @@ impl PolicyApi for InProcessPolicy {
     ) -> Result<pb::ForgetSourceResponse, PolicyError> {
         admitted!(self, rpc::FORGET_SOURCE, forget_source, token, request)
     }
+
+    async fn attach_packages(
+        &self,
+        token: BearerToken,
+        request: pb::AttachPackagesRequest,
+    ) -> Result<pb::AttachPackagesResponse, PolicyError> {
+        admitted!(self, rpc::ATTACH_PACKAGES, attach_packages, token, request)
+    }
 }

@@ -44,10 +44,19 @@ impl LocalPolicy {
             role: caller.role.clone(),
             agent: caller.agent.clone(),
             conversation,
+            // Installed packages' attached policies are read like sources' (seed 002,
+            // "uriPolicies": baselines seeded "into source configuration at first attach").
             source_ids: request
                 .sources
                 .iter()
                 .map(|source| source.id.clone())
+                .chain(
+                    request
+                        .packages
+                        .iter()
+                        .filter(|package| package.origin == neuralis_access::Origin::Installed)
+                        .map(|package| neuralis_access::installed_scope(&package.key)),
+                )
                 .collect(),
         };
         let snapshot = self.store.snapshot(&query).await?;
@@ -190,7 +199,11 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::PutRoleGrantsRequest,
     ) -> Result<pb::PutRoleGrantsResponse, PolicyError> {
-        let (project, grants) = admin::grants_from_proto(request)?;
+        let admin::GrantsCall {
+            project,
+            grants,
+            revoked,
+        } = admin::grants_from_proto(request)?;
         match &project {
             Some(project) => permit.for_project(project)?,
             None => permit.for_every_project()?,
@@ -198,6 +211,13 @@ impl LocalPolicy {
         self.store
             .put_role_grants(project.as_deref(), &grants)
             .await?;
+        if grants.grantor == neuralis_access::Grantor::Administrator {
+            // The administrator's per-role override is their grants and their
+            // revocations of package defaults, replaced together.
+            self.store
+                .put_grant_revocations(project.as_deref(), &revoked)
+                .await?;
+        }
         tracing::info!(
             grantor = %grants.grantor.key(),
             project = project.as_deref().unwrap_or("*"),
@@ -205,6 +225,27 @@ impl LocalPolicy {
             "role grants stored"
         );
         Ok(pb::PutRoleGrantsResponse {})
+    }
+
+    /// Attaches installed packages' access declarations (services only: discovery at
+    /// catalog load), each in its own transaction.
+    pub async fn attach_packages(
+        &self,
+        permit: &Permit,
+        request: pb::AttachPackagesRequest,
+    ) -> Result<pb::AttachPackagesResponse, PolicyError> {
+        permit.for_every_project()?;
+        let packages = convert::attach::attachments_from_proto(request)?;
+        for defaults in &packages {
+            self.store.attach_package(defaults).await?;
+            tracing::info!(
+                package = %defaults.package_id,
+                roles = defaults.default_role_grants.len(),
+                scopes = defaults.baselines.len(),
+                "package access attached"
+            );
+        }
+        Ok(pb::AttachPackagesResponse {})
     }
 
     /// A package's state in a project (administrators of the project).

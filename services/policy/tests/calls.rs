@@ -464,6 +464,7 @@ async fn role_grants_and_agent_overrides_need_a_platform_wide_administrator(h: H
         grants: vec![pb::RoleGrant {
             role: "member".into(),
             features: vec!["beta".into()],
+            revoked: vec![],
         }],
         project_id: String::new(),
     };

@@ -66,6 +66,7 @@ async fn a_revoked_role_grant_takes_effect_at_once(h: Harness) {
         grants: vec![pb::RoleGrant {
             role: "member".into(),
             features: features.iter().map(|f| f.to_string()).collect(),
+            revoked: vec![],
         }],
         project_id: String::new(),
     };

@@ -42,6 +42,7 @@ async fn a_project_administrator_sets_role_grants_for_its_project_only(h: Harnes
         grants: vec![pb::RoleGrant {
             role: "member".into(),
             features: features.iter().map(|f| f.to_string()).collect(),
+            revoked: vec![],
         }],
         project_id: project.into(),
     };

@@ -65,6 +65,9 @@ impl SyncCore {
     ) -> Result<RunUpdate, SyncError> {
         let gate = self.gate(project, slug);
         let _running = gate.lock().await;
+        // Recorded as the run's time: the index holds the tree as of its start, and the
+        // next run treats rows changed since then as racy (issue 10 item 5).
+        let started = i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX);
         let source = self
             .deps
             .store
@@ -77,7 +80,7 @@ impl SyncCore {
             Ok(connector) => run::run_sync(&self.deps, &source, connector, updates).await,
             Err(err) => Err(err),
         };
-        self.record(&source, &outcome).await;
+        self.record(&source, &outcome, started).await;
         outcome
     }
 
@@ -94,7 +97,12 @@ impl SyncCore {
     }
 
     /// Records the run in the source's status; a failure keeps the last success time.
-    async fn record(&self, source: &SourceRecord, outcome: &Result<RunUpdate, SyncError>) {
+    async fn record(
+        &self,
+        source: &SourceRecord,
+        outcome: &Result<RunUpdate, SyncError>,
+        started: i64,
+    ) {
         match outcome {
             Ok(done) => neuralis_metrics::sync_run(
                 neuralis_metrics::RunOutcome::Succeeded,
@@ -113,7 +121,7 @@ impl SyncCore {
         }
         let status = match outcome {
             Ok(done) => SyncStatus {
-                last_synced_at: Some(i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX)),
+                last_synced_at: Some(started),
                 last_revision: done.revision,
                 files_seen: done.counters.files_seen,
                 files_indexed: done.counters.files_indexed,

@@ -30,6 +30,7 @@ fn skipped(skipped: &Skipped) -> pb::SkippedFile {
         SkipReason::SymlinkLoop => pb::SkipReason::SymlinkLoop,
         SkipReason::TooLarge => pb::SkipReason::TooLarge,
         SkipReason::NonUtf8Name => pb::SkipReason::NonUtf8Name,
+        SkipReason::NonUtf8Content => pb::SkipReason::NonUtf8Content,
         SkipReason::Unreadable => pb::SkipReason::Unreadable,
         SkipReason::Excluded => pb::SkipReason::Excluded,
         SkipReason::TooDeep => pb::SkipReason::TooDeep,

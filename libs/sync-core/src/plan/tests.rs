@@ -187,3 +187,20 @@ proptest! {
         prop_assert_eq!(planner.finish(), plan_sync(&listing, &rows, VERSION, no_privacy));
     }
 }
+
+#[test]
+fn a_racy_row_is_examined_even_when_its_stat_is_unchanged() {
+    // Issue 10 item 5: "an edit that keeps a file's size and modification time is never
+    // picked up (the stat check trusts both). Git solves this ('racy' entries)".
+    let files = [listed("a.md", 10, 1_000), listed("b.md", 10, 2_000)];
+    let rows = [
+        row("a.md", 10, 1_000, VERSION),
+        row("b.md", 10, 2_000, VERSION),
+    ];
+    let mut planner = Planner::new(&files, VERSION, no_privacy).with_racy_since(Some(2_000));
+    let verdicts: Vec<Verdict> = rows.iter().map(|r| planner.compare(r.into())).collect();
+    assert_eq!(verdicts, [Verdict::Unchanged, Verdict::Examine]);
+    // Without a previous run (or once a run began after the change) the stat is trusted.
+    let mut planner = Planner::new(&files, VERSION, no_privacy).with_racy_since(Some(2_001));
+    assert_eq!(planner.compare((&rows[1]).into()), Verdict::Unchanged);
+}

@@ -2,6 +2,7 @@
 //! `sync_index`/`policy_access`) sync's index feed and policy through their tonic-free
 //! traits, in-process or over gRPC alike, with discovery's service credential.
 
+pub mod attach;
 mod catalog;
 mod policy_access;
 mod sync_index;

@@ -41,6 +41,8 @@ fn parse_trust(text: &str) -> Result<Trust, String> {
 pub struct Report {
     pub layout: Layout,
     pub skipped: Vec<Skipped>,
+    /// Content flags (issue 10 item 6) of the files read, by path, flagged ones only.
+    pub flags: Vec<(String, Vec<neuralis_content_flags::Flag>)>,
 }
 
 pub fn run(args: InspectArgs) -> ExitCode {
@@ -82,6 +84,7 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
     let connector = LocalConnector::new(&args.dir, limits)
         .with_context(|| format!("cannot inspect {}", args.dir.display()))?;
     let listing = connector.list();
+    let mut flags = Vec::new();
     let rows: Vec<IndexedFile> = listing
         .files
         .iter()
@@ -90,6 +93,12 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
             let content = needs_content(&file.path)
                 .then(|| connector.read(&file.path).ok())
                 .flatten();
+            if let Some(content) = &content {
+                let found = neuralis_content_flags::detect(&file.path, content);
+                if !found.is_empty() {
+                    flags.push((file.path.clone(), found));
+                }
+            }
             IndexedFile {
                 path: file.path.clone(),
                 payload: capture(&file.path, content.as_deref()),
@@ -104,5 +113,6 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
     Ok(Report {
         layout: group(&rows, &options),
         skipped: listing.skipped,
+        flags,
     })
 }

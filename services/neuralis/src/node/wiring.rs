@@ -152,19 +152,20 @@ pub(crate) async fn wire(
             }
         };
         let signer = Arc::new(keys.signer("discovery")?);
-        let access: Arc<dyn AccessPort> = match policy_linked {
-            // Policy runs here: asked in domain terms, discovery's credential decided
-            // by policy's gate once, now.
+        // Policy's API (for the rare calls: attach, key moves) and the port that
+        // decides access.
+        let (policy, access): (Arc<dyn PolicyApi>, Arc<dyn AccessPort>) = match policy_linked {
+            // Policy runs here: decisions asked in domain terms, discovery's credential
+            // decided by policy's gate once, now.
             Some(linked) => {
                 let credential = signer.credential().context("discovery's credential")?;
                 let evaluate = linked
                     .linked_evaluate(&credential)
                     .context("policy refused discovery's service credential")?;
-                let api: Arc<dyn neuralis_policy::PolicyApi> = linked;
-                Arc::new(LinkedAccess::new(
-                    evaluate,
-                    PolicyAccess::new(api, signer.clone()),
-                ))
+                let api: Arc<dyn PolicyApi> = linked;
+                let access =
+                    LinkedAccess::new(evaluate, PolicyAccess::new(api.clone(), signer.clone()));
+                (api, Arc::new(access))
             }
             None => {
                 let (channel, client) = policy_client(settings, peers)?;
@@ -176,14 +177,15 @@ pub(crate) async fn wire(
                         service: neuralis_policy::SERVICE_NAME,
                     },
                 });
-                Arc::new(PolicyAccess::new(client, signer.clone()))
+                let access = PolicyAccess::new(client.clone(), signer.clone());
+                (client, Arc::new(access))
             }
         };
         let bus = match bus {
             Some(bus) => BusSource::Shared(bus),
             None => BusSource::Configured(settings.sync.bus.clone()),
         };
-        let discovery = discovery(settings, feed, access, bus, signer).await?;
+        let discovery = discovery(settings, feed, policy, access, bus, signer).await?;
         let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
         clients.discovery = Some(
             Arc::new(InProcessDiscovery::new(gate.clone(), discovery.clone()))
@@ -279,6 +281,7 @@ async fn sync(
 async fn discovery(
     settings: &NodeSettings,
     feed: Arc<dyn IndexFeedApi>,
+    policy: Arc<dyn PolicyApi>,
     access: Arc<dyn AccessPort>,
     bus: BusSource,
     signer: Arc<ServiceSigner>,
@@ -299,6 +302,14 @@ async fn discovery(
     for rejection in catalog.rejected() {
         tracing::warn!(root = %rejection.root, errors = rejection.errors.len(), "installed package rejected");
     }
+    // Manifest access at attach (seed 002): policy keeps what the store decides an
+    // attach may change; discovery does not wait for it (an unreachable policy answers
+    // nothing unfiltered anyway).
+    tokio::spawn(neuralis_discovery::adapters::attach::attach_installed(
+        policy.clone(),
+        signer.clone(),
+        neuralis_discovery::adapters::attach::attach_request(&catalog),
+    ));
     let inventory = InventoryShell::new(settings.discovery.inventory.settings());
     subscription::follow(&inventory, bus).await?;
     Ok(Arc::new(Discovery::new(DiscoveryParts {

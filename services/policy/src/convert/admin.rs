@@ -2,19 +2,30 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use neuralis_access::grant::check_name;
 use neuralis_access::pattern::split_path;
 use neuralis_access::{Grantor, RoleGrants};
-use neuralis_access_store::{ConversationRecord, FileRef, OverrideTarget};
+use neuralis_access_store::{ConversationRecord, FileRef, OverrideTarget, RoleFeatures};
 use neuralis_proto::policy::v1 as pb;
 
 use super::{optional, required};
 use crate::PolicyError;
 
-/// The project a grantor's role grants apply in (`None`: every project) and the grants;
-/// repeated roles merge.
-pub fn grants_from_proto(
-    request: pb::PutRoleGrantsRequest,
-) -> Result<(Option<String>, RoleGrants), PolicyError> {
+/// A `PutRoleGrants` call in store terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantsCall {
+    /// The project (`None`: every project).
+    pub project: Option<String>,
+    /// The grantor's grants.
+    pub grants: RoleGrants,
+    /// The administrator's revocations of package default grants (always empty for a
+    /// package grantor).
+    pub revoked: RoleFeatures,
+}
+
+/// The project a grantor's role grants apply in (`None`: every project), the grants and,
+/// for the administrator, the revocations; repeated roles merge.
+pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<GrantsCall, PolicyError> {
     let project = match optional(request.project_id) {
         Some(project) if project.trim().is_empty() => {
             return Err(PolicyError::invalid("project_id", "is blank"));
@@ -34,13 +45,34 @@ pub fn grants_from_proto(
         }
     };
     let mut roles: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut revoked = RoleFeatures::new();
     for (at, grant) in request.grants.into_iter().enumerate() {
         let role = required(grant.role, &format!("grants[{at}].role"))?;
+        if !grant.revoked.is_empty() {
+            if grantor != Grantor::Administrator {
+                return Err(PolicyError::invalid(
+                    format!("grants[{at}].revoked"),
+                    "only the administrator revokes default grants",
+                ));
+            }
+            for feature in &grant.revoked {
+                check_name(feature, &format!("grants[{at}].revoked"))?;
+            }
+            revoked
+                .entry(role.clone())
+                .or_default()
+                .extend(grant.revoked);
+        }
         roles.entry(role).or_default().extend(grant.features);
     }
+    roles.retain(|_, features| !features.is_empty());
     let grants = RoleGrants { grantor, roles };
     grants.validate()?;
-    Ok((project, grants))
+    Ok(GrantsCall {
+        project,
+        grants,
+        revoked,
+    })
 }
 
 /// Whose override, of which file, and the new state (`None` clears it).
@@ -113,6 +145,7 @@ mod tests {
                 grants: vec![pb::RoleGrant {
                     role: role.into(),
                     features: vec![feature.into()],
+                    revoked: vec![],
                 }],
                 project_id: String::new(),
             }
@@ -144,6 +177,17 @@ mod tests {
                 "project_id",
             ),
         ];
+        let package_revoke = pb::PutRoleGrantsRequest {
+            grants: vec![pb::RoleGrant {
+                role: "member".into(),
+                features: vec![],
+                revoked: vec!["f".into()],
+            }],
+            ..grants(pb::GrantorKind::Package, "acme", "member", "f")
+        };
+        let cases = cases
+            .into_iter()
+            .chain([(grants_from_proto(package_revoke).err(), "grants[0].revoked")]);
         for (error, expected) in cases {
             assert_eq!(field(error.unwrap()), expected);
         }

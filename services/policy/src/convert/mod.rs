@@ -2,6 +2,7 @@
 //! and the in-process callers. Bad input becomes INVALID_ARGUMENT naming the field.
 
 pub mod admin;
+pub mod attach;
 pub mod batch;
 pub mod caller;
 pub mod policy;

@@ -151,4 +151,12 @@ impl PolicyApi for PolicyGrpcClient {
     ) -> Result<pb::ForgetSourceResponse, PolicyError> {
         call!(self, forget_source, token, request)
     }
+
+    async fn attach_packages(
+        &self,
+        token: BearerToken,
+        request: pb::AttachPackagesRequest,
+    ) -> Result<pb::AttachPackagesResponse, PolicyError> {
+        call!(self, attach_packages, token, request)
+    }
 }

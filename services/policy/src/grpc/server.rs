@@ -120,4 +120,11 @@ impl PolicyService for PolicyGrpcServer {
     ) -> Result<Response<pb::ForgetSourceResponse>, Status> {
         forward!(self, forget_source, request)
     }
+
+    async fn attach_packages(
+        &self,
+        request: Request<pb::AttachPackagesRequest>,
+    ) -> Result<Response<pb::AttachPackagesResponse>, Status> {
+        forward!(self, attach_packages, request)
+    }
 }

@@ -55,6 +55,25 @@ impl AccessStore for PausedReads {
     ) -> Result<(), StoreError> {
         self.inner.put_role_grants(project, grants).await
     }
+    async fn attach_package(
+        &self,
+        defaults: &neuralis_access_store::PackageDefaults,
+    ) -> Result<(), StoreError> {
+        self.inner.attach_package(defaults).await
+    }
+    async fn put_grant_revocations(
+        &self,
+        project: Option<&str>,
+        revoked: &neuralis_access_store::RoleFeatures,
+    ) -> Result<(), StoreError> {
+        self.inner.put_grant_revocations(project, revoked).await
+    }
+    async fn grant_revocations(
+        &self,
+        project: Option<&str>,
+    ) -> Result<neuralis_access_store::RoleFeatures, StoreError> {
+        self.inner.grant_revocations(project).await
+    }
     async fn set_package_enabled(
         &self,
         project: &str,

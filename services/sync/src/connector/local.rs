@@ -70,7 +70,9 @@ fn file_stat(file: shared::ListedFile) -> FileStat {
     FileStat {
         path: file.path,
         size: file.size,
-        modified: file.modified.map_or(0, millis),
+        // The later of mtime and ctime: an edit that restores size and mtime still
+        // moves ctime, so the stat check examines the file (issue 10 item 5).
+        modified: file.modified.max(file.changed).map_or(0, millis),
         identity: file.identity,
         real_path: file.real_path,
     }

@@ -19,7 +19,9 @@ pub struct FileStat {
     pub path: String,
     /// The size in bytes.
     pub size: u64,
-    /// The modification time, in ms since the Unix epoch (0 when unknown).
+    /// The last change, in ms since the Unix epoch (0 when unknown): the later of the
+    /// modification time and the inode change time, so an edit that sets the mtime back
+    /// is still a change.
     pub modified: i64,
     /// Which file the listing saw, when the connector can tell: lets
     /// [`Connector::read_listed`] read it again cheaply.
@@ -55,6 +57,8 @@ pub enum SkipReason {
     TooLarge,
     /// A name that is not valid UTF-8.
     NonUtf8Name,
+    /// Content the layout core reads (a contribution, a manifest) that is not UTF-8.
+    NonUtf8Content,
     /// Could not be read (permissions, a dangling link, not a regular file).
     Unreadable,
     /// A directory never entered by configuration (`.git`).

@@ -103,6 +103,9 @@ impl Context {
             Ok(content) => content,
             Err(_) => return unreadable(job),
         };
+        if rules.needs_content(path) && std::str::from_utf8(&content).is_err() {
+            return not_utf8(job);
+        }
         let hash = content_hash(&content);
         let action = self.action(&job, &hash);
         let captured = rules.capture(path, rules.needs_content(path).then_some(&content[..]));
@@ -183,6 +186,23 @@ fn unreadable(job: Job) -> Outcome {
         path: job.stat.path.clone(),
         reason: SkipReason::Unreadable,
         detail: "vanished or unreadable since it was listed".into(),
+    };
+    match job.existing {
+        Some(_) => Outcome::Vanished(job.stat.path, skipped),
+        None => Outcome::Skipped(skipped),
+    }
+}
+
+/// A file the layout core reads whose content is not UTF-8 (DESIGN.md section 6:
+/// "unreadable or non-UTF-8 files are skipped and reported in the sync run, never
+/// indexed"): listing it as a contribution that no activation can read would make the
+/// list and activation disagree, so it is handled like an unreadable file. Files the
+/// layout core never reads (a skill's binary assets) stay indexed, without chunks.
+fn not_utf8(job: Job) -> Outcome {
+    let skipped = Skipped {
+        path: job.stat.path.clone(),
+        reason: SkipReason::NonUtf8Content,
+        detail: "content is not UTF-8".into(),
     };
     match job.existing {
         Some(_) => Outcome::Vanished(job.stat.path, skipped),

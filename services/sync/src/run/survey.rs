@@ -44,7 +44,8 @@ pub async fn survey(
     let patterns = &source.privacy_patterns;
     let mut planner = Planner::new(&listing.files, rules.payload_version(), |path| {
         rules.privacy_owner(path, patterns)
-    });
+    })
+    .with_racy_since(source.status.last_synced_at);
     let mut examined = HashMap::new();
     let mut payloads = HashMap::new();
     deps.store

@@ -14,6 +14,15 @@ struct JsonReport<'a> {
     packages: Vec<JsonPackage<'a>>,
     unloaded: Vec<JsonUnloaded>,
     diagnostics: Vec<JsonDiagnostic<'a>>,
+    /// Files with content flags (issue 10 item 6), by path; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flags: Vec<JsonFlags<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFlags<'a> {
+    path: &'a str,
+    flags: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -79,6 +88,14 @@ pub fn json(report: &Report) -> String {
                 line: d.line,
                 severity: d.severity,
                 message: &d.message,
+            })
+            .collect(),
+        flags: report
+            .flags
+            .iter()
+            .map(|(path, flags)| JsonFlags {
+                path,
+                flags: flags.iter().map(|flag| flag.name()).collect(),
             })
             .collect(),
     };
@@ -151,6 +168,7 @@ pub fn tree(report: &Report, source_name: &str) -> String {
     }
     write_unloaded(&mut out, report);
     write_diagnostics(&mut out, layout);
+    write_flags(&mut out, report);
     out.trim_end().to_owned()
 }
 
@@ -248,5 +266,21 @@ fn write_diagnostics(out: &mut String, layout: &Layout) {
             neuralis_layout::Severity::Error => "error",
         };
         let _ = writeln!(out, "{branch} {}{at}  {severity}: {}", d.path, d.message);
+    }
+}
+
+fn write_flags(out: &mut String, report: &Report) {
+    if report.flags.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\ncontent flags");
+    for (i, (path, flags)) in report.flags.iter().enumerate() {
+        let branch = if i + 1 == report.flags.len() {
+            "└──"
+        } else {
+            "├──"
+        };
+        let names: Vec<&str> = flags.iter().map(|flag| flag.name()).collect();
+        let _ = writeln!(out, "{branch} {path}  {}", names.join(", "));
     }
 }

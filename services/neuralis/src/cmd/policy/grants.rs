@@ -22,6 +22,7 @@ pub fn parse_grants(flags: &[String]) -> Result<Vec<pb::RoleGrant>> {
                     .filter(|f| !f.is_empty())
                     .map(str::to_owned)
                     .collect(),
+                revoked: Vec::new(),
             })
         })
         .collect()

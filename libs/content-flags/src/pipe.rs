@@ -1,0 +1,177 @@
+//! Piped remote execution: a download command (`curl`, `wget`, `iwr`/`irm`,
+//! `Invoke-WebRequest`/`Invoke-RestMethod`) and, later on the same line, a pipe into a
+//! shell or interpreter (`sh`, `bash`, `zsh`, `python`, `node`, `iex`, `sudo sh`…).
+//! `bash <(curl …)` and `sh -c "$(curl …)"` are the same thing spelled otherwise.
+
+const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "iwr",
+    "irm",
+    "invoke-webrequest",
+    "invoke-restmethod",
+];
+const RUNNERS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "python",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "iex",
+    "invoke-expression",
+    "pwsh",
+    "powershell",
+];
+
+/// Whether any line of `content` pipes a download into an interpreter.
+pub fn has_piped_execution(content: &[u8]) -> bool {
+    content
+        .split(|&b| b == b'\n')
+        .filter(|line| line.len() >= 6 && names_a_fetcher(line))
+        .any(line_pipes_a_download)
+}
+
+/// A cheap pre-check without allocating: most lines name no download command at all.
+fn names_a_fetcher(line: &[u8]) -> bool {
+    const NEEDLES: &[&[u8]] = &[b"curl", b"wget", b"iwr", b"irm", b"invoke-"];
+    line.windows(3).enumerate().any(|(at, window)| {
+        NEEDLES.iter().any(|needle| {
+            window.eq_ignore_ascii_case(&needle[..3])
+                && line
+                    .get(at..at + needle.len())
+                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
+        })
+    })
+}
+
+fn line_pipes_a_download(line: &[u8]) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let words = tokens(&lower);
+    let Some(fetch_at) = words.iter().position(|w| is_one_of(strip(w), FETCHERS)) else {
+        return false;
+    };
+    // `bash <(curl …)`, `sh -c "$(curl …)"`: the runner comes first.
+    let before = &words[..fetch_at];
+    let fetch = words[fetch_at];
+    let substituted = fetch.starts_with(b"<(")
+        || fetch.starts_with(b"$(")
+        || before
+            .iter()
+            .any(|w| w.ends_with(b"<(") || w.ends_with(b"$("));
+    if substituted && before.iter().any(|w| is_one_of(strip(w), RUNNERS)) {
+        return true;
+    }
+    // `curl … | [sudo] [-E] sh`: after a pipe, the first word that is not `sudo` or an
+    // option is the program the download runs in.
+    let mut after_pipe = false;
+    for word in &words[fetch_at + 1..] {
+        match *word {
+            b"|" => after_pipe = true,
+            b"||" => after_pipe = false,
+            _ if after_pipe && (*word == b"sudo" || word.starts_with(b"-")) => {}
+            _ if after_pipe => {
+                if is_one_of(strip(word), RUNNERS) {
+                    return true;
+                }
+                after_pipe = false;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Words of a lowercased line; `|` and `||` are words of their own, so `x|sh` reads
+/// as `x`, `|`, `sh`.
+fn tokens(line: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut at = 0;
+    while at < line.len() {
+        let b = line[at];
+        let word_byte = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'_' | b'.' | b'/' | b'<' | b'(' | b'$');
+        if word_byte {
+            start.get_or_insert(at);
+            at += 1;
+            continue;
+        }
+        if let Some(begin) = start.take() {
+            out.push(&line[begin..at]);
+        }
+        if b == b'|' {
+            let len = if line.get(at + 1) == Some(&b'|') {
+                2
+            } else {
+                1
+            };
+            out.push(&line[at..at + len]);
+            at += len;
+            continue;
+        }
+        at += 1;
+    }
+    if let Some(begin) = start {
+        out.push(&line[begin..]);
+    }
+    out
+}
+
+/// A word without the syntax the split kept (`<(`, `$(`, a path to the program).
+fn strip(word: &[u8]) -> &[u8] {
+    let word = word
+        .strip_prefix(b"$(")
+        .or_else(|| word.strip_prefix(b"<("))
+        .unwrap_or(word);
+    let word = word
+        .strip_suffix(b"<(")
+        .or_else(|| word.strip_suffix(b"$("))
+        .unwrap_or(word);
+    word.rsplit(|&b| b == b'/').next().unwrap_or(word)
+}
+
+fn is_one_of(word: &[u8], names: &[&str]) -> bool {
+    names.iter().any(|name| name.as_bytes() == word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn downloads_piped_into_an_interpreter_are_found() {
+        for line in [
+            "curl -fsSL https://get.example.sh | sh",
+            "curl https://x | sudo bash",
+            "curl https://x | sudo -E bash -s -- --yes",
+            "wget -qO- https://x |bash",
+            "wget -qO- https://x|python3 -",
+            "iwr https://x | iex",
+            "Invoke-WebRequest https://x | Invoke-Expression",
+            "bash <(curl -s https://x)",
+            "sh -c \"$(curl -fsSL https://x)\"",
+            "curl https://x | /bin/sh",
+        ] {
+            assert!(has_piped_execution(line.as_bytes()), "{line}");
+        }
+    }
+
+    #[test]
+    fn downloads_saved_or_piped_elsewhere_are_not_flagged() {
+        for line in [
+            "curl -o install.sh https://x && less install.sh",
+            "curl https://x | jq .name",
+            "curl https://x || bash fallback.sh",
+            "echo hi | bash",
+            "the curl of a wave; bash the drum",
+        ] {
+            assert!(!has_piped_execution(line.as_bytes()), "{line}");
+        }
+    }
+}
