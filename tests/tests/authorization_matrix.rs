@@ -410,6 +410,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             moves: Vec::new(),
         }
         .encode_to_vec(),
+        // No package: attaching nothing changes nothing a later cell reads.
+        p::ATTACH_PACKAGES => policy::AttachPackagesRequest {
+            packages: Vec::new(),
+        }
+        .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest {
             scope: scope(),
             ..Default::default()
