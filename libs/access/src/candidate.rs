@@ -3,10 +3,11 @@
 //! decided; errors name the field (`files[12].path`) and never echo a value.
 
 use std::collections::HashSet;
+use std::ops::Range;
 
 use neuralis_layout::Category;
 
-use crate::pattern::split_path;
+use crate::pattern::{split_path, split_path_into};
 use crate::{AccessError, SourceScope, grant};
 
 /// The most candidates of one kind in one batch.
@@ -89,22 +90,37 @@ pub struct EvaluationRequest {
 pub struct CheckedBatch<'a> {
     pub(crate) request: &'a EvaluationRequest,
     pub(crate) roots: Vec<Vec<&'a str>>,
-    pub(crate) files: Vec<FilePaths<'a>>,
+    /// The segments of every file's path and real path, one after another: one buffer
+    /// for the batch rather than one allocation per path.
+    segments: Vec<&'a str>,
+    files: Vec<FilePaths>,
 }
 
-/// A file's path and, for a file reached through a symlink, its real path, as segments.
+/// Where a file's path and, for a file reached through a symlink, its real path lie in
+/// the batch's segments.
 #[derive(Debug)]
-pub(crate) struct FilePaths<'a> {
-    pub(crate) path: Vec<&'a str>,
-    pub(crate) real: Option<Vec<&'a str>>,
+struct FilePaths {
+    path: Range<usize>,
+    real: Option<Range<usize>>,
 }
 
-impl CheckedBatch<'_> {
+impl<'a> CheckedBatch<'a> {
     /// The batch that was checked.
     pub fn request(&self) -> &EvaluationRequest {
         self.request
     }
+
+    /// Each file's path and real path (if any) as segments, in batch order.
+    pub(crate) fn file_paths(&self) -> impl Iterator<Item = (&[&'a str], Option<&[&'a str]>)> {
+        self.files.iter().map(|file| {
+            let real = file.real.as_ref().map(|real| &self.segments[real.clone()]);
+            (&self.segments[file.path.clone()], real)
+        })
+    }
 }
+
+/// Segments a batch's buffer starts with room for, per file (most paths are shorter).
+const SEGMENTS_PER_FILE: usize = 6;
 
 impl EvaluationRequest {
     /// Checks every field of the batch.
@@ -126,18 +142,20 @@ impl EvaluationRequest {
                 check_package(package, &sources).map_err(|e| e.within(&format!("packages[{at}]")))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let mut segments = Vec::with_capacity(self.files.len() * SEGMENTS_PER_FILE);
         let files = self
             .files
             .iter()
             .enumerate()
             .map(|(at, file)| {
-                self.check_file(file, &roots)
+                self.check_file(file, &roots, &mut segments)
                     .map_err(|e| e.within(&format!("files[{at}]")))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CheckedBatch {
             request: self,
             roots,
+            segments,
             files,
         })
     }
@@ -176,7 +194,8 @@ impl EvaluationRequest {
         &'a self,
         file: &'a FileCandidate,
         roots: &[Vec<&str>],
-    ) -> Result<FilePaths<'a>, AccessError> {
+        segments: &mut Vec<&'a str>,
+    ) -> Result<FilePaths, AccessError> {
         let (Some(package), Some(root)) =
             (self.packages.get(file.package), roots.get(file.package))
         else {
@@ -185,11 +204,11 @@ impl EvaluationRequest {
                 "names no package of the batch",
             ));
         };
-        let path = split_path(&file.path, "path")?;
+        let path = split_path_into(&file.path, "path", segments)?;
         if path.is_empty() {
             return Err(AccessError::invalid("path", "is empty"));
         }
-        let under_root = path.len() > root.len() && path.starts_with(root);
+        let under_root = path.len() > root.len() && segments[path.clone()].starts_with(root);
         if matches!(package.origin, Origin::Source(_)) && !under_root {
             return Err(AccessError::invalid(
                 "path",
@@ -197,13 +216,18 @@ impl EvaluationRequest {
             ));
         }
         for (at, feature) in file.required_features.iter().enumerate() {
-            grant::check_name(feature, &format!("required_features[{at}]"))?;
+            // The field name is formatted only for an error: most files pass.
+            grant::check_name(feature, "required_features").map_err(|error| match error {
+                AccessError::InvalidArgument { message, .. } => {
+                    AccessError::invalid(format!("required_features[{at}]"), message)
+                }
+            })?;
         }
         check_owner(file.private_owner.as_deref())?;
         let real = match &file.real_path {
             None => None,
             Some(real) => {
-                let real = split_path(real, "real_path")?;
+                let real = split_path_into(real, "real_path", segments)?;
                 if real.is_empty() {
                     return Err(AccessError::invalid("real_path", "is empty"));
                 }

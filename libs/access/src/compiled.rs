@@ -1,84 +1,115 @@
-//! A URI policy compiled for one caller, once per request, so that deciding each of
-//! thousands of files costs a walk over the rules that apply to that caller only.
+//! A URI policy compiled once (patterns parsed, rules ranked and filed by literal prefix)
+//! and narrowed to one caller per request, so that deciding each of thousands of files
+//! costs a walk over the few rules filed along its path.
 //!
 //! The order is DESIGN.md section 4's: start from `default`; apply the matching rules
 //! whose roles/agents include the caller from least to most specific, declaration order
 //! breaking ties, `override: true` rules last; then every matching floor forces its false
 //! capabilities.
+//!
+//! The compiled form depends on the policy text alone, never on a caller: the rank of a
+//! rule among all rules orders it the same way among the rules that name a caller, so
+//! narrowing to a caller ([`CompiledPolicy::for_caller`]) only marks which rules apply.
+//! That is what lets [`crate::PolicyCache`] reuse it across requests for identical text.
+
+use std::sync::Arc;
 
 use crate::prefix_tree::PrefixTree;
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
-/// A validated policy with its patterns parsed, borrowing its rules from the policy:
-/// still valid for every caller.
+/// A validated policy with its patterns parsed and its rules filed: valid for every
+/// caller. It keeps the policy it was compiled from, for a cache to compare.
 #[derive(Debug, Clone)]
-pub struct CompiledPolicy<'a> {
-    default: Capabilities,
-    rules: Vec<(PathPattern, &'a PathRule)>,
+pub struct CompiledPolicy {
+    policy: UriPolicy,
+    /// Every rule's pattern, in declaration order.
+    patterns: Vec<PathPattern>,
+    /// Every rule and floor, by the literal prefix of its pattern.
+    tree: PrefixTree<Filed>,
+    /// Whether some rule names roles or agents (else every rule applies to everyone).
+    has_audiences: bool,
 }
 
-impl<'a> CompiledPolicy<'a> {
-    /// Validates and parses `policy`.
-    pub fn new(policy: &'a UriPolicy) -> Result<Self, AccessError> {
-        let patterns = policy.validate()?;
-        Ok(CompiledPolicy {
-            default: policy.default,
-            rules: patterns.into_iter().zip(&policy.paths).collect(),
-        })
-    }
+/// The rules filed at one prefix, per capability (`read`, `write`, `exec`).
+#[derive(Debug, Clone, Default)]
+struct Filed {
+    /// The non-floor rules that set the capability, by ascending rank (the order they
+    /// apply in).
+    applied: [Vec<Ranked>; 3],
+    /// The floors that deny the capability (positions in the policy).
+    floors: [Vec<u32>; 3],
+}
 
-    /// The policy as `caller` sees it: the rules that name the caller (or everyone), in
-    /// the order they apply, and every floor, each filed under the literal prefix of its
-    /// pattern and under each capability it sets.
-    pub fn for_caller(self, caller: &Caller) -> CallerPolicy<'a> {
-        let mut applied: Vec<usize> = (0..self.rules.len())
-            .filter(|at| {
-                let rule = self.rules[*at].1;
-                !rule.floor && applies_to(rule, caller)
-            })
+/// A rule that sets a capability, with its place in the order rules apply in.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    rank: u32,
+    allow: bool,
+    /// The position of the rule in the policy.
+    rule: u32,
+}
+
+impl CompiledPolicy {
+    /// Validates and parses `policy`.
+    pub fn new(policy: &UriPolicy) -> Result<Self, AccessError> {
+        let patterns = policy.validate()?;
+        let rules = &policy.paths;
+        // `validate` caps a policy at MAX_RULES, so every position fits in a u32.
+        let mut order: Vec<u32> = (0..rules.len() as u32)
+            .filter(|at| !rules[*at as usize].floor)
             .collect();
-        applied.sort_by_key(|at| {
-            let (pattern, rule) = &self.rules[*at];
-            (rule.override_rule, pattern.specificity(), *at)
+        order.sort_by_key(|at| {
+            let at = *at as usize;
+            (rules[at].override_rule, patterns[at].specificity(), at)
         });
-        let mut tree: PrefixTree<'a, Filed> = PrefixTree::new();
-        for (rank, at) in applied.into_iter().enumerate() {
-            let filed = tree.at(literal_prefix(&self.rules[at]));
-            for (capability, change) in self.rules[at].1.changes().into_iter().enumerate() {
+        let mut tree: PrefixTree<Filed> = PrefixTree::new();
+        for (rank, at) in order.into_iter().enumerate() {
+            let rule = &rules[at as usize];
+            let filed = tree.at(literal_prefix(rule, &patterns[at as usize]));
+            for (capability, change) in rule.changes().into_iter().enumerate() {
                 if let Some(allow) = change {
                     // Ranks ascend as rules are filed, so every list stays sorted.
                     filed.applied[capability].push(Ranked {
-                        rank,
+                        rank: rank as u32,
                         allow,
                         rule: at,
                     });
                 }
             }
         }
-        for (at, entry) in self.rules.iter().enumerate() {
-            if !entry.1.floor {
-                continue;
-            }
-            let filed = tree.at(literal_prefix(entry));
-            for (capability, change) in entry.1.changes().into_iter().enumerate() {
+        for (at, rule) in rules.iter().enumerate().filter(|(_, rule)| rule.floor) {
+            let filed = tree.at(literal_prefix(rule, &patterns[at]));
+            for (capability, change) in rule.changes().into_iter().enumerate() {
                 if change == Some(false) {
-                    filed.floors[capability].push(at);
+                    filed.floors[capability].push(at as u32);
                 }
             }
         }
-        CallerPolicy {
-            default: self.default,
-            rules: self.rules,
+        Ok(CompiledPolicy {
+            policy: policy.clone(),
+            patterns,
             tree,
-        }
+            has_audiences: rules
+                .iter()
+                .any(|rule| !rule.roles.is_empty() || !rule.agents.is_empty()),
+        })
+    }
+
+    /// The policy it was compiled from.
+    pub fn policy(&self) -> &UriPolicy {
+        &self.policy
+    }
+
+    /// The policy as `caller` sees it: only the rules that name the caller (or
+    /// everyone) apply, and every floor.
+    pub fn for_caller(self, caller: &Caller) -> CallerPolicy {
+        CallerPolicy::new(Arc::new(self), caller)
     }
 }
 
-/// The leading literal segments of a rule's pattern, borrowed from the policy (a valid
-/// pattern's text splits into exactly its parsed segments).
-fn literal_prefix<'a>(
-    (pattern, rule): &(PathPattern, &'a PathRule),
-) -> impl Iterator<Item = &'a str> + use<'a> {
+/// The leading literal segments of a rule's pattern (a valid pattern's text splits into
+/// exactly its parsed segments).
+fn literal_prefix<'r>(rule: &'r PathRule, pattern: &PathPattern) -> impl Iterator<Item = &'r str> {
     rule.pattern.split('/').take(pattern.prefix_len())
 }
 
@@ -89,36 +120,32 @@ fn applies_to(rule: &PathRule, caller: &Caller) -> bool {
     role && agent
 }
 
-/// A policy compiled for one caller: decides the capabilities of any path.
+/// A policy narrowed to one caller: decides the capabilities of any path. Built per
+/// request; the compiled policy it narrows may be shared.
 #[derive(Debug, Clone)]
-pub struct CallerPolicy<'a> {
-    default: Capabilities,
-    /// Every rule, in declaration order.
-    rules: Vec<(PathPattern, &'a PathRule)>,
-    /// The rules that apply to the caller and the floors, by literal prefix.
-    tree: PrefixTree<'a, Filed>,
+pub struct CallerPolicy {
+    compiled: Arc<CompiledPolicy>,
+    /// By position in the policy: whether the rule names the caller (or everyone).
+    /// Empty when every rule applies to everyone.
+    applies: Vec<bool>,
 }
 
-/// The rules filed at one prefix, per capability (`read`, `write`, `exec`).
-#[derive(Debug, Clone, Default)]
-struct Filed {
-    /// The rules that apply to the caller and set the capability, by ascending rank
-    /// (the order they apply in).
-    applied: [Vec<Ranked>; 3],
-    /// The floors that deny the capability (positions in the policy).
-    floors: [Vec<usize>; 3],
-}
+impl CallerPolicy {
+    /// `compiled` as `caller` sees it.
+    pub fn new(compiled: Arc<CompiledPolicy>, caller: &Caller) -> Self {
+        let applies = if compiled.has_audiences {
+            compiled
+                .policy
+                .paths
+                .iter()
+                .map(|rule| applies_to(rule, caller))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        CallerPolicy { compiled, applies }
+    }
 
-/// A rule that sets a capability, with its place in the order rules apply in.
-#[derive(Debug, Clone, Copy)]
-struct Ranked {
-    rank: usize,
-    allow: bool,
-    /// The position of the rule in the policy.
-    rule: usize,
-}
-
-impl CallerPolicy<'_> {
     /// The capabilities of a path given as its segments (the source root is `&[]`).
     pub fn capabilities(&self, path: &[&str]) -> Capabilities {
         Capabilities {
@@ -133,28 +160,37 @@ impl CallerPolicy<'_> {
         self.decide(path, Capability::Read)
     }
 
+    fn applies(&self, rule: u32) -> bool {
+        self.applies.get(rule as usize).copied().unwrap_or(true)
+    }
+
     /// One capability of `path`. The rule that wins is the last to apply among those
-    /// that match and set the capability; at each node along the path its rules are
-    /// walked from the last to apply back, stopping at the first that matches or at a
-    /// rank already beaten, so this equals applying every rule forwards. Any matching
-    /// floor that denies the capability then has the final word.
+    /// that name the caller, match and set the capability. The nodes along the path are
+    /// visited deepest first (their rules are the most specific, so the likeliest to
+    /// win), and at each node its rules are walked from the last to apply back, stopping
+    /// at the first that matches or at a rank already beaten: this equals applying
+    /// every rule forwards. Any matching floor that denies the capability then has the
+    /// final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
         let at = capability as usize;
+        let compiled = &*self.compiled;
         let mut winner: Option<&Ranked> = None;
         let mut floored = false;
-        for (filed, depth) in self.tree.along(path) {
+        for (filed, depth) in compiled.tree.deepest_first(path) {
             let tail = &path[depth..];
-            let matches = |rule: usize| self.rules[rule].0.matches_after_prefix(tail);
+            let matches = |rule: u32| compiled.patterns[rule as usize].matches_after_prefix(tail);
             let beats = |ranked: &&Ranked| winner.is_none_or(|best| ranked.rank > best.rank);
             let found = filed.applied[at]
                 .iter()
                 .rev()
                 .take_while(beats)
-                .find(|ranked| matches(ranked.rule));
+                .find(|ranked| self.applies(ranked.rule) && matches(ranked.rule));
             winner = found.or(winner);
             floored = floored || filed.floors[at].iter().any(|rule| matches(*rule));
         }
-        let allowed = winner.map_or(capability.of_default(self.default), |ranked| ranked.allow);
+        let allowed = winner.map_or(capability.of_default(compiled.policy.default), |ranked| {
+            ranked.allow
+        });
         allowed && !floored
     }
 }

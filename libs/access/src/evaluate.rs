@@ -12,6 +12,7 @@
 //! show what the policy denies where the file really lies.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use neuralis_layout::{Category, default_state};
 
@@ -21,7 +22,7 @@ use crate::precedence::{self, Activation, Switches};
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
     Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate,
-    installed_scope, privacy,
+    PolicyCache, UriPolicy, installed_scope, privacy,
 };
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
@@ -35,6 +36,17 @@ pub fn evaluate(
     Ok(decide(caller, snapshot, &request.check()?))
 }
 
+/// [`evaluate`], reusing the compilations `cache` keeps of policies equal to the
+/// snapshot's (every rule is still evaluated for every path).
+pub fn evaluate_cached(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    request: &EvaluationRequest,
+    cache: &PolicyCache,
+) -> Result<Evaluation, AccessError> {
+    Ok(decide_cached(caller, snapshot, &request.check()?, cache))
+}
+
 /// Decides a batch already checked (see [`EvaluationRequest::check`]): the policy service
 /// checks a batch before it reads the store and decides it after, checking once.
 pub fn decide(
@@ -42,8 +54,28 @@ pub fn decide(
     snapshot: &AccessSnapshot,
     checked: &CheckedBatch<'_>,
 ) -> Evaluation {
+    decide_with(caller, snapshot, checked, None)
+}
+
+/// [`decide`], reusing the compilations `cache` keeps of policies equal to the
+/// snapshot's ([`PolicyCache`]): what the policy service calls.
+pub fn decide_cached(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    checked: &CheckedBatch<'_>,
+    cache: &PolicyCache,
+) -> Evaluation {
+    decide_with(caller, snapshot, checked, Some(cache))
+}
+
+fn decide_with(
+    caller: &Caller,
+    snapshot: &AccessSnapshot,
+    checked: &CheckedBatch<'_>,
+    cache: Option<&PolicyCache>,
+) -> Evaluation {
     let request = checked.request;
-    let gates = Gates::new(caller, snapshot, request);
+    let gates = Gates::new(caller, snapshot, request, cache);
     // What a file's decision needs of its package, looked up once per package.
     let packages: Vec<PackageGates<'_>> = request
         .packages
@@ -60,12 +92,12 @@ pub fn decide(
     let files: Vec<DecisionCode> = request
         .files
         .iter()
-        .zip(&checked.files)
-        .map(|(file, paths)| {
+        .zip(checked.file_paths())
+        .map(|(file, (path, real))| {
             let package = &packages[file.package];
             let root = roots[file.package];
-            let under_path = gates.file(file, &paths.path, root, package);
-            match &paths.real {
+            let under_path = gates.file(file, path, root, package);
+            match real {
                 // A symlink: the stricter of the decisions under both paths wins.
                 Some(real) if under_path.is_visible() => {
                     under_path.stricter(gates.file(file, real, root, package))
@@ -114,10 +146,10 @@ struct Gates<'a> {
     caller: &'a Caller,
     snapshot: &'a AccessSnapshot,
     features: FeatureSet,
-    policies: HashMap<&'a str, CallerPolicy<'a>>,
+    policies: HashMap<&'a str, CallerPolicy>,
     /// Installed packages whose scope has an attached policy (by package key): `None`
     /// hides the package (its scope is switched off or its policy no longer validates).
-    installed: HashMap<&'a str, Option<CallerPolicy<'a>>>,
+    installed: HashMap<&'a str, Option<CallerPolicy>>,
 }
 
 impl<'a> Gates<'a> {
@@ -125,7 +157,16 @@ impl<'a> Gates<'a> {
         caller: &'a Caller,
         snapshot: &'a AccessSnapshot,
         request: &'a EvaluationRequest,
+        cache: Option<&PolicyCache>,
     ) -> Self {
+        // A stored policy that no longer validates contributes nothing: fail closed.
+        let compile = |key: &str, policy: &UriPolicy| -> Option<CallerPolicy> {
+            let compiled = match cache {
+                Some(cache) => cache.compiled(key, policy).ok()?,
+                None => Arc::new(CompiledPolicy::new(policy).ok()?),
+            };
+            Some(CallerPolicy::new(compiled, caller))
+        };
         let policies = request
             .sources
             .iter()
@@ -135,9 +176,8 @@ impl<'a> Gates<'a> {
                     .sources
                     .get(&header.id)
                     .filter(|record| record.enabled)?;
-                // A stored policy that no longer validates contributes nothing: fail closed.
-                let compiled = CompiledPolicy::new(record.policy.as_ref()?).ok()?;
-                Some((header.id.as_str(), compiled.for_caller(caller)))
+                let policy = compile(&header.id, record.policy.as_ref()?)?;
+                Some((header.id.as_str(), policy))
             })
             .collect();
         let installed = request
@@ -145,13 +185,13 @@ impl<'a> Gates<'a> {
             .iter()
             .filter(|package| package.origin == Origin::Installed)
             .filter_map(|package| {
-                let record = snapshot.sources.get(&installed_scope(&package.key))?;
+                let scope = installed_scope(&package.key);
+                let record = snapshot.sources.get(&scope)?;
                 let policy = record
                     .enabled
                     .then_some(record.policy.as_ref())
                     .flatten()
-                    .and_then(|policy| CompiledPolicy::new(policy).ok())
-                    .map(|compiled| compiled.for_caller(caller));
+                    .and_then(|policy| compile(&scope, policy));
                 // A scope switched on with no policy gates nothing, as before attach.
                 if record.enabled && record.policy.is_none() {
                     return None;
@@ -170,7 +210,7 @@ impl<'a> Gates<'a> {
 
     /// The policy deciding a package's paths: `None` hides it; an installed package
     /// without an attached policy has no path gate, hence `Some(None)`.
-    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy<'a>>> {
+    fn policy_of(&self, package: &PackageCandidate) -> Option<Option<&CallerPolicy>> {
         match &package.origin {
             Origin::Installed => match self.installed.get(package.key.as_str()) {
                 None => Some(None),
@@ -256,7 +296,7 @@ struct PackageGates<'g> {
     origin: &'g Origin,
     /// The policy deciding its paths: `None` hides it; an installed package has no URI
     /// policy, hence `Some(None)`.
-    policy: Option<Option<&'g CallerPolicy<'g>>>,
+    policy: Option<Option<&'g CallerPolicy>>,
     enabled: bool,
     agent: Option<&'g PackageOverrides>,
     /// Child first, only the conversations that switch a file of this package.

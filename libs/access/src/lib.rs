@@ -10,7 +10,9 @@
 //! The rules, one module each:
 //! - [`policy`]: the URI-policy language (DESIGN.md section 4) and its validation;
 //! - [`pattern`]: `*` and `**` path patterns;
-//! - [`compiled`]: a policy compiled for one caller, so per-file decisions are cheap;
+//! - [`compiled`]: a policy compiled once and narrowed to one caller, so per-file
+//!   decisions are cheap; [`policy_cache`]: the compiled form of an unchanged policy text
+//!   reused across requests (the text is still read and compared on every request);
 //! - [`floor`]: restrict-only floors that no rule can lift;
 //! - [`scope`]: whether a caller's scope reaches a source;
 //! - [`privacy`]: agent-private subtrees;
@@ -32,6 +34,7 @@ pub mod grant;
 pub mod overrides;
 pub mod pattern;
 pub mod policy;
+pub mod policy_cache;
 pub mod precedence;
 mod prefix_tree;
 pub mod privacy;
@@ -45,12 +48,13 @@ pub use candidate::{
 pub use compiled::{CallerPolicy, CompiledPolicy};
 pub use decision::{Decision, DecisionCode, Evaluation};
 pub use error::AccessError;
-pub use evaluate::{decide, evaluate};
+pub use evaluate::{decide, decide_cached, evaluate, evaluate_cached};
 pub use feature::FeatureSet;
 pub use grant::{Grantor, RoleGrants};
 pub use overrides::{FileOverrides, OverrideScope};
 pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
+pub use policy_cache::PolicyCache;
 pub use precedence::{Activation, Switches};
 pub use scope::{Scope, SourceScope};
 pub use snapshot::{AccessSnapshot, SourceRecord, installed_scope};

@@ -4,45 +4,51 @@
 //! never tried, however many a policy holds; every rule filed at a visited node has a
 //! prefix the path starts with, and only the rest of its pattern is matched.
 
-/// A tree of literal segments; each node holds a `T` (what is filed there).
+/// A tree of literal segments; each node holds a `T` (what is filed there). It owns its
+/// segments, so a compiled policy can outlive the request that compiled it.
 #[derive(Debug, Clone)]
-pub(crate) struct PrefixTree<'a, T> {
+pub(crate) struct PrefixTree<T> {
     /// The root first. A node's children are sorted by segment, so a step is a binary
     /// search: no hashing of the path's segments.
-    nodes: Vec<Node<'a, T>>,
+    nodes: Vec<Node<T>>,
 }
 
 #[derive(Debug, Clone)]
-struct Node<'a, T> {
-    children: Vec<(&'a str, usize)>,
+struct Node<T> {
+    children: Vec<(Box<str>, usize)>,
+    /// The node one segment up (`None` at the root): the walk climbs back through it.
+    parent: Option<usize>,
     filed: T,
 }
 
-impl<'a, T: Default> PrefixTree<'a, T> {
+impl<T: Default> PrefixTree<T> {
     /// A tree with its root only.
     pub(crate) fn new() -> Self {
         PrefixTree {
             nodes: vec![Node {
                 children: Vec::new(),
+                parent: None,
                 filed: T::default(),
             }],
         }
     }
 
     /// What is filed under `prefix`, the node created when missing.
-    pub(crate) fn at(&mut self, prefix: impl IntoIterator<Item = &'a str>) -> &mut T {
+    pub(crate) fn at<'p>(&mut self, prefix: impl IntoIterator<Item = &'p str>) -> &mut T {
         let mut node = 0;
         for segment in prefix {
-            let children = &self.nodes[node].children;
-            node = match children.binary_search_by(|(name, _)| (*name).cmp(segment)) {
-                Ok(found) => children[found].1,
+            node = match self.child(node, segment) {
+                Ok(found) => found,
                 Err(slot) => {
                     let child = self.nodes.len();
                     self.nodes.push(Node {
                         children: Vec::new(),
+                        parent: Some(node),
                         filed: T::default(),
                     });
-                    self.nodes[node].children.insert(slot, (segment, child));
+                    self.nodes[node]
+                        .children
+                        .insert(slot, (segment.into(), child));
                     child
                 }
             };
@@ -51,22 +57,34 @@ impl<'a, T: Default> PrefixTree<'a, T> {
     }
 }
 
-impl<T> PrefixTree<'_, T> {
-    /// What is filed along `path`: the root (depth 0), then the node of each leading
-    /// segment of `path` that has one, with its depth (how many segments it consumed).
-    pub(crate) fn along<'s>(&'s self, path: &'s [&str]) -> impl Iterator<Item = (&'s T, usize)> {
-        let mut next = Some(0);
-        let mut depth = 0;
+impl<T> PrefixTree<T> {
+    /// The child of `node` named `segment`, or where it would be inserted.
+    fn child(&self, node: usize, segment: &str) -> Result<usize, usize> {
+        let children = &self.nodes[node].children;
+        children
+            .binary_search_by(|(name, _)| (**name).cmp(segment))
+            .map(|found| children[found].1)
+    }
+
+    /// What is filed along `path`, deepest first: the node of the longest run of
+    /// leading segments of `path` that has one, then each node above it up to the root,
+    /// each with its depth (how many segments it consumed). Climbing by parent links
+    /// needs no buffer, so a decision allocates nothing.
+    pub(crate) fn deepest_first<'s>(
+        &'s self,
+        path: &[&str],
+    ) -> impl Iterator<Item = (&'s T, usize)> + use<'s, T> {
+        let (mut node, mut depth) = (0, 0);
+        while let Some(Ok(child)) = path.get(depth).map(|segment| self.child(node, segment)) {
+            node = child;
+            depth += 1;
+        }
+        let mut next = Some(node);
         std::iter::from_fn(move || {
             let node = &self.nodes[next?];
+            next = node.parent;
             let at = depth;
-            next = path.get(depth).and_then(|segment| {
-                node.children
-                    .binary_search_by(|(name, _)| (*name).cmp(segment))
-                    .ok()
-                    .map(|found| node.children[found].1)
-            });
-            depth += 1;
+            depth = depth.saturating_sub(1);
             Some((&node.filed, at))
         })
     }
@@ -77,26 +95,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_path_visits_the_nodes_of_its_leading_segments_only() {
-        let mut tree: PrefixTree<'_, Vec<&str>> = PrefixTree::new();
+    fn a_path_visits_the_nodes_of_its_leading_segments_only_deepest_first() {
+        let mut tree: PrefixTree<Vec<&str>> = PrefixTree::new();
         tree.at([]).push("**");
         tree.at(["a"]).push("a/**");
         tree.at(["a", "b"]).push("a/b");
         tree.at(["a", "c"]).push("a/c/*");
         tree.at(["b"]).push("b/**");
         let visited = |path: &[&str]| -> Vec<(Vec<&str>, usize)> {
-            tree.along(path)
+            tree.deepest_first(path)
                 .map(|(filed, depth)| (filed.clone(), depth))
                 .collect()
         };
         assert_eq!(visited(&[]), vec![(vec!["**"], 0)]);
         assert_eq!(
             visited(&["a", "b", "x"]),
-            vec![(vec!["**"], 0), (vec!["a/**"], 1), (vec!["a/b"], 2)]
+            vec![(vec!["a/b"], 2), (vec!["a/**"], 1), (vec!["**"], 0)]
         );
         assert_eq!(
             visited(&["a", "x", "b"]),
-            vec![(vec!["**"], 0), (vec!["a/**"], 1)]
+            vec![(vec!["a/**"], 1), (vec!["**"], 0)]
         );
         assert_eq!(visited(&["c"]), vec![(vec!["**"], 0)]);
     }
