@@ -9,10 +9,12 @@
 
 mod support;
 
+use std::sync::Arc;
+
 use neuralis_access::{
-    AccessSnapshot, Caller, Capabilities, CompiledPolicy, DecisionCode, EvaluationRequest,
-    FeatureSet, FileCandidate, FileOverrides, PathPattern, PathRule, SourceRecord, UriPolicy,
-    evaluate, overrides, precedence,
+    AccessSnapshot, Caller, CallerPolicy, Capabilities, CompiledPolicy, DecisionCode,
+    EvaluationRequest, FeatureSet, FileCandidate, FileOverrides, PathPattern, PathRule,
+    SourceRecord, UriPolicy, evaluate, overrides, precedence,
 };
 use neuralis_layout::{Category, default_state};
 use proptest::prelude::*;
@@ -202,6 +204,24 @@ proptest! {
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             prop_assert_eq!(compiled.capabilities(&path), naive(&policy, &who, &path), "{:?}", path);
             prop_assert_eq!(compiled.can_read(&path), naive(&policy, &who, &path).read);
+        }
+    }
+
+    /// The compiled form depends on the policy alone: one compilation, narrowed to each
+    /// of several callers in turn, decides for each as trying every rule for that
+    /// caller (what lets one compilation serve every request while the text is unchanged).
+    #[test]
+    fn one_compilation_narrowed_to_each_caller_decides_as_trying_every_rule(
+        callers in prop::collection::vec(caller(), 1..4), policy in policy(),
+        paths in prop::collection::vec(path(0..6), 1..16),
+    ) {
+        let shared = Arc::new(CompiledPolicy::new(&policy).unwrap());
+        for who in &callers {
+            let narrowed = CallerPolicy::new(shared.clone(), who);
+            for path in &paths {
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                prop_assert_eq!(narrowed.capabilities(&path), naive(&policy, who, &path), "{:?}", path);
+            }
         }
     }
 
