@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use crate::prefix_tree::PrefixTree;
+use crate::prefix_tree::{Position, PrefixTree};
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
 /// A validated policy with its patterns parsed and its rules filed: valid for every
@@ -160,6 +160,18 @@ impl CallerPolicy {
         self.decide(path, Capability::Read)
     }
 
+    /// Where deciding the paths under `root` (a package root) starts: the rules filed
+    /// along the root's own segments are found once per package, not once per file.
+    pub(crate) fn locate(&self, root: &[&str]) -> Located {
+        Located(self.compiled.tree.descend(Position::ROOT, root))
+    }
+
+    /// [`CallerPolicy::can_read`] for a path that starts with the root `at` was located
+    /// for (evaluation checks every file of a source package lies under its root).
+    pub(crate) fn can_read_under(&self, at: Located, path: &[&str]) -> bool {
+        self.decide_from(at.0, path, Capability::Read)
+    }
+
     fn applies(&self, rule: u32) -> bool {
         self.applies.get(rule as usize).copied().unwrap_or(true)
     }
@@ -172,11 +184,16 @@ impl CallerPolicy {
     /// every rule forwards. Any matching floor that denies the capability then has the
     /// final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
+        self.decide_from(Position::ROOT, path, capability)
+    }
+
+    fn decide_from(&self, from: Position, path: &[&str], capability: Capability) -> bool {
         let at = capability as usize;
         let compiled = &*self.compiled;
         let mut winner: Option<&Ranked> = None;
         let mut floored = false;
-        for (filed, depth) in compiled.tree.deepest_first(path) {
+        let deepest = compiled.tree.descend(from, path);
+        for (filed, depth) in compiled.tree.climb(deepest) {
             let tail = &path[depth..];
             let matches = |rule: u32| compiled.patterns[rule as usize].matches_after_prefix(tail);
             let beats = |ranked: &&Ranked| winner.is_none_or(|best| ranked.rank > best.rank);
@@ -193,6 +210,15 @@ impl CallerPolicy {
         });
         allowed && !floored
     }
+}
+
+/// Where the descent along a package root stopped ([`CallerPolicy::locate`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Located(Position);
+
+impl Located {
+    /// The root of the tree: right for any path.
+    pub(crate) const ANY_PATH: Located = Located(Position::ROOT);
 }
 
 /// One of the three capabilities; its value is its place in [`PathRule::changes`].

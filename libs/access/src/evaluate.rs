@@ -17,6 +17,7 @@ use std::sync::Arc;
 use neuralis_layout::{Category, default_state};
 
 use crate::candidate::CheckedBatch;
+use crate::compiled::Located;
 use crate::overrides::PackageOverrides;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
@@ -80,7 +81,8 @@ fn decide_with(
     let packages: Vec<PackageGates<'_>> = request
         .packages
         .iter()
-        .map(|package| gates.of_package(package))
+        .zip(&checked.roots)
+        .map(|(package, root)| gates.of_package(package, root))
         .collect();
     let roots: Vec<DecisionCode> = request
         .packages
@@ -96,11 +98,12 @@ fn decide_with(
         .map(|(file, (path, real))| {
             let package = &packages[file.package];
             let root = roots[file.package];
-            let under_path = gates.file(file, path, root, package);
+            let under_path = gates.file(file, (path, package.start), root, package);
             match real {
-                // A symlink: the stricter of the decisions under both paths wins.
+                // A symlink: the stricter of the decisions under both paths wins. The
+                // real path may lie outside the package root: decided from the top.
                 Some(real) if under_path.is_visible() => {
-                    under_path.stricter(gates.file(file, real, root, package))
+                    under_path.stricter(gates.file(file, (real, Located::ANY_PATH), root, package))
                 }
                 _ => under_path,
             }
@@ -222,11 +225,19 @@ impl<'a> Gates<'a> {
 
     /// What deciding `package` and its files needs, looked up once: its policy, its
     /// switch, and its file overrides at agent scope and along the conversation chain.
-    fn of_package(&self, package: &'a PackageCandidate) -> PackageGates<'_> {
+    fn of_package(&self, package: &'a PackageCandidate, root: &[&str]) -> PackageGates<'_> {
         let key = package.key.as_str();
+        let policy = self.policy_of(package);
+        // A source package's files were checked to lie under its root; an installed
+        // package's paths are relative to its root, so they are decided from the top.
+        let start = match (&package.origin, policy) {
+            (Origin::Source(_), Some(Some(policy))) => policy.locate(root),
+            _ => Located::ANY_PATH,
+        };
         PackageGates {
             origin: &package.origin,
-            policy: self.policy_of(package),
+            policy,
+            start,
             enabled: self.snapshot.package_enabled(key),
             agent: self.snapshot.agent_overrides.package(key),
             conversation: self
@@ -244,7 +255,7 @@ impl<'a> Gates<'a> {
         of_package: &PackageGates<'_>,
         root: &[&str],
     ) -> DecisionCode {
-        let visible = of_package.readable(root)
+        let visible = of_package.readable(root, Located::ANY_PATH)
             && self.features.opens(package.access_feature.as_deref())
             && privacy::visible_to(package.private_owner.as_deref(), self.caller);
         match (visible, of_package.enabled) {
@@ -254,18 +265,18 @@ impl<'a> Gates<'a> {
         }
     }
 
-    /// The decision for `file` were it at `path` (its own path, or its real path): the
-    /// path decides the URI policy's read; features, privacy marker and switches are the
-    /// file's.
+    /// The decision for `file` were it at `path` (its own path, or its real path, with
+    /// where its descent starts): the path decides the URI policy's read; features,
+    /// privacy marker and switches are the file's.
     fn file(
         &self,
         file: &FileCandidate,
-        path: &[&str],
+        (path, start): (&[&str], Located),
         root: DecisionCode,
         package: &PackageGates<'_>,
     ) -> DecisionCode {
         let visible = root.is_visible()
-            && package.readable(path)
+            && package.readable(path, start)
             && self.features.holds_all(&file.required_features)
             && privacy::visible_to(file.private_owner.as_deref(), self.caller);
         if !visible {
@@ -297,6 +308,8 @@ struct PackageGates<'g> {
     /// The policy deciding its paths: `None` hides it; an installed package has no URI
     /// policy, hence `Some(None)`.
     policy: Option<Option<&'g CallerPolicy>>,
+    /// Where deciding a path under the package root starts ([`CallerPolicy::locate`]).
+    start: Located,
     enabled: bool,
     agent: Option<&'g PackageOverrides>,
     /// Child first, only the conversations that switch a file of this package.
@@ -304,11 +317,13 @@ struct PackageGates<'g> {
 }
 
 impl PackageGates<'_> {
-    fn readable(&self, path: &[&str]) -> bool {
+    /// Whether the policy lets `path` be read; `start` is where its descent starts
+    /// ([`Located::ANY_PATH`] unless the path lies under the package root).
+    fn readable(&self, path: &[&str], start: Located) -> bool {
         match self.policy {
             None => false,
             Some(None) => true,
-            Some(Some(policy)) => policy.can_read(path),
+            Some(Some(policy)) => policy.can_read_under(start, path),
         }
     }
 }

@@ -86,6 +86,10 @@ enum Rest {
     End,
     /// `**` alone: any path at or below the prefix (`a/b/**`).
     AnyDepth,
+    /// `**/name/**`: any path with a segment `name` (the literal at `at` of the pattern).
+    Contains(usize),
+    /// `**/name`: any path whose last segment is `name` (the literal at `at`).
+    EndsWith(usize),
     /// Anything else: the segment matcher decides.
     Segments,
 }
@@ -123,6 +127,10 @@ impl PathPattern {
         let rest = match &segments[prefix_len..] {
             [] => Rest::End,
             [Segment::AnyDepth] => Rest::AnyDepth,
+            [Segment::AnyDepth, Segment::Literal(_), Segment::AnyDepth] => {
+                Rest::Contains(prefix_len + 1)
+            }
+            [Segment::AnyDepth, Segment::Literal(_)] => Rest::EndsWith(prefix_len + 1),
             _ => Rest::Segments,
         };
         Ok(PathPattern {
@@ -167,14 +175,21 @@ impl PathPattern {
 
     /// Whether the pattern matches a path whose first [`PathPattern::prefix_len`]
     /// segments are known to equal the pattern's literal prefix, given the rest of the
-    /// path (`tail`). The two commonest shapes, an exact path and `prefix/**`, need no
-    /// matcher.
+    /// path (`tail`). The commonest shapes need no matcher: an exact path, `prefix/**`,
+    /// and the `**/name/**` and `**/name` of rules that hold anywhere (tried on every
+    /// path, so a scan for one name rather than the backtracking matcher).
     pub fn matches_after_prefix(&self, tail: &[&str]) -> bool {
         match self.rest {
             Rest::End => tail.is_empty(),
             Rest::AnyDepth => true,
+            Rest::Contains(at) => tail.iter().any(|segment| self.is_literal(at, segment)),
+            Rest::EndsWith(at) => tail.last().is_some_and(|last| self.is_literal(at, last)),
             Rest::Segments => match_segments(&self.segments[self.prefix_len..], tail),
         }
+    }
+
+    fn is_literal(&self, at: usize, segment: &str) -> bool {
+        matches!(&self.segments[at], Segment::Literal(text) if text == segment)
     }
 }
 
@@ -185,7 +200,7 @@ fn match_segments(pattern: &[Segment], path: &[&str]) -> bool {
     let mut backtrack: Option<(usize, usize)> = None;
     while s < path.len() {
         if let Some(segment) = pattern.get(p) {
-            if *segment == Segment::AnyDepth {
+            if matches!(segment, Segment::AnyDepth) {
                 backtrack = Some((p + 1, s));
                 p += 1;
                 continue;
@@ -207,7 +222,7 @@ fn match_segments(pattern: &[Segment], path: &[&str]) -> bool {
     }
     pattern[p..]
         .iter()
-        .all(|segment| *segment == Segment::AnyDepth)
+        .all(|segment| matches!(segment, Segment::AnyDepth))
 }
 
 /// Splits a path relative to the source root into its segments; the source root itself
@@ -239,14 +254,13 @@ pub(crate) fn split_path_into<'a>(
             "must be relative to the source root",
         ));
     }
+    let bytes = path.as_bytes();
     let mut from = 0;
-    let cuts = path
-        .bytes()
-        .enumerate()
-        .filter(|(_, byte)| *byte == b'/')
-        .map(|(at, _)| at)
-        .chain([path.len()]);
-    for cut in cuts {
+    loop {
+        let cut = bytes[from..]
+            .iter()
+            .position(|byte| *byte == b'/')
+            .map_or(bytes.len(), |at| from + at);
         let segment = &path[from..cut];
         if segment.is_empty() || segment == "." || segment == ".." {
             into.truncate(start);
@@ -256,6 +270,9 @@ pub(crate) fn split_path_into<'a>(
             ));
         }
         into.push(segment);
+        if cut == bytes.len() {
+            break;
+        }
         from = cut + 1;
     }
     Ok(start..into.len())

@@ -70,16 +70,35 @@ impl<T> PrefixTree<T> {
     /// leading segments of `path` that has one, then each node above it up to the root,
     /// each with its depth (how many segments it consumed). Climbing by parent links
     /// needs no buffer, so a decision allocates nothing.
+    #[cfg(test)]
     pub(crate) fn deepest_first<'s>(
         &'s self,
         path: &[&str],
     ) -> impl Iterator<Item = (&'s T, usize)> + use<'s, T> {
-        let (mut node, mut depth) = (0, 0);
+        self.climb(self.descend(Position::ROOT, path))
+    }
+
+    /// The deepest node along `path`, starting from `from`, which must be where the
+    /// descent along a leading part of `path` stopped (the root always is): the paths
+    /// under one package root share the descent along the root's segments.
+    pub(crate) fn descend(&self, from: Position, path: &[&str]) -> Position {
+        let Position {
+            mut node,
+            mut depth,
+        } = from;
         while let Some(Ok(child)) = path.get(depth).map(|segment| self.child(node, segment)) {
             node = child;
             depth += 1;
         }
-        let mut next = Some(node);
+        Position { node, depth }
+    }
+
+    /// What is filed at `at` and at each node above it, with their depths.
+    pub(crate) fn climb<'s>(
+        &'s self,
+        at: Position,
+    ) -> impl Iterator<Item = (&'s T, usize)> + use<'s, T> {
+        let (mut next, mut depth) = (Some(at.node), at.depth);
         std::iter::from_fn(move || {
             let node = &self.nodes[next?];
             next = node.parent;
@@ -88,6 +107,18 @@ impl<T> PrefixTree<T> {
             Some((&node.filed, at))
         })
     }
+}
+
+/// A node of a tree with its depth: where a descent stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    node: usize,
+    depth: usize,
+}
+
+impl Position {
+    /// The root, at depth 0.
+    pub(crate) const ROOT: Position = Position { node: 0, depth: 0 };
 }
 
 #[cfg(test)]
@@ -117,5 +148,16 @@ mod tests {
             vec![(vec!["a/**"], 1), (vec!["**"], 0)]
         );
         assert_eq!(visited(&["c"]), vec![(vec!["**"], 0)]);
+        // A descent may resume where the descent along a leading part stopped.
+        for path in [&["a", "b", "x"][..], &["a", "x", "b"], &["c", "a"], &["a"]] {
+            for known in 0..=path.len() {
+                let part = tree.descend(Position::ROOT, &path[..known]);
+                assert_eq!(
+                    tree.descend(part, path),
+                    tree.descend(Position::ROOT, path),
+                    "{path:?} from {known}"
+                );
+            }
+        }
     }
 }

@@ -225,4 +225,44 @@ proptest! {
             prop_assert_eq!(parsed.matches(&segments), naive_matches(&pattern_segments, &segments));
         }
     }
+
+    /// A compiled policy matches only the rest of a pattern after its literal prefix,
+    /// with shortcuts for `prefix/**`, `**/name/**` and `**/name`: on any path that
+    /// starts with the prefix, that equals matching the whole pattern.
+    #[test]
+    fn matching_after_the_literal_prefix_equals_matching_the_whole_pattern(
+        prefix in prop::collection::vec("[ab]{1,2}", 0..3),
+        rest in prop_oneof![
+            glob_pattern(),
+            "[ab]{1,2}".prop_map(|name| format!("**/{name}/**")),
+            "[ab]{1,2}".prop_map(|name| format!("**/{name}")),
+        ],
+        tail in path_segments(),
+    ) {
+        let pattern = prefix.iter().cloned().chain([rest]).collect::<Vec<_>>().join("/");
+        let parsed = PathPattern::parse(&pattern, "pattern").unwrap();
+        let path: Vec<&str> = prefix.iter().chain(&tail).map(String::as_str).collect();
+        let known = parsed.prefix_len();
+        let literal: Vec<&str> = pattern.split('/').take(known).collect();
+        prop_assume!(path.starts_with(&literal));
+        prop_assert_eq!(
+            parsed.matches_after_prefix(&path[known..]),
+            parsed.matches(&path),
+            "{} against {:?}", pattern, path
+        );
+    }
+
+    /// Paths are split in one pass into a batch's buffer: the same segments and the
+    /// same refusals as splitting on every `/`.
+    #[test]
+    fn splitting_a_path_equals_splitting_on_every_slash(path in any_text()) {
+        let naive: Vec<&str> = path.split('/').collect();
+        let refused = path.starts_with('/')
+            || naive.iter().any(|s| s.is_empty() || *s == "." || *s == "..");
+        match split_path(&path, "path") {
+            Ok(segments) if path.is_empty() => prop_assert!(segments.is_empty()),
+            Ok(segments) => prop_assert_eq!(segments, naive),
+            Err(_) => prop_assert!(refused && !path.is_empty()),
+        }
+    }
 }

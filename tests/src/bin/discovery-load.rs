@@ -17,6 +17,9 @@
 //! project evicts it: that is how a cold fill is measured without a new project.
 #![forbid(unsafe_code)]
 
+#[path = "discovery-load/heap.rs"]
+mod heap;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -304,8 +307,13 @@ async fn main() -> Result<()> {
     // of the weighing: the allocator may keep freed pages, so it is a rough figure).
     visible(&cluster, &small.member, scope(&small.name, "a1", "")).await?;
     let rss_small = resident_bytes();
+    // Live heap after a warm call (the fill's passing buffers freed).
+    visible(&cluster, &small.member, scope(&small.name, "a1", "")).await?;
+    let heap_small = (heap::live_bytes(), heap::inventory_weighing());
     visible(&cluster, &large.member, scope(&large.name, "a1", "")).await?;
     let rss_large = resident_bytes();
+    visible(&cluster, &large.member, scope(&large.name, "a1", "")).await?;
+    let heap_large = (heap::live_bytes(), heap::inventory_weighing());
     println!(
         "
 resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k one: \
@@ -314,6 +322,7 @@ resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k on
         rss_large as f64 / 1048576.0,
         (rss_large as f64 - rss_small as f64) / (large.files - small.files) as f64
     );
+    println!("{}", heap::report(heap_small, heap_large, large.files - small.files));
     let f100 = measure(&cluster, &large, &small).await?;
 
     let x = |a: Duration| a.as_secs_f64() / noop50.as_secs_f64();

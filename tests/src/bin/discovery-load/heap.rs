@@ -1,0 +1,49 @@
+//! Live heap bytes of this process, for the inventory's bytes per indexed row: a
+//! counting wrapper around the system allocator (`stats_alloc`; the workspace forbids
+//! `unsafe`, which a hand-written `GlobalAlloc` needs). Counting is two atomic additions
+//! per allocation. The bytes are those asked for: the allocator's own bookkeeping
+//! (about 8 to 16 bytes per block with glibc) is not counted.
+
+use std::alloc::System;
+
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Bytes allocated and not yet freed, by every thread of the process (a reallocation
+/// counts its growth as allocated and its shrinking as freed).
+pub fn live_bytes() -> i64 {
+    let stats = GLOBAL.stats();
+    stats.bytes_allocated as i64 - stats.bytes_deallocated as i64
+}
+
+/// The inventory's own weighing of what it holds (the `neuralis_inventory_bytes` gauge
+/// of this process; the node runs in it), to set beside the heap's count.
+pub fn inventory_weighing() -> f64 {
+    neuralis_metrics::render()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("neuralis_inventory_bytes ")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .unwrap_or(0.0)
+}
+
+/// One line: live heap and the inventory's weighing with the small project held, then
+/// the large one, and both per extra row.
+pub fn report(small: (i64, f64), large: (i64, f64), extra_rows: usize) -> String {
+    let mib = |bytes: f64| bytes / 1048576.0;
+    let rows = extra_rows as f64;
+    format!(
+        "heap bytes per row: {:.0} (live heap {:.1} MiB with the 10k project held, {:.1} MiB \
+         with the 100k one, after a warm call each); the inventory's weighing over the same \
+         rows: {:.0} bytes per row",
+        (large.0 - small.0) as f64 / rows,
+        mib(small.0 as f64),
+        mib(large.0 as f64),
+        (large.1 - small.1) / rows
+    )
+}
