@@ -235,7 +235,6 @@ pub fn split_path<'a>(path: &'a str, field: &str) -> Result<Vec<&'a str>, Access
 
 /// [`split_path`], appending the segments to `into` and returning where they lie in it:
 /// a batch splits every path into one buffer, so a path costs no allocation of its own.
-/// One pass over the bytes (`/` is ASCII, so every cut falls on a character boundary).
 pub(crate) fn split_path_into<'a>(
     path: &'a str,
     field: &str,
@@ -254,28 +253,51 @@ pub(crate) fn split_path_into<'a>(
             "must be relative to the source root",
         ));
     }
-    let bytes = path.as_bytes();
-    let mut from = 0;
-    loop {
-        let cut = bytes[from..]
-            .iter()
-            .position(|byte| *byte == b'/')
-            .map_or(bytes.len(), |at| from + at);
+    // `/` is ASCII, so every cut falls on a character boundary.
+    let (mut from, mut malformed) = (0, false);
+    let mut cut_at = |cut: usize| {
         let segment = &path[from..cut];
-        if segment.is_empty() || segment == "." || segment == ".." {
-            into.truncate(start);
-            return Err(AccessError::invalid(
-                field,
-                "has an empty, `.` or `..` segment",
-            ));
-        }
+        malformed |= segment.is_empty() || segment == "." || segment == "..";
         into.push(segment);
-        if cut == bytes.len() {
-            break;
-        }
         from = cut + 1;
+    };
+    for_each_slash(path.as_bytes(), &mut cut_at);
+    cut_at(path.len());
+    if malformed {
+        into.truncate(start);
+        return Err(AccessError::invalid(
+            field,
+            "has an empty, `.` or `..` segment",
+        ));
     }
     Ok(start..into.len())
+}
+
+/// Calls `each` with the position of every `/` in `bytes`, in order, looking at eight
+/// bytes at a time: splitting is most of the cost of checking a file, and a path is a
+/// few dozen bytes.
+fn for_each_slash(bytes: &[u8], mut each: impl FnMut(usize)) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        let x = word ^ SLASHES;
+        // The high bit of each byte that is zero in `x` (a `/` in `word`), exactly:
+        // adding 0x7f to the low seven bits carries into the high bit unless all are 0.
+        let mut found = !(((x & LOW7) + LOW7) | x | LOW7);
+        while found != 0 {
+            each(base + found.trailing_zeros() as usize / 8);
+            found &= found - 1;
+        }
+        base += 8;
+    }
+    for (at, byte) in chunks.remainder().iter().enumerate() {
+        if *byte == b'/' {
+            each(base + at);
+        }
+    }
 }
 
 #[cfg(test)]

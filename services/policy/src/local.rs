@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use neuralis_access::{Caller, Evaluation, EvaluationRequest, decide};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, PolicyCache, decide_cached};
 use neuralis_access_store::{AccessStore, OverrideTarget, SnapshotQuery};
 use neuralis_authz::{Permit, Refusal};
 use neuralis_proto::policy::v1 as pb;
@@ -16,12 +16,18 @@ use crate::convert::{self, admin};
 /// The policy service's handlers.
 pub struct LocalPolicy {
     store: Arc<dyn AccessStore>,
+    /// Compiled forms of the policies last read, reused only while the policy read
+    /// afresh for a request equals the one compiled (`neuralis_access::policy_cache`).
+    compiled: PolicyCache,
 }
 
 impl LocalPolicy {
     /// The handlers over `store`.
     pub fn new(store: Arc<dyn AccessStore>) -> Self {
-        LocalPolicy { store }
+        LocalPolicy {
+            store,
+            compiled: PolicyCache::new(),
+        }
     }
 
     /// The store it reads (readiness probes it).
@@ -60,7 +66,7 @@ impl LocalPolicy {
                 .collect(),
         };
         let snapshot = self.store.snapshot(&query).await?;
-        let evaluation = decide(caller, &snapshot, &batch);
+        let evaluation = decide_cached(caller, &snapshot, &batch, &self.compiled);
         count_decisions(&evaluation);
         tracing::debug!(
             packages = evaluation.packages.len(),
