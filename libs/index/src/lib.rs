@@ -8,12 +8,14 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod prune;
 mod row;
 mod source;
 mod sql;
 pub mod vector;
 
 pub use error::IndexError;
+pub use prune::Pruned;
 pub use row::{
     ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectChanges, ProjectSnapshot, Removed, RowWrite,
     StoredFile, WriteBatch,
@@ -79,6 +81,15 @@ pub trait IndexStore: Send + Sync + 'static {
     ) -> Result<Option<ProjectChanges>, IndexError> {
         let _ = (project, since);
         Ok(None)
+    }
+    /// Removes the project's tombstones written `keep` revisions or more before its
+    /// current revision and raises its delta floor to the newest one removed (never
+    /// lowers it), so `changes_since` from below the floor answers `None` and the reader
+    /// re-reads in full; every delta from the floor or later stays exact. A store that
+    /// keeps no tombstones prunes none.
+    async fn prune_tombstones(&self, project: &str, keep: u64) -> Result<Pruned, IndexError> {
+        let _ = (project, keep);
+        Ok(Pruned::default())
     }
     /// One file row, or `None`.
     async fn file_row(

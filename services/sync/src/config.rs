@@ -23,6 +23,11 @@ pub struct SyncConfig {
     pub auto_debounce_ms: u64,
     /// The largest search chunk, in bytes.
     pub chunk_max_bytes: usize,
+    /// How many of a project's latest revisions keep their tombstones (the deletes a
+    /// delta carries); older ones are pruned at the end of a sync run that wrote, and a
+    /// reader holding a revision from before them re-reads the project in full. `0`
+    /// never prunes.
+    pub tombstone_retention_revisions: u64,
     /// Vectors for search; none by default (full-text search).
     pub embedder: EmbedderConfig,
     /// Base directories source roots must lie under. Empty: any root that is not `/`, a
@@ -41,6 +46,7 @@ impl Default for SyncConfig {
             write_timeout_secs: 30,
             auto_debounce_ms: 500,
             chunk_max_bytes: 2_000,
+            tombstone_retention_revisions: 1_000,
             embedder: EmbedderConfig::default(),
             allowed_roots: Vec::new(),
         }

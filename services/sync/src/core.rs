@@ -81,7 +81,32 @@ impl SyncCore {
             Err(err) => Err(err),
         };
         self.record(&source, &outcome, started).await;
+        if let Ok(done) = &outcome
+            && done.counters.batches_committed > 0
+        {
+            self.prune_tombstones(&source.project).await;
+        }
         outcome
+    }
+
+    /// Prunes the project's old tombstones after a run that wrote (see
+    /// docs/decisions/sync.md, "Tombstone pruning"). A failure only leaves them for the
+    /// next run: the run itself succeeded.
+    async fn prune_tombstones(&self, project: &str) {
+        let keep = self.deps.limits.tombstone_retention;
+        if keep == 0 {
+            return;
+        }
+        match self.deps.store.prune_tombstones(project, keep).await {
+            Ok(pruned) if pruned.removed > 0 => tracing::info!(
+                project,
+                removed = pruned.removed,
+                floor = pruned.floor,
+                "tombstones pruned"
+            ),
+            Ok(_) => {}
+            Err(err) => tracing::warn!(project, error = %err, "tombstones not pruned"),
+        }
     }
 
     fn gate(&self, project: &str, slug: &str) -> RunGate {

@@ -84,6 +84,7 @@ impl SyncService {
                 chunks: ChunkLimits {
                     max_bytes: config.chunk_max_bytes,
                 },
+                tombstone_retention: config.tombstone_retention_revisions,
             },
         };
         let roots = crate::roots::rules(

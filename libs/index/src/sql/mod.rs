@@ -7,11 +7,12 @@ mod rows;
 mod schema;
 mod search;
 mod sources;
+mod tombstones;
 mod write;
 
 use crate::{
-    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, SourceRecord,
-    StoredFile, SyncStatus, WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, Pruned,
+    SourceRecord, StoredFile, SyncStatus, WriteBatch,
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
@@ -222,6 +223,10 @@ impl IndexStore for SqlIndexStore {
         since: u64,
     ) -> Result<Option<ProjectChanges>, IndexError> {
         rows::changes_since(&self.pool, self.dialect, project, since).await
+    }
+
+    async fn prune_tombstones(&self, project: &str, keep: u64) -> Result<Pruned, IndexError> {
+        tombstones::prune(&self.pool, self.dialect, project, keep).await
     }
 
     async fn file_row(

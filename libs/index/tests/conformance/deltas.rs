@@ -47,8 +47,9 @@ async fn full(store: &Store, project: &str) -> (u64, Rows) {
 }
 
 /// Random batches of puts, deletes and renames over two sources, with a source now and
-/// then deleted and created again; after every batch, a reader that took a snapshot at
-/// a random earlier point and applies the delta since holds exactly a full re-read.
+/// then deleted and created again and tombstones now and then pruned; after every
+/// batch, a reader that took a snapshot at a random earlier point and applies the delta
+/// since holds exactly a full re-read, or, below the floor, is told to re-read in full.
 pub async fn a_delta_after_random_writes_equals_a_full_re_read(store: Store) {
     let project = "p1";
     let slugs = ["repo", "data"];
@@ -60,8 +61,17 @@ pub async fn a_delta_after_random_writes_equals_a_full_re_read(store: Store) {
     }
     let mut random = Lcg(7);
     let mut held: Vec<(u64, Rows)> = vec![full(&store, project).await];
+    let (mut floor, mut refused) = (0, 0);
     for step in 0..60u32 {
         let slug = slugs[random.below(2) as usize];
+        if random.below(8) == 0 {
+            let pruned = store
+                .prune_tombstones(project, random.below(12))
+                .await
+                .expect("pruned");
+            assert!(pruned.floor >= floor, "step {step}: the floor went down");
+            floor = pruned.floor;
+        }
         if random.below(12) == 0 {
             store.delete_source(project, slug).await.expect("deleted");
             store
@@ -112,16 +122,29 @@ pub async fn a_delta_after_random_writes_equals_a_full_re_read(store: Store) {
         }
         let (revision, now) = full(&store, project).await;
         let (since, mut rows) = held[random.below(held.len() as u64) as usize].clone();
-        let changes = store
-            .changes_since(project, since)
-            .await
-            .expect("read")
-            .expect("a delta since a revision this store wrote");
+        let changes = store.changes_since(project, since).await.expect("read");
+        let Some(changes) = changes else {
+            assert!(
+                since < floor,
+                "step {step}: no delta since {since}, floor {floor}"
+            );
+            refused += 1;
+            held.push((revision, now));
+            continue;
+        };
+        assert!(
+            since >= floor,
+            "step {step}: a delta since {since} below the floor"
+        );
         assert_eq!((changes.since, changes.revision), (since, revision));
         apply(&mut rows, changes);
         assert_eq!(rows, now, "step {step}: delta since {since} differs");
         held.push((revision, now));
     }
+    assert!(
+        floor > 0 && refused > 0,
+        "the pruning was exercised: floor {floor}, {refused} refused"
+    );
 }
 
 pub async fn a_delta_carries_deletes_renames_and_deleted_sources(store: Store) {

@@ -3,6 +3,7 @@
 
 pub mod cases;
 pub mod deltas;
+pub mod pruning;
 
 /// A fresh, empty store for one case, and how to clean it up afterwards.
 pub trait Fixture: Sized {
@@ -67,6 +68,8 @@ macro_rules! all_conformance_cases {
             a_delta_after_random_writes_equals_a_full_re_read,
             a_delta_carries_deletes_renames_and_deleted_sources,
             a_delta_from_before_the_floor_or_beyond_the_revision_is_refused,
+            pruned_tombstones_raise_the_floor_and_an_older_reader_gets_a_full_re_read,
+            pruning_keeps_every_tombstone_above_the_floor,
         );
     };
 }

@@ -51,6 +51,8 @@ pub struct RunLimits {
     pub write_timeout: Duration,
     /// How chunks are cut.
     pub chunks: ChunkLimits,
+    /// How many of a project's latest revisions keep their tombstones; `0`: all.
+    pub tombstone_retention: u64,
 }
 
 /// The counters of a run so far.

@@ -1,17 +1,19 @@
 //! The survey that opens every run: the listing, compared with the source's stored rows
-//! as they stream from the store (size and modification time first). What the rest of
-//! the run needs from those rows is kept; the rest is dropped as it passes, so a large
-//! source is compared without holding its rows.
+//! (size and modification time first). The stored rows are read while the walk runs
+//! (the database and the walk work at once), then compared as they come; what the rest
+//! of the run needs from them is kept, the rest is dropped as it passes.
 
 use super::prepare::Job;
 use super::{RunDeps, blocking};
 use crate::SyncError;
-use crate::connector::{Connector, FileStat, Skipped};
+use crate::connector::{Connector, FileStat, Listing, Skipped};
 use crate::layout_rules::LayoutRules;
-use neuralis_index::{SourceRecord, StoredFile};
+use neuralis_index::{IndexError, IndexStore, SourceRecord, StoredFile};
 use neuralis_sync_core::{Planner, StoredStat, SyncPlan, Verdict};
 use std::collections::HashMap;
 use std::sync::Arc;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::task::JoinHandle;
 
 /// What a run knows before it reads any content.
 pub struct Survey {
@@ -38,8 +40,19 @@ pub async fn survey(
     source: &SourceRecord,
     connector: &Arc<dyn Connector>,
 ) -> Result<Survey, SyncError> {
-    let listing = blocking(Arc::clone(connector), |c| c.list()).await??;
-    let revision = deps.store.revision(&source.project).await?;
+    let (reading, mut stored_rows) = read_stored_rows(&deps.store, source);
+    let (listing, revision) = tokio::join!(
+        blocking(Arc::clone(connector), |c| c.list()),
+        deps.store.revision(&source.project),
+    );
+    let listed = (|| -> Result<(Listing, u64), SyncError> { Ok((listing??, revision?)) })();
+    let (listing, revision) = match listed {
+        Ok(listed) => listed,
+        Err(err) => {
+            reading.abort();
+            return Err(err);
+        }
+    };
     let rules = Arc::clone(&deps.rules);
     let patterns = &source.privacy_patterns;
     let mut planner = Planner::new(&listing.files, rules.payload_version(), |path| {
@@ -48,24 +61,25 @@ pub async fn survey(
     .with_racy_since(source.status.last_synced_at);
     let mut examined = HashMap::new();
     let mut payloads = HashMap::new();
-    deps.store
-        .visit_source_files(&source.project, &source.slug, &mut |mut file| {
-            let verdict = planner.compare(StoredStat {
-                path: &file.path,
-                size: file.size,
-                modified: file.modified,
-                payload_version: file.payload_version,
-                privacy_owner: file.privacy_owner.as_deref(),
-                real_path: file.real_path.as_deref(),
-            });
-            if let Some(payload) = file.payload.take() {
-                payloads.insert(file.path.clone(), payload);
-            }
-            if matches!(verdict, Verdict::Examine | Verdict::RefreshPayload) {
-                examined.insert(file.path.clone(), file);
-            }
-        })
-        .await?;
+    while let Some(mut file) = stored_rows.recv().await {
+        let verdict = planner.compare(StoredStat {
+            path: &file.path,
+            size: file.size,
+            modified: file.modified,
+            payload_version: file.payload_version,
+            privacy_owner: file.privacy_owner.as_deref(),
+            real_path: file.real_path.as_deref(),
+        });
+        if let Some(payload) = file.payload.take() {
+            payloads.insert(file.path.clone(), payload);
+        }
+        if matches!(verdict, Verdict::Examine | Verdict::RefreshPayload) {
+            examined.insert(file.path.clone(), file);
+        }
+    }
+    reading
+        .await
+        .map_err(|err| SyncError::Internal(format!("stored rows task: {err}")))??;
     let stored = (0..listing.files.len())
         .map(|at| planner.is_stored(at))
         .collect();
@@ -79,6 +93,31 @@ pub async fn survey(
         payloads,
         examined,
     })
+}
+
+/// Starts reading the source's stored rows in their comparison form on a task of its
+/// own; they queue until the listing is there to compare them with. The queue can hold
+/// every row of the source (the comparison form, no payload for plain files: about the
+/// listing's own size) when the database is faster than the walk.
+fn read_stored_rows(
+    store: &Arc<dyn IndexStore>,
+    source: &SourceRecord,
+) -> (
+    JoinHandle<Result<(), IndexError>>,
+    UnboundedReceiver<StoredFile>,
+) {
+    let (sender, receiver) = unbounded_channel();
+    let store = Arc::clone(store);
+    let (project, slug) = (source.project.clone(), source.slug.clone());
+    let reading = tokio::spawn(async move {
+        store
+            .visit_source_files(&project, &slug, &mut |file| {
+                // The receiver goes only when the survey failed: nothing to compare.
+                let _ = sender.send(file);
+            })
+            .await
+    });
+    (reading, receiver)
 }
 
 impl Survey {

@@ -1,8 +1,8 @@
 //! A store wrapper that counts writes and fails them on demand.
 
 use neuralis_index::{
-    ChunkHit, FileRow, IndexError, IndexStore, ProjectSnapshot, SourceRecord, SyncStatus,
-    WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, Pruned,
+    SourceRecord, SyncStatus, WriteBatch,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,6 +70,16 @@ impl IndexStore for CountingStore {
     }
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {
         self.inner.project_rows(project).await
+    }
+    async fn changes_since(
+        &self,
+        project: &str,
+        since: u64,
+    ) -> Result<Option<ProjectChanges>, IndexError> {
+        self.inner.changes_since(project, since).await
+    }
+    async fn prune_tombstones(&self, project: &str, keep: u64) -> Result<Pruned, IndexError> {
+        self.inner.prune_tombstones(project, keep).await
     }
     async fn file_row(
         &self,
