@@ -10,7 +10,7 @@ use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
 use crate::path_order::sort_by_bytes;
 use crate::vocabulary::{
     SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
-    split_parent,
+    segments, split_parent,
 };
 
 /// An accepted package root.
@@ -129,7 +129,7 @@ pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
         }
         if base == SKILL_FILE {
             events.push((key_of(path, dir), Signal::HoldsSkill));
-            if !dir.split('/').any(is_never_contribution_dir) {
+            if !segments(dir).any(is_never_contribution_dir) {
                 skills.insert(dir);
             }
         }
@@ -269,7 +269,7 @@ fn decide(
     parent: &Root<'_>,
     skills: &HashSet<&str>,
 ) -> Option<RootRule> {
-    if dir.split('/').any(is_never_contribution_dir) {
+    if segments(dir).any(is_never_contribution_dir) {
         return None;
     }
     let offset = if parent.dir.is_empty() {
@@ -317,7 +317,7 @@ pub(crate) fn skill_folder_of<'p>(
         root.dir.len() + 1
     };
     let relative = path.get(offset..)?;
-    let mut parts = relative.splitn(3, '/');
+    let mut parts = segments(relative);
     let first = parts.next()?;
     let len = if first == "skills" {
         offset + first.len() + 1 + parts.next()?.len()
