@@ -109,7 +109,8 @@ pub(crate) fn detect<'a>(folders: &Folders<'a>, options: &GroupOptions) -> Vec<R
 
 /// Reads the folders of `files`, which must be sorted by path.
 pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
-    let (mut skills, mut runs, mut events) = (HashSet::new(), Vec::new(), Vec::new());
+    let (mut skills, mut runs) = (HashSet::new(), Vec::new());
+    let mut events = Vec::with_capacity(files.len() / 2);
     let mut previous_dir: Option<&str> = None;
     for (index, file) in files.iter().enumerate() {
         let path = file.path.as_str();
@@ -118,8 +119,7 @@ pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
         // past the folders it shares with the previous run's folder (their signals were
         // recorded when that folder was read).
         let unread = match previous_dir {
-            Some(previous) if previous == dir => None,
-            Some(previous) => Some(first_unshared_segment(previous, dir)),
+            Some(previous) => first_unshared_segment(previous, dir),
             None => Some(0),
         };
         if let Some(unread) = unread {
@@ -217,18 +217,44 @@ fn merge_signals<'a>(mut events: Vec<(&'a str, Signal<'a>)>) -> Vec<(&'a str, Si
 
 /// Where the first folder segment of `dir` not shared with `previous` starts: the
 /// byte offset just past their longest common run of whole segments (0 when they
-/// share none, `dir.len() + 1` when `dir` is `previous` or one of its ancestors).
-fn first_unshared_segment(previous: &str, dir: &str) -> usize {
+/// share none, `dir.len() + 1` when `dir` is one of `previous`'s ancestors; `None`
+/// when `dir` is `previous`, the same run).
+fn first_unshared_segment(previous: &str, dir: &str) -> Option<usize> {
     let (a, b) = (previous.as_bytes(), dir.as_bytes());
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a, b);
+    if common == a.len() && common == b.len() {
+        return None;
+    }
     let boundary = |bytes: &[u8], i: usize| i == bytes.len() || bytes[i] == b'/';
     if common > 0 && boundary(a, common) && boundary(b, common) {
-        return common + 1;
+        return Some(common + 1);
     }
-    match b[..common].iter().rposition(|byte| *byte == b'/') {
+    Some(match b[..common].iter().rposition(|byte| *byte == b'/') {
         Some(slash) => slash + 1,
         None => 0,
+    })
+}
+
+/// The length of the longest common prefix, eight bytes a step while they agree.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let word = |bytes: &[u8], at: usize| {
+        bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_ne_bytes)
+    };
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (word(a, at), word(b, at)) {
+        if x != y {
+            break;
+        }
+        at += 8;
     }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// When one directory holds several manifests, the most specific names the package.
@@ -338,8 +364,12 @@ mod signal_scan_tests {
     /// segments it shares with the previous folder, never inside a segment.
     #[test]
     fn a_new_folder_is_read_from_its_first_segment_not_shared_with_the_previous() {
+        assert_eq!(first_unshared_segment("a/b", "a/b"), None);
+        assert_eq!(first_unshared_segment("", ""), None);
         for (previous, dir, start) in [
             ("", "a", 0),
+            ("packages/p0001/skills", "packages/p0001/skills/s0", 22),
+            ("packages/p0001/skillz/x", "packages/p0001/skills/s0", 15),
             ("a", "", 0),
             ("a/b", "a/c", 2),
             ("a/b/c", "a/b", 4),
@@ -350,7 +380,7 @@ mod signal_scan_tests {
         ] {
             assert_eq!(
                 first_unshared_segment(previous, dir),
-                start,
+                Some(start),
                 "{previous:?} -> {dir:?}"
             );
         }
