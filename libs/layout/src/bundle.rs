@@ -6,7 +6,9 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use crate::vocabulary::{SKILL_FILE, category_folder, is_markdown, is_readme, split_parent};
+use crate::vocabulary::{
+    SKILL_FILE, category_folder, is_markdown, is_readme, segments, split_parent,
+};
 
 /// The most entries a bundle lists.
 pub const MAX_BUNDLE_FILES: usize = 64;
@@ -48,10 +50,25 @@ fn members_of<'f, 'p>(folder: &str, root_files: &'f [&'p str]) -> &'f [&'p str] 
     if folder.is_empty() {
         return root_files;
     }
-    let prefix = format!("{folder}/");
-    let start = root_files.partition_point(|path| *path < prefix.as_str());
-    let len = root_files[start..].partition_point(|path| path.starts_with(&prefix));
+    let start = root_files.partition_point(|path| before_folder(path, folder));
+    let len = root_files[start..].partition_point(|path| in_folder(path, folder));
     &root_files[start..start + len]
+}
+
+/// Whether `path` sorts before the prefix `folder/` (compared in place, no string built).
+fn before_folder(path: &str, folder: &str) -> bool {
+    let (path, folder) = (path.as_bytes(), folder.as_bytes());
+    let shared = path.len().min(folder.len());
+    match path[..shared].cmp(&folder[..shared]) {
+        Ordering::Less => true,
+        Ordering::Greater => false,
+        Ordering::Equal => path.get(folder.len()).is_none_or(|byte| *byte < b'/'),
+    }
+}
+
+/// Whether `path` starts with `folder/`.
+fn in_folder(path: &str, folder: &str) -> bool {
+    path.len() > folder.len() && path.as_bytes()[folder.len()] == b'/' && path.starts_with(folder)
 }
 
 fn relative<'p>(path: &'p str, folder: &str) -> Option<&'p str> {
@@ -64,8 +81,7 @@ fn relative<'p>(path: &'p str, folder: &str) -> Option<&'p str> {
 
 /// "Dotfiles and build directories (node_modules, .git, dist) are skipped."
 fn skipped(relative: &str) -> bool {
-    relative
-        .split('/')
+    segments(relative)
         .any(|segment| segment.starts_with('.') || segment == "node_modules" || segment == "dist")
 }
 
@@ -76,7 +92,7 @@ fn excluded_from_root_skill(folder: &str, relative: &str, skills: &HashSet<&str>
         return base != SKILL_FILE
             && (is_markdown(base) || is_readme(base) || ROOT_META_FILES.contains(&base));
     }
-    let first = relative.split('/').next().unwrap_or_default();
+    let first = segments(relative).next().unwrap_or_default();
     if category_folder(first).is_some() {
         return true;
     }
@@ -110,7 +126,17 @@ fn bundle_order(a: &str, b: &str) -> Ordering {
 /// Code-unit order, the order JavaScript's default sort gives (UTF-16 units), which
 /// differs from byte order for characters beyond the Basic Multilingual Plane.
 pub fn code_unit_order(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
+    // Where the first differing bytes are both ASCII, the strings agree up to there in
+    // both encodings and differ by those characters: byte order is code-unit order.
+    let differ = a.bytes().zip(b.bytes()).position(|(x, y)| x != y);
+    match differ {
+        // One is a prefix of the other, in both encodings.
+        None => a.len().cmp(&b.len()),
+        Some(at) if a.as_bytes()[at].is_ascii() && b.as_bytes()[at].is_ascii() => {
+            a.as_bytes()[at].cmp(&b.as_bytes()[at])
+        }
+        _ => a.encode_utf16().cmp(b.encode_utf16()),
+    }
 }
 
 #[cfg(test)]
@@ -197,6 +223,30 @@ mod tests {
             list("", &files, true, &["", "other"]),
             ["SKILL.md", "scripts/run.sh", "LICENSE", "lib/helper.py"]
         );
+    }
+
+    /// The byte fast paths agree with comparing UTF-16 code units, whatever the text.
+    #[test]
+    fn code_unit_order_is_the_utf16_order() {
+        use proptest::prelude::*;
+        let text = prop::collection::vec(
+            prop::sample::select(vec!['a', 'b', '/', '.', '\u{e9}', '\u{FF5E}', '\u{1F600}']),
+            0..6,
+        )
+        .prop_map(|chars| chars.into_iter().collect::<String>());
+        proptest!(|(a in text.clone(), b in text)| {
+            prop_assert_eq!(code_unit_order(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+        });
+    }
+
+    /// Members are found without building `folder/`: names continuing with a byte
+    /// below `/` (`s-x`, `s.x`) sort between `s` and `s/` and are not members.
+    #[test]
+    fn folder_members_are_the_paths_under_folder_slash() {
+        let files = ["s", "s-x/a", "s.x", "s/a", "s/b/c", "s0", "t/a"];
+        assert_eq!(members_of("s", &files), ["s/a", "s/b/c"]);
+        assert_eq!(members_of("s/b", &files), ["s/b/c"]);
+        assert!(members_of("r", &files).is_empty());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::layout::{
     SourceForm, Unloaded,
 };
 use crate::naming::assign_keys;
+use crate::path_order::sort_by_bytes;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
 use crate::sanitize::{Posture, sanitize};
@@ -25,12 +26,10 @@ use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
     let files = sorted_unique(files, &mut diagnostics);
-    let skills = roots::skill_dirs(&files);
-    let roots = roots::detect(&files, &skills, options);
-    let mut members: Vec<Vec<&IndexedFile>> = vec![Vec::new(); roots.len()];
-    let mut binding = Binding::new(&roots);
+    let folders = roots::scan(&files);
+    let roots = roots::detect(&folders, options);
+    let members = bind(&files, &folders.runs, &roots);
     for file in &files {
-        members[binding.nearest(&file.path)].push(file);
         collect_diagnostics(file, &mut diagnostics);
     }
     let (installed, posture) = match options.form {
@@ -49,11 +48,11 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
         detected_roots,
         ..Layout::default()
     };
-    for (root, files) in roots.iter().zip(&members) {
+    for (root, files) in roots.iter().zip(members.per_root()) {
         let context = Context {
             root,
             installed,
-            skills: &skills,
+            skills: &folders.skills,
         };
         let contributions = package_files(&context, files, posture, &mut layout.unloaded);
         if !contributions.is_empty() {
@@ -72,6 +71,65 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     diagnostics.sort();
     layout.diagnostics = diagnostics;
     layout
+}
+
+/// The rows bound to each root, in path order: one vector sliced per root.
+struct Members<'a> {
+    files: Vec<&'a IndexedFile>,
+    /// Where each root's rows end in `files`.
+    ends: Vec<usize>,
+}
+
+impl<'a> Members<'a> {
+    fn per_root(&self) -> impl Iterator<Item = &[&'a IndexedFile]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.files[start..end])
+    }
+}
+
+/// Binds each run of rows in one folder to the deepest root enclosing that folder
+/// (one merge step per run, not per row), then places the rows root by root.
+fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
+    let mut binding = Binding::new(roots);
+    let mut root_of_run = Vec::with_capacity(runs.len());
+    let mut counts = vec![0usize; roots.len()];
+    let run_ends = runs
+        .iter()
+        .skip(1)
+        .copied()
+        .chain(std::iter::once(files.len()));
+    for (&start, end) in runs.iter().zip(run_ends) {
+        let root = binding.nearest(&files[start].path);
+        root_of_run.push(root);
+        counts[root] += end - start;
+    }
+    let mut next: Vec<usize> = counts
+        .iter()
+        .scan(0, |total, count| {
+            let start = *total;
+            *total += count;
+            Some(start)
+        })
+        .collect();
+    let ends: Vec<usize> = next.iter().zip(&counts).map(|(s, c)| s + c).collect();
+    let mut placed: Vec<Option<&IndexedFile>> = vec![None; files.len()];
+    let run_ends = runs
+        .iter()
+        .skip(1)
+        .copied()
+        .chain(std::iter::once(files.len()));
+    for ((&start, end), &root) in runs.iter().zip(run_ends).zip(&root_of_run) {
+        for file in &files[start..end] {
+            placed[next[root]] = Some(file);
+            next[root] += 1;
+        }
+    }
+    Members {
+        files: placed.into_iter().flatten().collect(),
+        ends,
+    }
 }
 
 /// Recognizes, admits and sanitizes the files bound to one root.
@@ -162,12 +220,7 @@ pub(crate) fn sorted_unique<'a>(
     files: &'a [IndexedFile],
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<&'a IndexedFile> {
-    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
-    // The inventory usually hands rows over sorted already. (Sorting (path, row) pairs
-    // instead, stable or not, cost more instructions under callgrind: 24-byte moves.)
-    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    }
+    let mut sorted = sorted_by_path(files);
     let mut repeated: HashSet<&str> = HashSet::new();
     for pair in sorted.windows(2) {
         if pair[0].path == pair[1].path {
@@ -193,5 +246,15 @@ pub(crate) fn sorted_unique<'a>(
         line: None,
         message: "the same path was given more than once; one row was kept".to_owned(),
     }));
+    sorted
+}
+
+/// The rows in ascending path order (equal paths next to each other). The inventory
+/// usually hands rows over sorted already.
+fn sorted_by_path(files: &[IndexedFile]) -> Vec<&IndexedFile> {
+    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
+    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
+        sort_by_bytes(&mut sorted, |file| file.path.as_bytes());
+    }
     sorted
 }

@@ -50,8 +50,8 @@ impl PackageRoots {
     /// every run that writes).
     pub fn of_files(files: &[IndexedFile], options: &GroupOptions) -> Self {
         let files = crate::group::sorted_unique(files, &mut Vec::new());
-        let skills = crate::roots::skill_dirs(&files);
-        let roots = crate::roots::detect(&files, &skills, options);
+        let folders = crate::roots::scan(&files);
+        let roots = crate::roots::detect(&folders, options);
         // A root SKILL.md binds the source root's package whenever it is admitted, and a
         // skill is admitted unless its frontmatter cannot be read.
         let source_root_skill = files.iter().any(|file| {

@@ -30,6 +30,7 @@ pub mod bundle;
 mod group;
 pub mod layout;
 pub mod naming;
+mod path_order;
 mod recognize;
 mod roots;
 pub mod sanitize;

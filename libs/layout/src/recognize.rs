@@ -9,7 +9,7 @@ use crate::roots::{Root, skill_folder_of};
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_LOADED_FILES, ROOT_RULE_FILES, SKILL_FILE,
     basename, category_folder, is_agent_md, is_contribution_shaped, is_markdown, is_mdc,
-    is_never_contribution_dir, is_readme,
+    is_never_contribution_dir, is_readme, segments,
 };
 
 /// What a file is within its root.
@@ -72,16 +72,16 @@ pub(crate) fn recognize<'p>(path: &'p str, context: &Context<'_, '_>) -> Shape<'
     if is_readme(base) {
         return Shape::Unloaded(UnloadedReason::Readme);
     }
-    if path.split('/').any(is_never_contribution_dir) {
+    if segments(path).any(is_never_contribution_dir) {
         return Shape::Unloaded(UnloadedReason::TemplateOrWorkflow);
     }
     // At most three segments matter; reading them in place spares a vector per file.
-    let mut segments = relative.split('/');
+    let mut parts = segments(relative);
     let segments = (
-        segments.next().unwrap_or_default(),
-        segments.next(),
-        segments.next(),
-        segments.next().is_some(),
+        parts.next().unwrap_or_default(),
+        parts.next(),
+        parts.next(),
+        parts.next().is_some(),
     );
     let shape = match segments {
         (file, None, _, _) => root_level(file, context),

@@ -3,13 +3,14 @@
 //! The strongest matching rule wins for a directory; roots are decided shallowest
 //! first, so a directory knows the root that encloses it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::layout::{GroupOptions, IndexedFile, RootRule, SourceForm};
 use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
+use crate::path_order::sort_by_bytes;
 use crate::vocabulary::{
     SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
-    split_parent,
+    segments, split_parent,
 };
 
 /// An accepted package root.
@@ -35,30 +36,29 @@ struct Signals<'a> {
     holds_skill: bool,
 }
 
-/// The directories holding a `SKILL.md`, except under `template(s)/` or `workflows/`:
-/// nothing there is a contribution (seed 000: "anything under template(s)/ directories
-/// ... excluded from the contribution categories"), a skill folder included.
-pub(crate) fn skill_dirs<'a>(files: &[&'a IndexedFile]) -> HashSet<&'a str> {
-    files
-        .iter()
-        .filter_map(|f| {
-            let (dir, base) = split_parent(&f.path);
-            // The basename first: only skill entry files pay for the segment scan.
-            (base == SKILL_FILE && !dir.split('/').any(is_never_contribution_dir)).then_some(dir)
-        })
-        .collect()
+/// What one pass over the sorted rows learns about their folders: each path is split
+/// once, and a folder's segments are read once per run of its files.
+pub(crate) struct Folders<'a> {
+    /// The directories holding a `SKILL.md`, except under `template(s)/` or
+    /// `workflows/`: nothing there is a contribution (seed 000: "anything under
+    /// template(s)/ directories ... excluded from the contribution categories"), a skill
+    /// folder included.
+    pub skills: HashSet<&'a str>,
+    /// What the files say about each directory, keyed `dir/` ("" for the source root)
+    /// in key order, which puts every directory after its ancestors and the
+    /// directories below one root right after it.
+    signals: Vec<(&'a str, Signals<'a>)>,
+    /// Where each run of consecutive rows in one folder starts: the rows of a run bind
+    /// to the same root.
+    pub runs: Vec<usize>,
 }
 
 /// Decides the package roots of a tree. The first root is always the source root "".
-pub(crate) fn detect<'a>(
-    files: &[&'a IndexedFile],
-    skills: &HashSet<&'a str>,
-    options: &GroupOptions,
-) -> Vec<Root<'a>> {
-    let signals = collect_signals(files);
+pub(crate) fn detect<'a>(folders: &Folders<'a>, options: &GroupOptions) -> Vec<Root<'a>> {
+    let signals = &folders.signals;
     let top = signals
         .first()
-        .filter(|(dir, _)| dir.is_empty())
+        .filter(|(key, _)| key.is_empty())
         .map(|(_, signal)| signal);
     let top_manifest = top.and_then(|s| s.manifest);
     let source_root = match (options.form, top_manifest) {
@@ -82,86 +82,179 @@ pub(crate) fn detect<'a>(
     if matches!(options.form, SourceForm::Installed { .. }) {
         return roots;
     }
-    let mut by_dir: HashMap<&str, usize> = HashMap::from([("", 0)]);
-    // Sorted order puts every directory after its ancestors (a proper prefix sorts first).
-    for (dir, signal) in signals.iter().filter(|(dir, _)| !dir.is_empty()) {
-        let dir = *dir;
-        let parent = &roots[nearest_root(dir, &by_dir)];
-        if let Some(rule) = decide(dir, signal, parent, skills) {
+    // In key order, the accepted roots whose keys prefix the current key are exactly
+    // those enclosing it (binding.rs says why): a stack of them names the parent.
+    let mut enclosing: Vec<(&str, usize)> = vec![("", 0)];
+    for (key, signal) in signals.iter().filter(|(key, _)| !key.is_empty()) {
+        while enclosing
+            .last()
+            .is_some_and(|(top, _)| !key.starts_with(top))
+        {
+            enclosing.pop();
+        }
+        let parent = &roots[enclosing.last().map_or(0, |&(_, index)| index)];
+        let dir = &key[..key.len() - 1];
+        if let Some(rule) = decide(dir, signal, parent, &folders.skills) {
             let name = match rule {
                 RootRule::Manifest => manifest_name(signal.manifest),
                 _ => None,
             }
             .unwrap_or_else(|| basename(dir).to_owned());
-            by_dir.insert(dir, roots.len());
+            enclosing.push((key, roots.len()));
             roots.push(Root { dir, rule, name });
         }
     }
     roots
 }
 
-/// What the files say about each directory, ordered by directory. `files` must be
-/// sorted by path. Collected in a hash map and sorted once at the end: a search tree
-/// compared whole paths a dozen times per signal.
-fn collect_signals<'a>(files: &[&'a IndexedFile]) -> Vec<(&'a str, Signals<'a>)> {
-    let mut signals: HashMap<&str, Signals<'_>> = HashMap::new();
+/// Reads the folders of `files`, which must be sorted by path.
+pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
+    let (mut skills, mut runs) = (HashSet::new(), Vec::new());
+    let mut events = Vec::with_capacity(files.len() / 2);
     let mut previous_dir: Option<&str> = None;
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
         let path = file.path.as_str();
         let (dir, base) = split_parent(path);
-        // Files are sorted: a folder's segments are read once, for its first file, and
-        // only those past the folders it shares with the previous file's folder (their
-        // signals were recorded when that folder was first read).
+        // A folder's segments are read for the first file of its run, and only those
+        // past the folders it shares with the previous run's folder (their signals were
+        // recorded when that folder was read).
         let unread = match previous_dir {
-            Some(previous) if previous == dir => path.len(),
             Some(previous) => first_unshared_segment(previous, dir),
-            None => 0,
+            None => Some(0),
         };
-        previous_dir = Some(dir);
-        let mut start = unread;
-        for (offset, _) in path[unread..].match_indices('/') {
-            let slash = unread + offset;
-            let segment = &path[start..slash];
-            if is_marker(segment) {
-                signals.entry(&path[..slash]).or_default();
-            }
-            if category_folder(segment).is_some() {
-                let holder = if start == 0 { "" } else { &path[..start - 1] };
-                signals.entry(holder).or_default().holds_category_folder = true;
-            }
-            start = slash + 1;
+        if let Some(unread) = unread {
+            runs.push(index);
+            previous_dir = Some(dir);
+            folder_signals(path, unread, dir.len(), &mut events);
         }
         if base == SKILL_FILE {
-            signals.entry(dir).or_default().holds_skill = true;
+            events.push((key_of(path, dir), Signal::HoldsSkill));
+            if !segments(dir).any(is_never_contribution_dir) {
+                skills.insert(dir);
+            }
         }
         if let Some(facts) = file.payload.manifest.as_ref().filter(|m| m.usable) {
             let anchor = anchored_dir(path, facts.kind);
-            let candidate = (manifest_rank(facts.kind), path, facts);
-            let slot = &mut signals.entry(anchor).or_default().manifest;
-            if slot.is_none_or(|(rank, p, _)| (candidate.0, candidate.1) < (rank, p)) {
-                *slot = Some(candidate);
+            let manifest = (manifest_rank(facts.kind), path, facts);
+            events.push((key_of(path, anchor), Signal::Manifest(manifest)));
+        }
+    }
+    Folders {
+        skills,
+        signals: merge_signals(events),
+        runs,
+    }
+}
+
+/// One thing a file says about a directory.
+#[derive(Clone, Copy)]
+enum Signal<'a> {
+    Marker,
+    HoldsCategoryFolder,
+    HoldsSkill,
+    Manifest((u8, &'a str, &'a ManifestFacts)),
+}
+
+/// The signals of the folder segments of `path` from byte `unread` to `dir_len`.
+fn folder_signals<'a>(
+    path: &'a str,
+    unread: usize,
+    dir_len: usize,
+    events: &mut Vec<(&'a str, Signal<'a>)>,
+) {
+    let bytes = path.as_bytes();
+    let mut start = unread;
+    while start < dir_len {
+        let slash = bytes[start..dir_len]
+            .iter()
+            .position(|b| *b == b'/')
+            .map_or(dir_len, |at| start + at);
+        let segment = &path[start..slash];
+        if is_marker(segment) {
+            events.push((&path[..=slash], Signal::Marker));
+        }
+        if category_folder(segment).is_some() {
+            events.push((&path[..start], Signal::HoldsCategoryFolder));
+        }
+        start = slash + 1;
+    }
+}
+
+/// The key `dir/` of `dir`, a folder of `path` ("" for the source root).
+fn key_of<'a>(path: &'a str, dir: &str) -> &'a str {
+    if dir.is_empty() {
+        ""
+    } else {
+        &path[..=dir.len()]
+    }
+}
+
+/// Sorts the signals by key and folds those of one directory together.
+fn merge_signals<'a>(mut events: Vec<(&'a str, Signal<'a>)>) -> Vec<(&'a str, Signals<'a>)> {
+    sort_by_bytes(&mut events, |(key, _)| key.as_bytes());
+    let mut signals: Vec<(&str, Signals<'_>)> = Vec::new();
+    for (key, signal) in events {
+        if signals.last().is_none_or(|(last, _)| *last != key) {
+            signals.push((key, Signals::default()));
+        }
+        let Some((_, folder)) = signals.last_mut() else {
+            continue;
+        };
+        match signal {
+            Signal::Marker => {}
+            Signal::HoldsCategoryFolder => folder.holds_category_folder = true,
+            Signal::HoldsSkill => folder.holds_skill = true,
+            Signal::Manifest(candidate) => {
+                let slot = &mut folder.manifest;
+                if slot.is_none_or(|(rank, p, _)| (candidate.0, candidate.1) < (rank, p)) {
+                    *slot = Some(candidate);
+                }
             }
         }
     }
-    let mut signals: Vec<(&str, Signals<'_>)> = signals.into_iter().collect();
-    signals.sort_unstable_by(|a, b| a.0.cmp(b.0));
     signals
 }
 
 /// Where the first folder segment of `dir` not shared with `previous` starts: the
 /// byte offset just past their longest common run of whole segments (0 when they
-/// share none, `dir.len() + 1` when `dir` is `previous` or one of its ancestors).
-fn first_unshared_segment(previous: &str, dir: &str) -> usize {
+/// share none, `dir.len() + 1` when `dir` is one of `previous`'s ancestors; `None`
+/// when `dir` is `previous`, the same run).
+fn first_unshared_segment(previous: &str, dir: &str) -> Option<usize> {
     let (a, b) = (previous.as_bytes(), dir.as_bytes());
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a, b);
+    if common == a.len() && common == b.len() {
+        return None;
+    }
     let boundary = |bytes: &[u8], i: usize| i == bytes.len() || bytes[i] == b'/';
     if common > 0 && boundary(a, common) && boundary(b, common) {
-        return common + 1;
+        return Some(common + 1);
     }
-    match b[..common].iter().rposition(|byte| *byte == b'/') {
+    Some(match b[..common].iter().rposition(|byte| *byte == b'/') {
         Some(slash) => slash + 1,
         None => 0,
+    })
+}
+
+/// The length of the longest common prefix, eight bytes a step while they agree.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let word = |bytes: &[u8], at: usize| {
+        bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_ne_bytes)
+    };
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (word(a, at), word(b, at)) {
+        if x != y {
+            break;
+        }
+        at += 8;
     }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// When one directory holds several manifests, the most specific names the package.
@@ -180,8 +273,10 @@ fn manifest_name(manifest: Option<(u8, &str, &ManifestFacts)>) -> Option<String>
     facts.id.clone().or_else(|| facts.name.clone())
 }
 
-/// The index of the deepest accepted root strictly enclosing `dir`, or holding `path`.
-pub(crate) fn nearest_root(path: &str, by_dir: &HashMap<&str, usize>) -> usize {
+/// The index of the deepest accepted root strictly enclosing `dir`, or holding `path`:
+/// the plain ancestor lookup the merge in binding.rs is checked against.
+#[cfg(test)]
+pub(crate) fn nearest_root(path: &str, by_dir: &std::collections::HashMap<&str, usize>) -> usize {
     let mut dir = split_parent(path).0;
     loop {
         if let Some(index) = by_dir.get(dir) {
@@ -200,7 +295,7 @@ fn decide(
     parent: &Root<'_>,
     skills: &HashSet<&str>,
 ) -> Option<RootRule> {
-    if dir.split('/').any(is_never_contribution_dir) {
+    if segments(dir).any(is_never_contribution_dir) {
         return None;
     }
     let offset = if parent.dir.is_empty() {
@@ -248,7 +343,7 @@ pub(crate) fn skill_folder_of<'p>(
         root.dir.len() + 1
     };
     let relative = path.get(offset..)?;
-    let mut parts = relative.splitn(3, '/');
+    let mut parts = segments(relative);
     let first = parts.next()?;
     let len = if first == "skills" {
         offset + first.len() + 1 + parts.next()?.len()
@@ -269,8 +364,12 @@ mod signal_scan_tests {
     /// segments it shares with the previous folder, never inside a segment.
     #[test]
     fn a_new_folder_is_read_from_its_first_segment_not_shared_with_the_previous() {
+        assert_eq!(first_unshared_segment("a/b", "a/b"), None);
+        assert_eq!(first_unshared_segment("", ""), None);
         for (previous, dir, start) in [
             ("", "a", 0),
+            ("packages/p0001/skills", "packages/p0001/skills/s0", 22),
+            ("packages/p0001/skillz/x", "packages/p0001/skills/s0", 15),
             ("a", "", 0),
             ("a/b", "a/c", 2),
             ("a/b/c", "a/b", 4),
@@ -281,7 +380,7 @@ mod signal_scan_tests {
         ] {
             assert_eq!(
                 first_unshared_segment(previous, dir),
-                start,
+                Some(start),
                 "{previous:?} -> {dir:?}"
             );
         }

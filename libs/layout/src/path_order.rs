@@ -1,0 +1,111 @@
+//! Sorting by path bytes, cheaper than comparing the strings: items are sorted by
+//! eight-byte integer keys taken past the prefix they all share, and only runs whose
+//! keys tie are keyed again on their next eight bytes (a most-significant-digit radix
+//! order over comparison sorts of integers). Whole strings are compared only for
+//! runs that end within one window, or past a depth limit. Under callgrind (the
+//! `group` bench) this sorts 100,000 paths in a fraction of the instructions of
+//! `sort_by` on the strings through row references.
+
+/// How many eight-byte windows are keyed before a tied run falls back to comparing
+/// whole strings (bounds the recursion whatever the paths).
+const MAX_DEPTH: usize = 16;
+
+/// Sorts `items` by `bytes(item)` in ascending byte order; items with equal bytes end
+/// up next to each other in no particular order.
+pub(crate) fn sort_by_bytes<'a, T: Copy>(items: &mut [T], bytes: impl Fn(T) -> &'a [u8] + Copy) {
+    let Some(&first) = items.first() else {
+        return;
+    };
+    let first = bytes(first);
+    let shared = items.iter().fold(first.len(), |shared, &item| {
+        first[..shared]
+            .iter()
+            .zip(bytes(item))
+            .take_while(|(a, b)| a == b)
+            .count()
+    });
+    let mut keyed: Vec<(u64, T)> = items
+        .iter()
+        .map(|&item| (window(bytes(item), shared), item))
+        .collect();
+    sort_keyed(&mut keyed, shared, bytes, 0);
+    for (slot, (_, item)) in items.iter_mut().zip(keyed) {
+        *slot = item;
+    }
+}
+
+/// Sorts items whose bytes before `offset` are equal, keyed by their window at `offset`.
+fn sort_keyed<'a, T: Copy>(
+    keyed: &mut [(u64, T)],
+    offset: usize,
+    bytes: impl Fn(T) -> &'a [u8] + Copy,
+    depth: usize,
+) {
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let next = offset + 8;
+    let mut start = 0;
+    while start < keyed.len() {
+        let key = keyed[start].0;
+        let len = keyed[start..].iter().take_while(|k| k.0 == key).count();
+        let run = &mut keyed[start..start + len];
+        start += len;
+        if len < 2 {
+            continue;
+        }
+        // Zero padding makes "a" and "a\0" tie: a run that ends within the window
+        // (or runs too deep) is ordered by whole strings.
+        if depth >= MAX_DEPTH || run.iter().all(|&(_, item)| bytes(item).len() <= next) {
+            run.sort_unstable_by(|a, b| bytes(a.1).cmp(bytes(b.1)));
+            continue;
+        }
+        for entry in run.iter_mut() {
+            entry.0 = window(bytes(entry.1), next);
+        }
+        sort_keyed(run, next, bytes, depth + 1);
+    }
+}
+
+/// Eight bytes from `offset`, big-endian, zero-padded past the end: a smaller window
+/// never belongs to a greater string (given equal bytes before `offset`).
+fn window(bytes: &[u8], offset: usize) -> u64 {
+    let mut key = [0u8; 8];
+    let rest = bytes.get(offset..).unwrap_or_default();
+    let len = rest.len().min(8);
+    key[..len].copy_from_slice(&rest[..len]);
+    u64::from_be_bytes(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The radix order is byte order, whatever the strings (shared prefixes, NUL
+    /// bytes, strings that are prefixes of others, repeats).
+    #[test]
+    fn sorting_by_windows_gives_byte_order() {
+        let byte = prop::sample::select(vec![0u8, b'/', b'-', b'a', b'b', 0xff]);
+        let string = prop::collection::vec(byte, 0..40);
+        proptest!(|(strings in prop::collection::vec(string, 0..60), prefix in prop::collection::vec(Just(b'p'), 0..12))| {
+            let strings: Vec<Vec<u8>> = strings
+                .into_iter()
+                .map(|s| prefix.iter().copied().chain(s).collect())
+                .collect();
+            let mut items: Vec<&[u8]> = strings.iter().map(Vec::as_slice).collect();
+            let mut expected = items.clone();
+            expected.sort();
+            sort_by_bytes(&mut items, |s| s);
+            prop_assert_eq!(items, expected);
+        });
+    }
+
+    #[test]
+    fn long_equal_strings_stop_at_the_depth_limit() {
+        let long = vec![b'x'; 8 * (MAX_DEPTH + 4)];
+        let mut other = long.clone();
+        other.push(b'a');
+        let mut items: Vec<&[u8]> = vec![&other, &long, &other, &long];
+        sort_by_bytes(&mut items, |s| s);
+        assert_eq!(items, [&long[..], &long[..], &other[..], &other[..]]);
+    }
+}
