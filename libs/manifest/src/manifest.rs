@@ -129,7 +129,8 @@ fn section<T>(
     block.get(key).map(|v| check(cx, v, &at.key(key)))
 }
 
-/// A section honored for first-party packages only: a warning and dropped otherwise.
+/// A section honored for first-party packages only: a warning and dropped otherwise
+/// (validated all the same).
 fn first_party<T>(
     cx: &mut Cx<'_>,
     block: &Map<String, Value>,
@@ -142,6 +143,9 @@ fn first_party<T>(
     };
     let key_at = at.key(key);
     if !cx.honored(&key_at, Trust::FirstParty, key) {
+        cx.check_dropped(|cx| {
+            check(cx, v, &key_at);
+        });
         return Vec::new();
     }
     check(cx, v, &key_at)
