@@ -40,7 +40,13 @@ fn inline_contribution(file: &InlineFile, trust: Trust) -> Contribution {
     let (default_enabled, invocation) = default_state(file.category, false);
     // A skill's bundle is its directory; an inline skill names one file of it.
     let bundle = match file.category {
-        Category::Skill => vec![file.path.rsplit('/').next().unwrap_or(&file.path).to_owned()],
+        Category::Skill => vec![
+            file.path
+                .rsplit('/')
+                .next()
+                .unwrap_or(&file.path)
+                .to_owned(),
+        ],
         _ => Vec::new(),
     };
     let mut contribution = Contribution {

@@ -233,7 +233,11 @@ fn contributions(candidate: &Candidate, manifest: &Manifest) -> neuralis_layout:
             root: String::new(),
             files: Vec::new(),
         });
-    merge_inline_files(&mut package, &manifest.inline.files, candidate.class.trust());
+    merge_inline_files(
+        &mut package,
+        &manifest.inline.files,
+        candidate.class.trust(),
+    );
     package
 }
 

@@ -31,7 +31,10 @@ fn candidate(class: InstallClass) -> Candidate {
         ("legacy/review.md", "Read the diff first.\n"),
         ("legacy/notes.md", "Inline notes.\n"),
         // The file-based skill `notes` wins over the inline entry of that id.
-        ("skills/notes/SKILL.md", "---\nname: notes\n---\nFile notes.\n"),
+        (
+            "skills/notes/SKILL.md",
+            "---\nname: notes\n---\nFile notes.\n",
+        ),
     ];
     Candidate {
         root: "legacy".into(),
@@ -65,7 +68,12 @@ fn inline_entries_without_a_matching_file_pass_through_unchanged() {
         files,
         [
             ("legacy/review.md", "review", Category::Skill, "review"),
-            ("legacy/style.md", "house-style", Category::Rule, "House style"),
+            (
+                "legacy/style.md",
+                "house-style",
+                Category::Rule,
+                "House style"
+            ),
             ("skills/notes/SKILL.md", "notes", Category::Skill, "notes"),
         ]
     );
@@ -87,17 +95,33 @@ fn an_inline_entry_takes_the_package_trust_tier_like_a_file() {
         .iter()
         .find(|f| f.id == "house-style")
         .unwrap();
-    assert_eq!(style.category, Category::Docs, "a non-first-party rule is docs");
+    assert_eq!(
+        style.category,
+        Category::Docs,
+        "a non-first-party rule is docs"
+    );
     assert_eq!(style.invocation, Invocation::Manual);
 }
 
 #[test]
 fn an_inline_entry_is_validated_like_every_declaration() {
     let bad = [
-        (r#"{"id": "x", "category": "rule", "path": "../out.md"}"#, "/neuralis/files/0/path"),
-        (r#"{"id": "x", "category": "rule", "path": "missing.md"}"#, "/neuralis/files/0/path"),
-        (r#"{"id": "x", "category": "style", "path": "a.md"}"#, "/neuralis/files/0/category"),
-        (r#"{"category": "rule", "path": "a.md"}"#, "/neuralis/files/0/id"),
+        (
+            r#"{"id": "x", "category": "rule", "path": "../out.md"}"#,
+            "/neuralis/files/0/path",
+        ),
+        (
+            r#"{"id": "x", "category": "rule", "path": "missing.md"}"#,
+            "/neuralis/files/0/path",
+        ),
+        (
+            r#"{"id": "x", "category": "style", "path": "a.md"}"#,
+            "/neuralis/files/0/category",
+        ),
+        (
+            r#"{"category": "rule", "path": "a.md"}"#,
+            "/neuralis/files/0/id",
+        ),
     ];
     for (entry, pointer) in bad {
         let manifest = format!(r#"{{"name": "p", "neuralis": {{"files": [{entry}]}}}}"#);

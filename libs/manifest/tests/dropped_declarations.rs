@@ -60,7 +60,9 @@ fn a_declaration_dropped_for_trust_is_validated_and_its_error_rejects_the_packag
             "{field}: the same errors as when it is honored"
         );
         assert!(
-            v.warnings.iter().any(|w| w.message.contains("dropped at load")),
+            v.warnings
+                .iter()
+                .any(|w| w.message.contains("dropped at load")),
             "{field}: still dropped with a warning: {:#?}",
             v.warnings
         );

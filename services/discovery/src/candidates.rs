@@ -5,10 +5,10 @@
 
 use std::collections::HashSet;
 
-use neuralis_catalog::LogicalIdentity;
-use neuralis_catalog::double_loading::lies_in_installed;
 use neuralis_access::privacy::{Ownership, owner_of_alias};
 use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
+use neuralis_catalog::LogicalIdentity;
+use neuralis_catalog::double_loading::lies_in_installed;
 use neuralis_layout::{Contribution, Package};
 
 use crate::inventory::{ProjectSnapshot, SourceSnapshot};

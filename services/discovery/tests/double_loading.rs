@@ -28,7 +28,10 @@ const ZONE: &[(&str, &str)] = &[
         r#"{"name": "kit", "version": "1.0.0", "neuralis": {"id": "kit"}}"#,
     ),
     ("kit/skills/build/SKILL.md", "---\nname: build\n---\n"),
-    ("kit/.claude/skills/local/SKILL.md", "---\nname: kit-local\n---\n"),
+    (
+        "kit/.claude/skills/local/SKILL.md",
+        "---\nname: kit-local\n---\n",
+    ),
 ];
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
@@ -56,13 +59,20 @@ fn catalog(zone: &Path) -> Arc<LoadedCatalog> {
 async fn source_packages(zone: &Path, host_root: Option<PathBuf>) -> Vec<(String, String)> {
     let h = harness_with(catalog(zone)).await;
     if let Some(root) = host_root {
-        h.index.local_roots.lock().unwrap().insert("data".into(), root);
+        h.index
+            .local_roots
+            .lock()
+            .unwrap()
+            .insert("data".into(), root);
     }
     for (path, content) in ZONE {
         h.index.put("data", &format!("_packages/{path}"), content);
     }
-    h.index
-        .put("data", ".claude/skills/mine/SKILL.md", "---\nname: mine\n---\n");
+    h.index.put(
+        "data",
+        ".claude/skills/mine/SKILL.md",
+        "---\nname: mine\n---\n",
+    );
     let answer = h
         .discovery
         .list_packages(
@@ -106,8 +116,14 @@ async fn every_package_rooted_in_an_installed_directory_loads_once_in_both_modes
     .map(|(o, n)| ((*o).to_owned(), (*n).to_owned()))
     .collect();
     let modes = [
-        ("all-in-one: the sync host's path is discovery's", Some(data.path().to_path_buf())),
-        ("split: the sync host mounts it elsewhere", Some("/srv/sync-host/data".into())),
+        (
+            "all-in-one: the sync host's path is discovery's",
+            Some(data.path().to_path_buf()),
+        ),
+        (
+            "split: the sync host mounts it elsewhere",
+            Some("/srv/sync-host/data".into()),
+        ),
         ("a machine source: no host path at all", None),
     ];
     for (mode, root) in modes {

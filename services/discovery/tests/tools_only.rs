@@ -17,7 +17,10 @@ use neuralis_proto::discovery::v1 as pb;
 
 const ZONE: &[(&str, &str)] = &[
     // Nothing but tool schemas.
-    ("aa-tools/package.json", r#"{"name": "aa-tools", "neuralis": {}}"#),
+    (
+        "aa-tools/package.json",
+        r#"{"name": "aa-tools", "neuralis": {}}"#,
+    ),
     (
         "aa-tools/tools/aa_only.json",
         r#"{"name": "aa_only", "description": "Only here", "inputSchema": {"type": "object"}}"#,
@@ -27,7 +30,10 @@ const ZONE: &[(&str, &str)] = &[
         r#"{"name": "shared", "description": "From aa-tools", "inputSchema": {"type": "object"}}"#,
     ),
     // A package with markdown and the same tool name.
-    ("zz-notes/package.json", r#"{"name": "zz-notes", "neuralis": {}}"#),
+    (
+        "zz-notes/package.json",
+        r#"{"name": "zz-notes", "neuralis": {}}"#,
+    ),
     ("zz-notes/skills/notes/SKILL.md", "---\nname: notes\n---\n"),
     (
         "zz-notes/tools/shared.json",

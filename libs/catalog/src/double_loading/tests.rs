@@ -26,18 +26,38 @@ const SKILL: &str = "---\nname: review\n---\n";
 fn a_directory_is_known_by_the_id_and_version_the_installer_would_give_it() {
     let source = rows(&[
         ("zone/helper/package.json", HELPER),
-        ("zone/npm/package.json", r#"{"name": "@acme/npm", "version": "2.0.0", "neuralis": {}}"#),
-        ("zone/app/package.json", r#"{"name": "app", "version": "1.0.0"}"#),
+        (
+            "zone/npm/package.json",
+            r#"{"name": "@acme/npm", "version": "2.0.0", "neuralis": {}}"#,
+        ),
+        (
+            "zone/app/package.json",
+            r#"{"name": "app", "version": "1.0.0"}"#,
+        ),
         ("zone/app/SKILL.md", SKILL),
         ("zone/review/SKILL.md", SKILL),
-        ("zone/plain/neuralis.package.json", r#"{"name": "plain", "neuralis": {}}"#),
-        ("zone/off/package.json", r#"{"name": "off", "neuralis": {"referenceOnly": true}}"#),
+        (
+            "zone/plain/neuralis.package.json",
+            r#"{"name": "plain", "neuralis": {}}"#,
+        ),
+        (
+            "zone/off/package.json",
+            r#"{"name": "off", "neuralis": {"referenceOnly": true}}"#,
+        ),
         ("SKILL.md", SKILL),
     ]);
     let lookup = |path: &str| source.get(path);
     let cases = [
-        ("zone/helper", "helper", Some(identity("helper", Some("0.1.0")))),
-        ("zone/npm", "npm", Some(identity("@acme/npm", Some("2.0.0")))),
+        (
+            "zone/helper",
+            "helper",
+            Some(identity("helper", Some("0.1.0"))),
+        ),
+        (
+            "zone/npm",
+            "npm",
+            Some(identity("@acme/npm", Some("2.0.0"))),
+        ),
         // A plain application package.json installs nothing, and stops a bare skill.
         ("zone/app", "app", None),
         ("zone/review", "review", Some(identity("review", None))),
@@ -58,15 +78,15 @@ fn every_package_rooted_in_an_installed_directory_lies_in_it_and_no_other_does()
         ("zone/helper/.claude/rules/x.md", "---\nname: x\n---\n"),
         ("zone/review/SKILL.md", SKILL),
         ("zone/review/.claude/skills/a/SKILL.md", SKILL),
-        ("zone/newer/package.json", r#"{"name": "helper", "version": "0.2.0", "neuralis": {}}"#),
+        (
+            "zone/newer/package.json",
+            r#"{"name": "helper", "version": "0.2.0", "neuralis": {}}"#,
+        ),
         ("work/review/SKILL.md", SKILL),
     ]);
     let lookup = |path: &str| source.get(path);
-    let installed: HashSet<LogicalIdentity> = [
-        identity("helper", Some("0.1.0")),
-        identity("review", None),
-    ]
-    .into();
+    let installed: HashSet<LogicalIdentity> =
+        [identity("helper", Some("0.1.0")), identity("review", None)].into();
     let cases = [
         ("zone/helper", true),
         ("zone/helper/.claude", true),
@@ -87,5 +107,10 @@ fn every_package_rooted_in_an_installed_directory_lies_in_it_and_no_other_does()
     // The same skill folder name elsewhere is judged by its own folder: `work/review`
     // is named `review` too, so it is the installed bare skill's logical identity.
     assert!(lies_in_installed("work/review", "repo", lookup, &installed));
-    assert!(!lies_in_installed("zone/helper", "repo", lookup, &HashSet::new()));
+    assert!(!lies_in_installed(
+        "zone/helper",
+        "repo",
+        lookup,
+        &HashSet::new()
+    ));
 }

@@ -62,7 +62,10 @@ fn category(cx: &mut Cx<'_>, text: Option<String>, at: &Pointer) -> Option<Categ
     match text.parse::<Category>() {
         Ok(category) if CATEGORIES.contains(&category) => Some(category),
         _ => {
-            cx.error(at, format!("{text:?} is not one of skill, instruction, rule, agent, docs"));
+            cx.error(
+                at,
+                format!("{text:?} is not one of skill, instruction, rule, agent, docs"),
+            );
             None
         }
     }
