@@ -36,6 +36,7 @@ pub mod config_keys;
 pub mod contract;
 pub mod credentials;
 pub mod dependency_tree;
+pub mod double_loading;
 pub mod fs;
 pub mod overrides;
 pub mod package;
@@ -44,6 +45,7 @@ pub mod tool_names;
 
 pub use catalog::{Catalog, Extras, Skipped};
 pub use contract::FileIssue;
+pub use double_loading::LogicalIdentity;
 pub use fs::{ReadError, ReadLimits, Roots};
 pub use package::{Candidate, InstallClass, InstalledPackage, Outcome, Rejection};
 pub use tool_names::{Claimant, Contest};

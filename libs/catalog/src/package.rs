@@ -4,7 +4,7 @@
 //! entries override inline ones. One error anywhere rejects the whole package.
 
 use crate::contract::{FileDeclarations, FileIssue, TeamMemberFiles, scan};
-use crate::overrides::merge;
+use crate::overrides::{merge, merge_inline_files};
 use neuralis_layout::{GroupOptions, IndexedFile, Trust, capture, group};
 use neuralis_manifest::definitions::{CommandDef, HookDef, ToolDef, WorkflowDef};
 use neuralis_manifest::distribution::exports_problem;
@@ -222,7 +222,7 @@ fn contributions(candidate: &Candidate, manifest: &Manifest) -> neuralis_layout:
         .unwrap_or_else(|| manifest.identity.id.clone());
     let options = GroupOptions::installed(name.clone(), candidate.class.trust());
     let layout = group(&rows, &options);
-    layout
+    let mut package = layout
         .packages
         .into_iter()
         .find(|p| p.root.is_empty())
@@ -232,7 +232,13 @@ fn contributions(candidate: &Candidate, manifest: &Manifest) -> neuralis_layout:
             rule: neuralis_layout::RootRule::Manifest,
             root: String::new(),
             files: Vec::new(),
-        })
+        });
+    merge_inline_files(
+        &mut package,
+        &manifest.inline.files,
+        candidate.class.trust(),
+    );
+    package
 }
 
 fn skipped(candidate: &Candidate, reason: &str) -> Outcome {

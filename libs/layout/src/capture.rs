@@ -15,7 +15,7 @@ use crate::vocabulary::{
 
 /// The version of [`FilePayload`]'s content. Bumped whenever capture output changes,
 /// so the sync refreshes stored payloads (payload-only, no re-chunking).
-pub const PAYLOAD_VERSION: u32 = 1;
+pub const PAYLOAD_VERSION: u32 = 2;
 
 /// What the index stores with one file row: the whitelisted frontmatter, the manifest
 /// facts, and what went wrong reading them.
@@ -94,6 +94,7 @@ fn capture_manifest(payload: &mut FilePayload, kind: ManifestKind, content: Opti
             usable: false,
             name: None,
             id: None,
+            version: None,
         });
         payload.diagnostics.push(not_read());
         return;

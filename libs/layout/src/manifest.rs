@@ -25,7 +25,9 @@ pub enum ManifestKind {
 pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
 
 /// What capture records about a manifest: its kind, the usability flag, and the name
-/// and id it declares (used to name a rule-1 package).
+/// and id it declares (used to name a rule-1 package), and the npm version (with the
+/// id, the package's logical identity: how discovery tells an installed package's
+/// directory inside a source without comparing host paths).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestFacts {
     pub kind: ManifestKind,
@@ -34,6 +36,8 @@ pub struct ManifestFacts {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The manifest kind of a path, by name and place alone.
@@ -68,6 +72,7 @@ pub fn read_manifest(kind: ManifestKind, content: &[u8]) -> (ManifestFacts, Vec<
         usable: false,
         name: None,
         id: None,
+        version: None,
     };
     if content.len() > MAX_MANIFEST_BYTES {
         let message = format!("manifest exceeds {MAX_MANIFEST_BYTES} bytes; not read");
@@ -105,6 +110,7 @@ fn facts_of(kind: ManifestKind, document: &serde_json::Map<String, Value>) -> Ma
             usable: block.is_some_and(|b| b.get("referenceOnly") != Some(&Value::Bool(true))),
             name: text(Some(document), "name"),
             id: text(block, "id"),
+            version: text(Some(document), "version"),
         },
         ManifestKind::NeuralisPackageJson => {
             let block = block.or(Some(document));
@@ -113,6 +119,7 @@ fn facts_of(kind: ManifestKind, document: &serde_json::Map<String, Value>) -> Ma
                 usable: block.is_some_and(|b| b.get("referenceOnly") != Some(&Value::Bool(true))),
                 name: text(Some(document), "name").or_else(|| text(block, "name")),
                 id: text(block, "id"),
+                version: text(Some(document), "version"),
             }
         }
         ManifestKind::GeminiExtension | ManifestKind::Plugin => ManifestFacts {
@@ -120,6 +127,7 @@ fn facts_of(kind: ManifestKind, document: &serde_json::Map<String, Value>) -> Ma
             usable: true,
             name: text(Some(document), "name"),
             id: None,
+            version: None,
         },
     }
 }
@@ -197,6 +205,11 @@ mod tests {
             (facts.name.as_deref(), facts.id.as_deref()),
             (Some("@acme/helper"), Some("helper"))
         );
+        let (facts, _) = read_manifest(
+            ManifestKind::PackageJson,
+            br#"{"name": "helper", "version": "1.2.0", "neuralis": {}}"#,
+        );
+        assert_eq!(facts.version.as_deref(), Some("1.2.0"));
         let (facts, _) = read_manifest(ManifestKind::Plugin, br#"{"name": "review-kit"}"#);
         assert!(facts.usable);
         assert_eq!(facts.name.as_deref(), Some("review-kit"));

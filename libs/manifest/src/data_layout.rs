@@ -120,6 +120,10 @@ pub(crate) fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> DataLayout 
         let mw_at = at.key("machineWritten");
         if cx.honored(&mw_at, Trust::Trusted, "machineWritten") {
             layout.machine_written = machine_written(cx, v, &mw_at);
+        } else {
+            cx.check_dropped(|cx| {
+                machine_written(cx, v, &mw_at);
+            });
         }
     }
     layout

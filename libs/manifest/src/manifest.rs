@@ -43,7 +43,7 @@ pub struct Manifest {
     pub uri_policies: Vec<UriPolicyBaseline>,
     #[serde(rename = "dataLayout")]
     pub data_layout: DataLayout,
-    /// Inline tools, commands, hooks and team members (legacy fallback).
+    /// Inline tools, files, commands, hooks and team members (legacy fallback).
     pub inline: Inline,
 }
 
@@ -112,9 +112,6 @@ pub(crate) fn check(
         inline: definitions::check_inline(cx, block, at),
     };
     check_runtime_provider(cx, block, at, &manifest.provides);
-    if let Some(files) = block.get("files") {
-        check_inline_files(cx, files, &at.key("files"));
-    }
     has_identity.then_some(manifest)
 }
 
@@ -129,7 +126,8 @@ fn section<T>(
     block.get(key).map(|v| check(cx, v, &at.key(key)))
 }
 
-/// A section honored for first-party packages only: a warning and dropped otherwise.
+/// A section honored for first-party packages only: a warning and dropped otherwise
+/// (validated all the same).
 fn first_party<T>(
     cx: &mut Cx<'_>,
     block: &Map<String, Value>,
@@ -142,24 +140,12 @@ fn first_party<T>(
     };
     let key_at = at.key(key);
     if !cx.honored(&key_at, Trust::FirstParty, key) {
+        cx.check_dropped(|cx| {
+            check(cx, v, &key_at);
+        });
         return Vec::new();
     }
     check(cx, v, &key_at)
-}
-
-/// Inline `files` (legacy): each entry names the contribution it stands for by `id`;
-/// file-based contributions override them by id, and the host loads markdown from
-/// files only, so nothing more is read from them.
-fn check_inline_files(cx: &mut Cx<'_>, value: &Value, at: &Pointer) {
-    let Some(items) = cx.array(value, at) else {
-        return;
-    };
-    for (i, item) in items.iter().enumerate() {
-        let item_at = at.index(i);
-        if let Some(entry) = cx.object(item, &item_at) {
-            cx.required_text(entry, &item_at, "id");
-        }
-    }
 }
 
 /// `runtimeProvider` names the native runtime module: a path inside the package.

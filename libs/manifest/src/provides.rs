@@ -86,8 +86,16 @@ pub fn prefixes_overlap(a: &str, b: &str) -> bool {
 
 pub(crate) fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Vec<Service> {
     if !cx.honored(at, Trust::FirstParty, "provides") {
+        // "declarations from other tiers are dropped" — after they are validated.
+        cx.check_dropped(|cx| {
+            services(cx, value, at);
+        });
         return Vec::new();
     }
+    services(cx, value, at)
+}
+
+fn services(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> Vec<Service> {
     let Some(items) = cx.array(value, at) else {
         return Vec::new();
     };

@@ -151,6 +151,16 @@ impl Cx<'_> {
         self.text(v, &at.key(key))
     }
 
+    /// Validates a declaration that trust drops: seed 002, "every declaration the
+    /// manifest carries is validated before the package registers anything", so its
+    /// errors reject the package like any other. What only a loaded declaration needs
+    /// (its files, such as an event subject's source) is not asked of it.
+    pub(crate) fn check_dropped(&mut self, check: impl FnOnce(&mut Self)) {
+        let files = self.files.take();
+        check(self);
+        self.files = files;
+    }
+
     /// Warns and reports `false` when a field below `needed` trust is dropped at load.
     pub(crate) fn honored(&mut self, at: &Pointer, needed: Trust, what: &str) -> bool {
         if self.trust >= needed {

@@ -152,7 +152,7 @@ fn provides_below_first_party_is_dropped_with_a_warning() {
     // "Host-assigned trust is authoritative: declarations from other tiers are dropped."
     for trust in [TRUSTED, UNTRUSTED] {
         let v = warns_at(
-            json!({"provides": ["runtime", "nonsense"]}),
+            json!({"provides": ["channel-gateway", "oauth-callback:acme_"]}),
             trust,
             "/neuralis/provides",
         );

@@ -260,7 +260,7 @@ fn app_module_provides_at_most_16_unique_subpaths_of_the_own_name() {
 #[test]
 fn app_module_below_first_party_is_a_warning_and_dropped() {
     let v = warns_at(
-        json!({"app": {"module": {"entry": "elsewhere.js"}}}),
+        json!({"app": {"module": {"entry": "dist/app/host.js"}}}),
         TRUSTED,
         "/neuralis/app/module",
     );

@@ -94,6 +94,11 @@ pub(crate) struct Answer {
     pub packages: Vec<PackageView>,
     pub content: Vec<Vec<ContentAt>>,
     pub skills: SkillIndex,
+    /// The installed packages this caller may use (visible and switched on), whether or
+    /// not they list a file: a tools-only package (seed 001, "a purely declarative
+    /// package can ship nothing but tool schemas") is absent from the listing yet its
+    /// tools answer and it claims contested names.
+    pub usable_installed: Vec<String>,
     /// Files `ReadFile` serves and search hits may come from: listed member files that
     /// are active or read on demand, and the shown bundle entries of active skills.
     /// Built on first use (a listing never needs it).
@@ -173,10 +178,23 @@ pub(crate) fn assemble(
         }
     }
     let skills = assign_activation_ids(&mut packages);
+    let usable_installed = prepared
+        .packages
+        .iter()
+        .zip(&evaluation.packages)
+        .filter(|(_, decision)| {
+            decision.code.is_visible() && decision.code != DecisionCode::VisibleDisabled
+        })
+        .filter_map(|(shown, _)| match &shown.view.origin {
+            Origin::Installed { package_id } => Some(package_id.clone()),
+            Origin::Source { .. } => None,
+        })
+        .collect();
     Ok(Answer {
         packages,
         content,
         skills,
+        usable_installed,
         readable: OnceLock::new(),
     })
 }

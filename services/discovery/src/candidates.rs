@@ -3,11 +3,13 @@
 //! every entry of a skill's bundle (decided with its skill: nothing a caller is shown
 //! goes undecided).
 
-use std::path::Path;
+use std::collections::HashSet;
 
 use neuralis_access::privacy::{Ownership, owner_of_alias};
 use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
-use neuralis_layout::{Contribution, Package, RootRule};
+use neuralis_catalog::LogicalIdentity;
+use neuralis_catalog::double_loading::lies_in_installed;
+use neuralis_layout::{Contribution, Package};
 
 use crate::inventory::{ProjectSnapshot, SourceSnapshot};
 use crate::ports::{InstalledPackage, SourceInfo};
@@ -79,6 +81,8 @@ pub(crate) fn build<'a>(
     snapshot: &'a ProjectSnapshot,
 ) -> Batch<'a> {
     let mut candidates: Vec<Candidate<'a>> = installed.iter().map(Candidate::Installed).collect();
+    let identities: HashSet<LogicalIdentity> =
+        installed.iter().map(|i| i.identity.clone()).collect();
     let mut headers = Vec::new();
     for source in sources {
         let Some(source_snapshot) = snapshot.sources.get(&source.id) else {
@@ -89,7 +93,7 @@ pub(crate) fn build<'a>(
             scope: source.scope.clone(),
         });
         for package in &source_snapshot.layout.packages {
-            if is_installed_elsewhere(source, package, installed) {
+            if is_installed_elsewhere(source, source_snapshot, package, &identities) {
                 continue;
             }
             candidates.push(Candidate::Source {
@@ -228,26 +232,27 @@ fn common_owner(
         .then_some(first)
 }
 
-/// Seed 000, "No double loading": a source subtree that is an installed package's
-/// directory contributes nothing; the installed package's snapshot covers it.
+/// Seed 000, "No double loading": a source package whose root lies in an installed
+/// package's directory contributes nothing; the installed package's snapshot covers it.
+/// The directory is recognized by its logical identity in the source's own rows (see
+/// `neuralis_catalog::double_loading`), never by host paths, so split mode agrees.
 fn is_installed_elsewhere(
     source: &SourceInfo,
+    snapshot: &SourceSnapshot,
     package: &Package,
-    installed: &[InstalledPackage],
+    installed: &HashSet<LogicalIdentity>,
 ) -> bool {
-    if package.rule != RootRule::Manifest || installed.is_empty() {
-        return false;
-    }
-    let Some(root) = &source.local_root else {
-        return false;
-    };
-    let dir = root.join(&package.root);
-    let Ok(dir) = dir.canonicalize() else {
-        return false;
-    };
-    installed.iter().any(|i| same_dir(&i.dir, &dir))
-}
-
-fn same_dir(installed: &Path, dir: &Path) -> bool {
-    installed.canonicalize().is_ok_and(|i| i == dir)
+    // The source root's own folder name (a bare skill mounted as a whole source).
+    let root_name = source
+        .root_uri
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    lies_in_installed(
+        &package.root,
+        root_name,
+        |path| snapshot.payload(path),
+        installed,
+    )
 }

@@ -22,8 +22,9 @@ pub struct SourceInfo {
     /// The URI of the source root (`machine://…` for a machine sandbox); a skill's
     /// directory URI is this joined with the skill's directory.
     pub root_uri: String,
-    /// The source root on this host's disk, when it is a local directory (used to
-    /// recognize an installed package's directory: no double loading).
+    /// The source root on the sync host's disk, when it is a local directory (shown to
+    /// administrators in a skill's directory URI; never compared with discovery's own
+    /// paths, which differ in split mode).
     pub local_root: Option<PathBuf>,
     /// The source's agent-private patterns as configured now (`{agent}` captures the
     /// owner): every request computes privacy from these, never from the markers the
@@ -157,6 +158,9 @@ pub trait AccessPort: Send + Sync + 'static {
 pub struct InstalledPackage {
     /// The package id (the manifest's).
     pub package_id: String,
+    /// Its id and version: how a source tells its directory without host paths (seed
+    /// 000, "No double loading").
+    pub identity: neuralis_catalog::LogicalIdentity,
     /// The host-assigned trust tier.
     pub trust: Trust,
     /// Its directory.

@@ -329,15 +329,10 @@ impl Discovery {
         let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListToolsResponse::default());
         };
-        let usable: std::collections::HashSet<&str> = answer
-            .packages
-            .iter()
-            .filter(|p| p.enabled)
-            .filter_map(|p| match &p.origin {
-                neuralis_assembly::Origin::Installed { package_id } => Some(package_id.as_str()),
-                neuralis_assembly::Origin::Source { .. } => None,
-            })
-            .collect();
+        // By the packages' own decisions, not by the listing: a tools-only package
+        // lists no file, and its tools still answer.
+        let usable: std::collections::HashSet<&str> =
+            answer.usable_installed.iter().map(String::as_str).collect();
         let (tools, contested) = self.parts.catalog.tools(&|id| usable.contains(id));
         let mut answer = convert::tools(tools, contested);
         // One page of the tools (one owner per name, so the name keys it); the contested

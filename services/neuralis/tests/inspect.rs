@@ -249,3 +249,63 @@ fn content_flags_are_shown_per_file_as_data() {
     );
     assert!(inspect(dir.path(), &[]).contains("content flags"));
 }
+
+/// Seed 000 rule 1 ("a directory holding a package.json with a neuralis block ...
+/// anchors that directory as one package") holds inside `skills/` too: a manifest
+/// folder under `skills/` is a manifest package of its own, not a skill folder of the
+/// enclosing package, and its skills are its own.
+#[test]
+fn a_manifest_inside_skills_groups_as_a_manifest_package() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        (
+            "skills/helper/package.json",
+            r#"{"name": "helper", "neuralis": {}}"#,
+        ),
+        (
+            "skills/helper/skills/deploy/SKILL.md",
+            "---\nname: deploy\n---\n",
+        ),
+        ("skills/review/SKILL.md", "---\nname: review\n---\n"),
+    ] {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, content).unwrap();
+    }
+    let report = inspect_json(dir.path());
+    let packages: Vec<(String, String, Vec<String>)> = report["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let files = p["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["path"].as_str().unwrap().to_owned())
+                .collect();
+            (
+                p["rule"].as_str().unwrap().to_owned(),
+                p["root"].as_str().unwrap().to_owned(),
+                files,
+            )
+        })
+        .collect();
+    assert!(
+        packages.contains(&(
+            "manifest".to_owned(),
+            "skills/helper".to_owned(),
+            vec!["skills/helper/skills/deploy/SKILL.md".to_owned()]
+        )),
+        "{packages:?}"
+    );
+    let elsewhere: Vec<&String> = packages
+        .iter()
+        .filter(|(_, root, _)| root != "skills/helper")
+        .flat_map(|(_, _, files)| files)
+        .collect();
+    assert!(
+        elsewhere.iter().all(|f| !f.starts_with("skills/helper/")),
+        "nothing of the manifest package binds elsewhere: {packages:?}"
+    );
+}

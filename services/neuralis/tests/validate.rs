@@ -109,3 +109,26 @@ fn a_reference_only_package_is_not_rejected_and_a_plain_package_json_is() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     assert_eq!(report["errors"][0]["pointer"], "/neuralis");
 }
+
+/// Seed 002: "every declaration the manifest carries is validated before the package
+/// registers anything" — a declaration an untrusted package would have dropped for its
+/// tier is validated too, and its error is reported and rejects the package.
+#[test]
+fn an_invalid_declaration_that_trust_would_drop_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"name": "dropper", "neuralis": {"events": [
+            {"id": "x", "title": "X", "subject": "Not A Subject", "dataSchema": {"type": "object"}}
+        ]}}"#,
+    )
+    .unwrap();
+    let path = dir.path().display().to_string();
+    let out = neuralis(&["validate", &path, "--trust", "untrusted"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("/neuralis/events/0/subject"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -34,6 +34,10 @@ pub(crate) fn check(cx: &mut Cx<'_>, value: &Value, at: &Pointer) -> App {
         let module_at = at.key("module");
         if cx.honored(&module_at, Trust::FirstParty, "app.module") {
             app.module = module::check(cx, v, &module_at);
+        } else {
+            cx.check_dropped(|cx| {
+                module::check(cx, v, &module_at);
+            });
         }
     }
     app

@@ -5,12 +5,14 @@
 //! file), so the two never disagree.
 
 mod command;
+mod file;
 mod hook;
 mod team;
 mod tool;
 mod workflow;
 
 pub use command::CommandDef;
+pub use file::InlineFile;
 pub use hook::HookDef;
 pub use team::TeamMember;
 pub use tool::{ToolDef, is_tool_name};
@@ -78,6 +80,9 @@ pub struct Inline {
     pub commands: Vec<CommandDef>,
     pub hooks: Vec<HookDef>,
     pub team: Vec<TeamMember>,
+    /// Inline markdown contributions (`files`), loaded where no file-based one has
+    /// their id.
+    pub files: Vec<InlineFile>,
 }
 
 pub(crate) fn check_inline(
@@ -108,6 +113,16 @@ pub(crate) fn check_inline(
     }
     if let Some(v) = block.get("hooks") {
         inline.hooks = hook::check_all(cx, v, &at.key("hooks"));
+    }
+    if let Some(v) = block.get("files") {
+        inline.files = list(
+            cx,
+            v,
+            &at.key("files"),
+            file::check,
+            |f| f.id.clone(),
+            "file id",
+        );
     }
     if let Some(v) = block.get("team") {
         inline.team = list(

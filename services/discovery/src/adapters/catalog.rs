@@ -28,6 +28,7 @@ impl LoadedCatalog {
                 let dir = package_dir(roots, p.class, &p.root);
                 InstalledPackage {
                     package_id: p.id.clone(),
+                    identity: neuralis_catalog::LogicalIdentity::of_installed(p),
                     trust: p.trust,
                     sizes: sizes(&dir),
                     dir,

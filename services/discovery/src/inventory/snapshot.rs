@@ -138,6 +138,14 @@ impl SourceSnapshot {
         }
     }
 
+    /// The payload of one row as indexed (relevant or not), by source-relative path.
+    pub fn payload(&self, path: &str) -> Option<&FilePayload> {
+        self.relevant
+            .get(path)
+            .or_else(|| self.others.get(parent(path))?.get(path))
+            .map(|kept| &kept.payload)
+    }
+
     fn all_files(&self) -> Files {
         let mut files = self.relevant.as_ref().clone();
         for folder in self.others.values() {
