@@ -74,6 +74,7 @@ fn rule() -> impl Strategy<Value = PathRule> {
 fn policy() -> impl Strategy<Value = UriPolicy> {
     (any::<[bool; 3]>(), prop::collection::vec(rule(), 0..100)).prop_map(
         |([read, write, exec], paths)| UriPolicy {
+            hide_flagged_files: false,
             default: Capabilities { read, write, exec },
             paths,
         },
@@ -152,6 +153,7 @@ fn batch() -> impl Strategy<Value = EvaluationRequest> {
                     format!("{root}/{tail}")
                 };
                 request.files.push(FileCandidate {
+                    content_flagged: false,
                     package: at,
                     path,
                     category,

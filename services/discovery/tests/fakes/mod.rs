@@ -143,6 +143,12 @@ impl IndexPort for FakeIndex {
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
                 real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
+                // As the sync stores them: for the files the flags apply to.
+                content_flags: neuralis_content_flags::is_checked(path)
+                    .then(|| neuralis_content_flags::detect(path, content))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
             })
             .collect();
         Ok(ProjectRows {
