@@ -29,7 +29,10 @@ fn skills(flagged: &[usize]) -> EvaluationRequest {
     request
 }
 
-fn decide(policy: UriPolicy, request: &EvaluationRequest) -> (Vec<DecisionCode>, Vec<DecisionCode>) {
+fn decide(
+    policy: UriPolicy,
+    request: &EvaluationRequest,
+) -> (Vec<DecisionCode>, Vec<DecisionCode>) {
     let evaluation = evaluate(&caller(), &snapshot(policy), request).unwrap();
     (
         evaluation.packages.iter().map(|d| d.code).collect(),
