@@ -53,17 +53,19 @@ pub fn has_piped_execution(content: &[u8]) -> bool {
 }
 
 /// A cheap pre-check without allocating: most lines name no download command at all.
-/// Every fetcher starts with `c`, `w` or `i` (either case).
+/// Every fetcher starts with `c`, `w` or `i` (either case), and that letter says which
+/// needles to compare.
 fn names_a_fetcher(line: &[u8]) -> bool {
-    const NEEDLES: &[&[u8]] = &[b"curl", b"wget", b"iwr", b"irm", b"invoke-"];
-    memchr::memchr3_iter(b'c', b'w', b'i', line)
-        .chain(memchr::memchr3_iter(b'C', b'W', b'I', line))
-        .any(|at| {
-            NEEDLES.iter().any(|needle| {
-                line.get(at..at + needle.len())
-                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
-            })
-        })
+    let at = |at: usize, needle: &[u8]| {
+        line.get(at..at + needle.len())
+            .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
+    };
+    line.iter().enumerate().any(|(i, byte)| match byte | 0x20 {
+        b'c' => at(i, b"curl"),
+        b'w' => at(i, b"wget"),
+        b'i' => at(i, b"iwr") || at(i, b"irm") || at(i, b"invoke-"),
+        _ => false,
+    })
 }
 
 fn line_pipes_a_download(line: &[u8]) -> bool {
