@@ -193,6 +193,24 @@ mod tests {
     }
 
     #[test]
+    fn hide_flagged_files_is_read_and_written_only_when_on() {
+        let document = json!({
+            "default": {"read": true, "write": false, "exec": false},
+            "paths": [],
+            "hideFlaggedFiles": true,
+        });
+        let policy = convert(&document).expect("converts");
+        assert!(policy.hide_flagged_files);
+        assert_eq!(to_json(&policy), document);
+        let off = json!({"default": {"read": true, "write": false, "exec": false}, "paths": []});
+        assert!(!convert(&off).expect("converts").hide_flagged_files);
+        assert!(
+            error(json!({"default": {}, "hideFlaggedFiles": "yes"}))
+                .starts_with("hideFlaggedFiles: must be")
+        );
+    }
+
+    #[test]
     fn errors_name_the_field() {
         assert!(error(json!({"paths": []})).starts_with("default: is required"));
         assert!(error(json!({"default": {"read": "yes"}})).starts_with("default.read: must be"));
