@@ -144,11 +144,7 @@ impl IndexPort for FakeIndex {
                 payload: capture(path, Some(content)),
                 real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
                 // As the sync stores them: for the files the flags apply to.
-                content_flags: neuralis_content_flags::is_checked(path)
-                    .then(|| neuralis_content_flags::detect(path, content))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
+                content_flags: content_flags(path, content),
             })
             .collect();
         Ok(ProjectRows {
@@ -379,4 +375,14 @@ pub async fn publish(bus: &InProcessBus, phase: Phase, write: &str) {
         at: 0,
     };
     bus.publish(&event).await.unwrap();
+}
+
+/// The flags the sync stores: for the files they apply to.
+fn content_flags(path: &str, content: &[u8]) -> neuralis_content_flags::FlagSet {
+    if !neuralis_content_flags::is_checked(path) {
+        return neuralis_content_flags::FlagSet::default();
+    }
+    neuralis_content_flags::detect(path, content)
+        .into_iter()
+        .collect()
 }
