@@ -55,6 +55,7 @@ pub fn write_tree(root: &Path, files: &[(&str, &str)]) -> Result<()> {
 /// A read-everything policy, optionally with extra rules.
 pub fn read_policy(paths: Vec<policy::PathRule>) -> policy::UriPolicy {
     policy::UriPolicy {
+        hide_flagged_files: false,
         default_capabilities: Some(policy::Capabilities {
             read: true,
             write: false,

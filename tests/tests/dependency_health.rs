@@ -134,6 +134,7 @@ async fn register(sync_addr: SocketAddr, policy_addr: SocketAddr, root: &Path) {
         .await
         .unwrap();
     let policy = policy::UriPolicy {
+        hide_flagged_files: false,
         default_capabilities: Some(policy::Capabilities {
             read: true,
             write: false,

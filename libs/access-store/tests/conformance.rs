@@ -65,6 +65,7 @@ fn query(sources: &[&str]) -> SnapshotQuery {
 
 fn read_all() -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             ..Capabilities::default()

@@ -38,6 +38,7 @@ const KEPT: &str = "p1/repo.fedcba9876543210";
 
 fn policy_with_floor() -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             ..Capabilities::default()

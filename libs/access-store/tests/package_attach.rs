@@ -120,6 +120,7 @@ async fn an_administrator_revoke_wins_over_a_default_and_survives_reattach(store
 
 fn baseline(read: bool, paths: Vec<PathRule>) -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read,
             ..Capabilities::default()

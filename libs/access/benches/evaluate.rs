@@ -41,6 +41,7 @@ fn batch() -> EvaluationRequest {
             let package = f % PACKAGES;
             let category = categories[f % categories.len()];
             FileCandidate {
+                content_flagged: false,
                 package,
                 path: format!(
                     "{}/{}s/file{f}/SKILL.md",
@@ -157,6 +158,7 @@ fn five_hundred_rules() -> Vec<PathRule> {
 fn snapshot(paths: Vec<PathRule>) -> AccessSnapshot {
     let mut snapshot = AccessSnapshot::default();
     let policy = UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             ..Capabilities::default()

@@ -69,6 +69,9 @@ pub struct FileCandidate {
     /// in-root symlink: the file is decided under both paths and the stricter decision
     /// wins ([`crate::DecisionCode::stricter`]). It may lie outside the package root.
     pub real_path: Option<String>,
+    /// Whether the sync found content flags in the file (issue 10 item 6): denied when
+    /// its source's policy hides flagged files.
+    pub content_flagged: bool,
 }
 
 /// One batch for one caller in one project.

@@ -9,7 +9,8 @@
 //! Visible files then go through the precedence predicate; docs are listed, never active.
 //! A file reached through an in-root symlink is decided under its path and under its real
 //! path, and the stricter decision wins ([`DecisionCode::stricter`]), so a link cannot
-//! show what the policy denies where the file really lies.
+//! show what the policy denies where the file really lies. A file with content flags is
+//! hidden when its policy says so (`hide_flagged_files`), decided here like any gate.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -236,6 +237,7 @@ impl<'a> Gates<'a> {
         };
         PackageGates {
             origin: &package.origin,
+            hides_flagged: self.hides_flagged(package),
             policy,
             start,
             enabled: self.snapshot.package_enabled(key),
@@ -247,6 +249,19 @@ impl<'a> Gates<'a> {
                 .filter_map(|overrides| overrides.package(key))
                 .collect(),
         }
+    }
+
+    /// Whether the policy deciding a source package's paths hides flagged files. The
+    /// sync flags what it indexes; an installed package is not indexed and carries none.
+    fn hides_flagged(&self, package: &PackageCandidate) -> bool {
+        let Origin::Source(id) = &package.origin else {
+            return false;
+        };
+        self.snapshot
+            .sources
+            .get(id)
+            .and_then(|record| record.policy.as_ref())
+            .is_some_and(|policy| policy.hide_flagged_files)
     }
 
     fn package(
@@ -276,6 +291,7 @@ impl<'a> Gates<'a> {
         package: &PackageGates<'_>,
     ) -> DecisionCode {
         let visible = root.is_visible()
+            && !(file.content_flagged && package.hides_flagged)
             && package.readable(path, start)
             && self.features.holds_all(&file.required_features)
             && privacy::visible_to(file.private_owner.as_deref(), self.caller);
@@ -305,6 +321,8 @@ impl<'a> Gates<'a> {
 /// One package's share of the per-request state.
 struct PackageGates<'g> {
     origin: &'g Origin,
+    /// Its policy hides files with content flags.
+    hides_flagged: bool,
     /// The policy deciding its paths: `None` hides it; an installed package has no URI
     /// policy, hence `Some(None)`.
     policy: Option<Option<&'g CallerPolicy>>,

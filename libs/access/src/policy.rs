@@ -111,6 +111,10 @@ pub struct UriPolicy {
     /// The path rules, in declaration order.
     #[serde(default)]
     pub paths: Vec<PathRule>,
+    /// Hide flagged files (issue 10 item 6): a file with content flags is denied to
+    /// every caller, as if no rule let them read it. Off by default (flags are data).
+    #[serde(default, rename = "hideFlaggedFiles", skip_serializing_if = "is_false")]
+    pub hide_flagged_files: bool,
 }
 
 impl UriPolicy {
@@ -173,6 +177,7 @@ mod tests {
     #[test]
     fn the_stored_form_carries_only_what_the_policy_sets_and_reads_back_unvalidated() {
         let policy = UriPolicy {
+            hide_flagged_files: false,
             default: Capabilities {
                 read: true,
                 ..Capabilities::default()

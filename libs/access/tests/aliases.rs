@@ -180,6 +180,7 @@ fn state() -> impl Strategy<Value = AccessSnapshot> {
         .prop_map(|(read, paths, package_on, file_switch)| {
             (
                 UriPolicy {
+                    hide_flagged_files: false,
                     default: Capabilities {
                         read,
                         ..Capabilities::default()

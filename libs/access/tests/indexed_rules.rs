@@ -76,6 +76,7 @@ fn rule() -> impl Strategy<Value = PathRule> {
 fn policy() -> impl Strategy<Value = UriPolicy> {
     (any::<[bool; 3]>(), prop::collection::vec(rule(), 0..100)).prop_map(
         |([read, write, exec], paths)| UriPolicy {
+            hide_flagged_files: false,
             default: Capabilities { read, write, exec },
             paths,
         },
@@ -154,6 +155,7 @@ fn batch() -> impl Strategy<Value = EvaluationRequest> {
                     format!("{root}/{tail}")
                 };
                 request.files.push(FileCandidate {
+                    content_flagged: false,
                     package: at,
                     path,
                     category,

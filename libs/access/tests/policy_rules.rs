@@ -18,6 +18,7 @@ fn can_read(policy: &UriPolicy, who: &Caller, path: &str) -> bool {
 
 fn policy(default_read: bool, paths: Vec<PathRule>) -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: default_read,
             ..Capabilities::default()
@@ -109,6 +110,7 @@ fn a_rule_sets_only_the_capabilities_it_names() {
         exec: true,
     };
     let policy = UriPolicy {
+        hide_flagged_files: false,
         default: all,
         paths: vec![
             PathRule {

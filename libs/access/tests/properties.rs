@@ -94,6 +94,7 @@ fn path_rule() -> impl Strategy<Value = PathRule> {
 
 fn policy() -> impl Strategy<Value = UriPolicy> {
     (any::<bool>(), prop::collection::vec(path_rule(), 0..10)).prop_map(|(read, paths)| UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read,
             ..Capabilities::default()
@@ -155,6 +156,7 @@ fn tree() -> impl Strategy<Value = EvaluationRequest> {
                     format!("{root}/{}", tail.join("/"))
                 };
                 request.files.push(FileCandidate {
+                    content_flagged: false,
                     package: at,
                     path,
                     category,

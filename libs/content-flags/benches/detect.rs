@@ -1,12 +1,20 @@
-//! Detector throughput against reading the same bytes from a file (the page cache; what
-//! a sync does for every content file anyway), in one run. The corpus is a realistic
-//! 64 KiB skill body with no flag in it, so every check scans to the end (worst case).
+//! Detector cost against what a sync already does to every file it reads, in one run:
+//! reading the bytes (the page cache), and the sync's whole per-file capture (read,
+//! UTF-8 check, SHA-256, the layout core's payload capture, chunking, as
+//! `services/sync/src/run/prepare.rs` does for a content file) with and without
+//! `detect`. The corpus is a realistic 64 KiB skill body with no flag in it, so every
+//! check scans to the end (the worst case).
 //!
 //! `cargo bench -p neuralis-content-flags --bench detect`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use neuralis_content_flags::detect;
+use neuralis_sync_core::{ChunkLimits, chunk_text};
+use sha2::{Digest, Sha256};
 use std::hint::black_box;
+use std::path::Path;
+
+const PATH: &str = "skills/review/SKILL.md";
 
 fn corpus() -> Vec<u8> {
     let section = "## Review a pull request\n\n\
@@ -22,9 +30,29 @@ fn corpus() -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The sync's per-file work on a content file, without the index write; with
+/// `flags`, the detector on the same bytes as well.
+fn capture(file: &Path, flags: bool) -> usize {
+    let Ok(content) = std::fs::read(file) else {
+        return 0;
+    };
+    let Ok(text) = std::str::from_utf8(&content) else {
+        return 0;
+    };
+    let hash = Sha256::digest(&content);
+    let payload = neuralis_layout::capture(PATH, Some(&content));
+    let chunks = chunk_text(text, true, ChunkLimits::default());
+    let found = if flags {
+        detect(PATH, &content).len()
+    } else {
+        0
+    };
+    usize::from(hash[0]) + payload.diagnostics.len() + chunks.len() + found
+}
+
 fn content_flags(c: &mut Criterion) {
     let bytes = corpus();
-    assert!(detect("skills/review/SKILL.md", &bytes).is_empty());
+    assert!(detect(PATH, &bytes).is_empty());
     let dir = std::env::temp_dir().join(format!("content-flags-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let file = dir.join("SKILL.md");
@@ -37,7 +65,13 @@ fn content_flags(c: &mut Criterion) {
         b.iter(|| std::fs::read(black_box(&file)).map(|v| v.len()))
     });
     group.bench_function("detect", |b| {
-        b.iter(|| detect(black_box("skills/review/SKILL.md"), black_box(&bytes)))
+        b.iter(|| detect(black_box(PATH), black_box(&bytes)))
+    });
+    group.bench_function("sync capture: read, hash, payload, chunks", |b| {
+        b.iter(|| capture(black_box(&file), false))
+    });
+    group.bench_function("sync capture + detect", |b| {
+        b.iter(|| capture(black_box(&file), true))
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

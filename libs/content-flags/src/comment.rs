@@ -4,11 +4,14 @@
 
 /// Whether `content` holds a comment with words in it.
 pub fn has_hidden_comment(content: &[u8]) -> bool {
+    let open = memchr::memmem::Finder::new(b"<!--");
+    let close = memchr::memmem::Finder::new(b"-->");
     let mut at = 0;
-    while let Some(offset) = find(&content[at..], b"<!--") {
+    while let Some(offset) = open.find(&content[at..]) {
         let body_start = at + offset + 4;
-        let body_end =
-            find(&content[body_start..], b"-->").map_or(content.len(), |end| body_start + end);
+        let body_end = close
+            .find(&content[body_start..])
+            .map_or(content.len(), |end| body_start + end);
         if content[body_start..body_end]
             .iter()
             .any(|b| b.is_ascii_alphanumeric() || *b >= 0x80)
@@ -18,12 +21,6 @@ pub fn has_hidden_comment(content: &[u8]) -> bool {
         at = (body_end + 3).min(content.len());
     }
     false
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }
 
 #[cfg(test)]

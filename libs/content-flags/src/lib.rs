@@ -10,8 +10,10 @@
 //!   straight to an interpreter, so what runs is whatever the server sends that day.
 //!
 //! Pure and total: any bytes in (not necessarily UTF-8), a sorted set of flags out,
-//! never a panic. One pass over the bytes for the unicode scan; the other two scan for
-//! a few ASCII needles, so the cost stays near that of reading the bytes.
+//! never a panic. Each check is a vectorised search (`memchr`) for the few bytes it can
+//! start at: non-ASCII lead bytes, `<!--`, and a `|` or `(` on a line that names a
+//! download, so most bytes are never looked at one at a time and nothing is allocated
+//! per line. [`is_checked`] says which files the sync runs it on.
 #![forbid(unsafe_code)]
 
 mod comment;
@@ -48,6 +50,91 @@ impl Flag {
 pub fn is_markdown(path: &str) -> bool {
     let lower = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".mdc") || lower.ends_with(".markdown")
+}
+
+impl Flag {
+    /// Every flag, in order.
+    pub const ALL: [Flag; 3] = [
+        Flag::HiddenUnicode,
+        Flag::HiddenComment,
+        Flag::PipedRemoteExecution,
+    ];
+
+    /// The flag a stable name names; `None` for a name this version does not know.
+    pub fn from_name(name: &str) -> Option<Flag> {
+        Flag::ALL.into_iter().find(|flag| flag.name() == name)
+    }
+}
+
+/// A set of flags in one byte: what a reader keeps per file (the inventory holds one
+/// per indexed row, so it is `Copy` and allocates nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct FlagSet(u8);
+
+impl FlagSet {
+    /// The set of the named flags; names this version does not know are left out.
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        names
+            .into_iter()
+            .filter_map(Flag::from_name)
+            .fold(FlagSet::default(), FlagSet::with)
+    }
+
+    /// This set and `flag`.
+    pub fn with(self, flag: Flag) -> Self {
+        FlagSet(self.0 | 1 << flag as u8)
+    }
+
+    /// Whether no flag is set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The flags, in order.
+    pub fn flags(self) -> impl Iterator<Item = Flag> {
+        Flag::ALL
+            .into_iter()
+            .filter(move |flag| self.0 & 1 << *flag as u8 != 0)
+    }
+
+    /// The stable names, in order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        self.flags().map(Flag::name)
+    }
+}
+
+impl FromIterator<Flag> for FlagSet {
+    fn from_iter<I: IntoIterator<Item = Flag>>(flags: I) -> Self {
+        flags.into_iter().fold(FlagSet::default(), FlagSet::with)
+    }
+}
+
+/// Extensions of the scripts a package bundles (`scripts/*.sh` beside a SKILL.md and the
+/// like): an interpreter runs them, so what they download and run is checked too.
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "fish", "ksh", "ps1", "psm1", "bat", "cmd", "py", "rb", "pl", "js", "mjs",
+    "cjs", "ts",
+];
+
+/// Which files are checked at all, from the path: text a model reads or a person runs,
+/// that is markdown (skill bodies, agents, rules, instructions, docs) and scripts (by
+/// extension, or any file in a `scripts/` folder, which the skill format reserves for
+/// them). Everything else (images, data, lock files) is neither rendered nor run by a
+/// skill's reader, and is left unflagged so a binary asset is never misread.
+pub fn is_checked(path: &str) -> bool {
+    if is_markdown(path) {
+        return true;
+    }
+    let mut parts = path.rsplit('/');
+    let base = parts.next().unwrap_or(path);
+    if parts.any(|dir| dir == "scripts") {
+        return true;
+    }
+    base.rsplit_once('.').is_some_and(|(_, ext)| {
+        SCRIPT_EXTENSIONS
+            .iter()
+            .any(|known| ext.eq_ignore_ascii_case(known))
+    })
 }
 
 /// The flags of one file's content, sorted, without duplicates.
@@ -90,5 +177,44 @@ mod tests {
         );
         assert!(detect("a.md", b"plain text, no tricks").is_empty());
         assert_eq!(Flag::PipedRemoteExecution.name(), "piped-remote-execution");
+    }
+
+    #[test]
+    fn a_flag_set_keeps_names_in_order_and_ignores_unknown_ones() {
+        let set = FlagSet::from_names([
+            "piped-remote-execution",
+            "from-the-future",
+            "hidden-unicode",
+        ]);
+        assert_eq!(
+            set.names().collect::<Vec<_>>(),
+            ["hidden-unicode", "piped-remote-execution"]
+        );
+        assert_eq!(
+            set,
+            Flag::ALL
+                .into_iter()
+                .filter(|f| *f != Flag::HiddenComment)
+                .collect()
+        );
+        assert!(FlagSet::from_names(["from-the-future"]).is_empty());
+    }
+
+    #[test]
+    fn markdown_and_scripts_are_checked_and_other_files_are_not() {
+        for path in [
+            "skills/a/SKILL.md",
+            "agents/reviewer.md",
+            ".cursor/rules/x.mdc",
+            "skills/a/scripts/install.sh",
+            "skills/a/scripts/setup",
+            "tools/fetch.PY",
+            "run.ps1",
+        ] {
+            assert!(is_checked(path), "{path}");
+        }
+        for path in ["skills/a/logo.png", "data/x.json", "Cargo.lock", "scripts"] {
+            assert!(!is_checked(path), "{path}");
+        }
     }
 }

@@ -30,23 +30,41 @@ const RUNNERS: &[&str] = &[
 ];
 
 /// Whether any line of `content` pipes a download into an interpreter.
+///
+/// Only a line with a `|` (the pipe) or a `(` (`<(…)`, `$(…)`) can, so the scan jumps
+/// from one of those bytes to the next (a vectorised search) and examines just the
+/// line around it, once; every other line is never looked at.
 pub fn has_piped_execution(content: &[u8]) -> bool {
-    content
-        .split(|&b| b == b'\n')
-        .filter(|line| line.len() >= 6 && names_a_fetcher(line))
-        .any(line_pipes_a_download)
+    let mut from = 0;
+    while let Some(offset) = memchr::memchr2(b'|', b'(', &content[from..]) {
+        let hit = from + offset;
+        let start = memchr::memrchr(b'\n', &content[..hit]).map_or(0, |nl| nl + 1);
+        let end = memchr::memchr(b'\n', &content[hit..]).map_or(content.len(), |nl| hit + nl);
+        let line = &content[start..end];
+        if line.len() >= 6 && names_a_fetcher(line) && line_pipes_a_download(line) {
+            return true;
+        }
+        if end == content.len() {
+            return false;
+        }
+        from = end + 1;
+    }
+    false
 }
 
 /// A cheap pre-check without allocating: most lines name no download command at all.
+/// Every fetcher starts with `c`, `w` or `i` (either case), and that letter says which
+/// needles to compare.
 fn names_a_fetcher(line: &[u8]) -> bool {
-    const NEEDLES: &[&[u8]] = &[b"curl", b"wget", b"iwr", b"irm", b"invoke-"];
-    line.windows(3).enumerate().any(|(at, window)| {
-        NEEDLES.iter().any(|needle| {
-            window.eq_ignore_ascii_case(&needle[..3])
-                && line
-                    .get(at..at + needle.len())
-                    .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
-        })
+    let at = |at: usize, needle: &[u8]| {
+        line.get(at..at + needle.len())
+            .is_some_and(|candidate| candidate.eq_ignore_ascii_case(needle))
+    };
+    line.iter().enumerate().any(|(i, byte)| match byte | 0x20 {
+        b'c' => at(i, b"curl"),
+        b'w' => at(i, b"wget"),
+        b'i' => at(i, b"iwr") || at(i, b"irm") || at(i, b"invoke-"),
+        _ => false,
     })
 }
 

@@ -9,7 +9,7 @@ proptest! {
 
     #[test]
     fn the_detector_never_panics_on_arbitrary_bytes(
-        bytes in proptest::collection::vec(any::<u8>(), 0..512),
+        bytes in proptest::collection::vec(any::<u8>(), 0..4096),
         markdown in any::<bool>(),
     ) {
         let path = if markdown { "skills/a/SKILL.md" } else { "scripts/run.sh" };

@@ -30,6 +30,10 @@ pub struct FileRow {
     /// When the file was reached through an in-root symlink: its real path relative to
     /// the source root (access is decided under both paths).
     pub real_path: Option<String>,
+    /// The content flags found in the file at its last read (`neuralis-content-flags`
+    /// names, sorted); empty for a clean file and for a file the flags do not apply to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content_flags: Vec<String>,
 }
 
 /// What a sync compares a listed file against: a file row without the columns a

@@ -148,6 +148,7 @@ fn scope_policy(declared: &[&UriPolicyBaseline], id: &str, trust: Trust) -> UriP
         .iter()
         .find(|baseline| split(baseline, id, trust).is_some_and(|(_, rest)| rest == "**"));
     let mut policy = UriPolicy {
+        hide_flagged_files: false,
         default: whole.map_or(
             Capabilities {
                 read: true,

@@ -80,7 +80,11 @@ fn baseline(
         .map(|p| rules(cx, p, &at.key("paths")))
         // No `paths` is no rule, not a broken baseline.
         .unwrap_or(Some(Vec::new()))?;
-    let policy = UriPolicy { default, paths };
+    let policy = UriPolicy {
+        default,
+        paths,
+        hide_flagged_files: false,
+    };
     if let Err(error) = policy.validate() {
         report(cx, at, error);
         return None;

@@ -187,7 +187,15 @@ fn file_candidate(
             (owner, real_path.map(str::to_owned))
         }
     };
+    let content_flagged = match candidate {
+        Candidate::Installed(_) => false,
+        Candidate::Source { snapshot, .. } => snapshot
+            .rows
+            .get(path)
+            .is_some_and(|row| !row.content_flags.is_empty()),
+    };
     Some(FileCandidate {
+        content_flagged,
         package,
         path: path.to_owned(),
         category: file.category,

@@ -73,6 +73,9 @@ fn file(view: &FileView) -> pb::PackageFile {
         files: view.bundle.clone(),
         activation_id: view.activation_id.clone(),
         allowed_tools: view.allowed_tools.clone(),
+        // Filled from the inventory's rows by `flags::fill`.
+        content_flags: Vec::new(),
+        flagged_files: Vec::new(),
     }
 }
 

@@ -27,6 +27,7 @@ pub mod service;
 mod answer;
 mod candidates;
 mod convert;
+mod flags;
 mod prepared;
 mod reading;
 mod rekey;

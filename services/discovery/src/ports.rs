@@ -46,6 +46,8 @@ pub struct IndexRow {
     /// When the file was reached through an in-root symlink: its real path relative to
     /// the source root (access must be decided under both paths; the stricter wins).
     pub real_path: Option<String>,
+    /// The content flags the sync found in the file at its last read (issue 10 item 6).
+    pub content_flags: neuralis_content_flags::FlagSet,
 }
 
 /// One raw search hit from sync's chunk rows, before access is decided.

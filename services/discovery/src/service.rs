@@ -11,10 +11,10 @@ use crate::answer::{Answer, ContentAt, assemble};
 use crate::api::DiscoveryError;
 use crate::candidates;
 use crate::config::DiscoverySettings;
-use crate::convert;
-use crate::inventory::InventoryShell;
+use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
 use crate::prepared::{Prepared, PreparedAnswers};
+use crate::{convert, flags};
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -147,6 +147,7 @@ impl Discovery {
         Ok(Some(Decided {
             answer: assemble(&prepared, &evaluation)?,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
+            snapshot,
         }))
     }
 
@@ -169,6 +170,8 @@ pub(crate) struct Decided {
     pub answer: Answer,
     /// Holds an administrator role of the project.
     pub administrator: bool,
+    /// The inventory the answer was grouped from (its rows carry the content flags).
+    pub snapshot: Arc<ProjectSnapshot>,
 }
 
 /// The project of an already-validated scope.
@@ -201,13 +204,15 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
-        let answer = self
-            .answer(permit, request.scope.as_ref())
-            .await?
-            .unwrap_or_default();
+        let Some(decided) = self.decided(permit, request.scope.as_ref()).await? else {
+            return Ok(pb::ListPackagesResponse::default());
+        };
+        let answer = &decided.answer;
+        let mut packages: Vec<pb::Package> = answer.packages.iter().map(convert::package).collect();
+        flags::fill(&mut packages, answer, &decided.snapshot);
         // One page of what this caller may see (page 0 is everything).
         let (packages, next_page_token) = neuralis_proto::page::page(
-            answer.packages.iter().map(convert::package).collect(),
+            packages,
             request.page_size,
             &request.page_token,
             |package| package.policy_key.as_str(),
@@ -246,6 +251,7 @@ impl Discovery {
         let Decided {
             answer,
             administrator,
+            snapshot,
         } = self
             .decided(permit, request.scope.as_ref())
             .await?
@@ -262,6 +268,7 @@ impl Discovery {
         let at = &answer.content[pi][fi];
         // A file that vanished since it was indexed fails closed, like an unknown id.
         let body = self.read(project_of(&request.scope), at).await?;
+        let (content_flags, flagged_files) = flags::of_file(&snapshot, skill, at);
         Ok(pb::ActivateSkillResponse {
             id: request.skill_id,
             title: skill.title.clone(),
@@ -270,6 +277,8 @@ impl Discovery {
             directory_uri: at.directory_uri(administrator),
             package_name: package.name.clone(),
             allowed_tools: skill.allowed_tools.clone(),
+            content_flags,
+            flagged_files,
         })
     }
 

@@ -225,6 +225,7 @@ async fn exercise(case: &Case) -> (String, Vec<String>) {
             .insert("repo".into(), vec!["agents/{agent}/**".into()]);
     }
     let policy = UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             write: false,

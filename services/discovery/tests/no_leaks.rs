@@ -110,6 +110,7 @@ async fn exercise(entries: &[Entry], deny_root: bool) -> String {
         });
     }
     let policy = UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             write: false,

@@ -125,6 +125,7 @@ fn batch(files: usize) -> EvaluationRequest {
         .map(|f| {
             let category = categories[f % categories.len()];
             FileCandidate {
+                content_flagged: false,
                 package: f % packages.len(),
                 path: format!(
                     "{}/{}s/file{f}/SKILL.md",
@@ -193,6 +194,7 @@ fn fifty_rules() -> UriPolicy {
         })
         .collect();
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             ..Capabilities::default()

@@ -57,6 +57,7 @@ pub fn entry(row: &FileRow) -> pb::Entry {
         privacy_owner: row.privacy_owner.clone().unwrap_or_default(),
         payload_version: row.payload_version,
         real_path: row.real_path.clone().unwrap_or_default(),
+        content_flags: row.content_flags.clone(),
     }
 }
 

@@ -23,6 +23,7 @@ pub fn caller() -> Caller {
 
 pub fn read_all() -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             write: false,
@@ -83,6 +84,7 @@ pub fn source_package(root: &str) -> PackageCandidate {
 pub fn file(package: usize, path: &str, category: Category) -> FileCandidate {
     let identity = path.ends_with("AGENTS.md") || path.ends_with("CLAUDE.md");
     FileCandidate {
+        content_flagged: false,
         package,
         path: path.into(),
         category,

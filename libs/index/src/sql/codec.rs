@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 macro_rules! file_columns {
     () => {
         "project, source, path, content_hash, size, modified, classification, payload, \
-         usable_manifest, privacy_owner, payload_version, real_path"
+         usable_manifest, privacy_owner, payload_version, real_path, content_flags"
     };
 }
 pub(crate) use file_columns;
@@ -70,7 +70,21 @@ pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
         privacy_owner: column(row, "privacy_owner")?,
         payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
         real_path: column(row, "real_path")?,
+        content_flags: decode_flags(&column::<String>(row, "content_flags")?),
     })
+}
+
+/// Content flags as stored: their names joined by commas (names hold no comma), empty
+/// for none.
+pub(crate) fn encode_flags(flags: &[String]) -> String {
+    flags.join(",")
+}
+
+fn decode_flags(text: &str) -> Vec<String> {
+    text.split(',')
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// One stored row as a page of `rows::visit_source_files` carries it: path, size,

@@ -143,14 +143,31 @@ CREATE TABLE IF NOT EXISTS index_tombstones (
 );
 ";
 
+/// Content flags at index time (issue 10 item 6): the flags `neuralis-content-flags`
+/// found in a file at its last read, names joined by commas. Every row is marked for a
+/// payload-only refresh (payload version 0, which no capture writes), so the next
+/// regular sync reads the files the flags apply to and stores theirs (seed 000: "Files
+/// that were already indexed before a metadata field existed pick it up through a
+/// payload-only refresh on the next regular sync").
+const SQLITE_CONTENT_FLAGS: &str = "
+ALTER TABLE index_files ADD COLUMN content_flags TEXT NOT NULL DEFAULT '';
+UPDATE index_files SET payload_version = 0;
+";
+
+const POSTGRES_CONTENT_FLAGS: &str = "
+ALTER TABLE index_files ADD COLUMN IF NOT EXISTS content_flags TEXT NOT NULL DEFAULT '';
+UPDATE index_files SET payload_version = 0;
+";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 5] {
-    let (chunks, full_text, ids, deltas) = match dialect {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 6] {
+    let (chunks, full_text, ids, deltas, flags) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
             SQLITE_BULK_FULL_TEXT,
             SQLITE_IDS_AND_REAL_PATHS,
             SQLITE_DELTAS,
+            SQLITE_CONTENT_FLAGS,
         ),
         // Nothing to change: the GIN index follows the rows.
         Dialect::Postgres => (
@@ -158,6 +175,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 5] {
             "SELECT 1;",
             POSTGRES_IDS_AND_REAL_PATHS,
             POSTGRES_DELTAS,
+            POSTGRES_CONTENT_FLAGS,
         ),
     };
     [
@@ -166,6 +184,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 5] {
         (3, full_text),
         (4, ids),
         (5, deltas),
+        (6, flags),
     ]
 }
 

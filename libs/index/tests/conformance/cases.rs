@@ -49,6 +49,7 @@ pub(crate) fn row(project: &str, source: &str, path: &str) -> FileRow {
         privacy_owner: None,
         payload_version: 1,
         real_path: None,
+        content_flags: Vec::new(),
     }
 }
 
@@ -258,6 +259,7 @@ pub async fn rows_round_trip_every_column(store: Store) {
     private.payload_version = 7;
     private.classification = "manifest:package.json".into();
     private.real_path = Some("agents/a1/real/notes.md".into());
+    private.content_flags = vec!["hidden-unicode".into(), "piped-remote-execution".into()];
     let plain = row("p1", "s", "skills/x/SKILL.md");
     write(
         &store,

@@ -125,6 +125,10 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
         size: entry.size,
         payload,
         real_path,
+        // A flag this version does not know is left out (shown to nobody).
+        content_flags: neuralis_content_flags::FlagSet::from_names(
+            entry.content_flags.iter().map(String::as_str),
+        ),
     })
 }
 

@@ -30,6 +30,8 @@ pub struct RowFacts {
     pub size: u64,
     /// When the file was reached through an in-root symlink: its real path.
     pub real_path: Option<String>,
+    /// The content flags of its last sync (one byte).
+    pub content_flags: neuralis_content_flags::FlagSet,
 }
 
 /// One file as the inventory keeps it: decoded once.
@@ -86,6 +88,7 @@ fn kept(row: IndexRow) -> (String, Kept) {
     let facts = RowFacts {
         size: row.size,
         real_path: row.real_path,
+        content_flags: row.content_flags,
     };
     (
         row.path,

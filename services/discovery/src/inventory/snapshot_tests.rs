@@ -32,6 +32,7 @@ fn row(path: &str, body: &str) -> IndexRow {
         size: body.len() as u64,
         payload: neuralis_layout::capture(path, Some(body.as_bytes())),
         real_path: None,
+        content_flags: Default::default(),
     }
 }
 

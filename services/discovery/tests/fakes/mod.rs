@@ -143,6 +143,8 @@ impl IndexPort for FakeIndex {
                 size: content.len() as u64,
                 payload: capture(path, Some(content)),
                 real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
+                // As the sync stores them: for the files the flags apply to.
+                content_flags: content_flags(path, content),
             })
             .collect();
         Ok(ProjectRows {
@@ -373,4 +375,14 @@ pub async fn publish(bus: &InProcessBus, phase: Phase, write: &str) {
         at: 0,
     };
     bus.publish(&event).await.unwrap();
+}
+
+/// The flags the sync stores: for the files they apply to.
+fn content_flags(path: &str, content: &[u8]) -> neuralis_content_flags::FlagSet {
+    if !neuralis_content_flags::is_checked(path) {
+        return neuralis_content_flags::FlagSet::default();
+    }
+    neuralis_content_flags::detect(path, content)
+        .into_iter()
+        .collect()
 }

@@ -146,6 +146,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
     );
 
     let read_all = policy::UriPolicy {
+        hide_flagged_files: false,
         default_capabilities: Some(policy::Capabilities {
             read: true,
             write: false,

@@ -90,10 +90,12 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
         .iter()
         .map(|file| {
             // A file that vanished or changed since the listing is captured by path.
-            let content = needs_content(&file.path)
+            // The files the sync flags (markdown and scripts) are read too.
+            let checked = neuralis_content_flags::is_checked(&file.path);
+            let content = (needs_content(&file.path) || checked)
                 .then(|| connector.read(&file.path).ok())
                 .flatten();
-            if let Some(content) = &content {
+            if let Some(content) = content.as_ref().filter(|_| checked) {
                 let found = neuralis_content_flags::detect(&file.path, content);
                 if !found.is_empty() {
                     flags.push((file.path.clone(), found));

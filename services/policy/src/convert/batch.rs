@@ -98,6 +98,7 @@ fn file_from_proto(file: pb::FileCandidate, field: &str) -> Result<FileCandidate
     let category = category_from_proto(file.category)
         .ok_or_else(|| PolicyError::invalid(format!("{field}.category"), "is not a category"))?;
     Ok(FileCandidate {
+        content_flagged: file.content_flagged,
         package: usize::try_from(file.package_index)
             .map_err(|_| PolicyError::invalid(format!("{field}.package_index"), "is too large"))?,
         path: file.path,
@@ -179,6 +180,7 @@ fn package_to_proto(package: &PackageCandidate) -> pb::PackageCandidate {
 
 fn file_to_proto(file: &FileCandidate) -> pb::FileCandidate {
     pb::FileCandidate {
+        content_flagged: file.content_flagged,
         // Batches are capped far below u32::MAX; a larger index is rejected on arrival.
         package_index: u32::try_from(file.package).unwrap_or(u32::MAX),
         path: file.path.clone(),

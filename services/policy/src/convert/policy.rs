@@ -7,6 +7,7 @@ use neuralis_proto::policy::v1 as pb;
 pub fn policy_from_proto(policy: pb::UriPolicy) -> UriPolicy {
     let default = policy.default_capabilities.unwrap_or_default();
     UriPolicy {
+        hide_flagged_files: policy.hide_flagged_files,
         default: Capabilities {
             read: default.read,
             write: default.write,
@@ -32,6 +33,7 @@ fn rule_from_proto(rule: pb::PathRule) -> PathRule {
 /// A policy on the wire.
 pub fn policy_to_proto(policy: &UriPolicy) -> pb::UriPolicy {
     pb::UriPolicy {
+        hide_flagged_files: policy.hide_flagged_files,
         default_capabilities: Some(pb::Capabilities {
             read: policy.default.read,
             write: policy.default.write,
@@ -61,6 +63,7 @@ mod tests {
     #[test]
     fn a_policy_survives_the_wire_unchanged() {
         let policy = UriPolicy {
+            hide_flagged_files: true,
             default: Capabilities {
                 read: true,
                 write: false,

@@ -221,6 +221,7 @@ pub async fn serve_over(store: Arc<dyn AccessStore>, shutdown: &Shutdown) -> Pol
 /// Source "repo" (project p1) with package `.claude`: a skill, an opt-in rule, a doc.
 pub fn batch() -> EvaluationRequest {
     let file = |path: &str, category: Category| FileCandidate {
+        content_flagged: false,
         package: 0,
         path: path.into(),
         category,
@@ -256,6 +257,7 @@ pub fn batch() -> EvaluationRequest {
 
 pub fn read_all() -> UriPolicy {
     UriPolicy {
+        hide_flagged_files: false,
         default: Capabilities {
             read: true,
             ..Capabilities::default()

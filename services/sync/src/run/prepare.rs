@@ -1,6 +1,7 @@
 //! Preparing one file for the index, on a blocking thread: read it (only when the plan
-//! must examine it), hash it, capture its payload and cut its chunks. A payload-only
-//! refresh reads a file only when the layout core needs its content.
+//! must examine it), hash it, capture its payload and content flags and cut its chunks.
+//! A payload-only refresh reads a file only when the layout core needs its content or
+//! the content flags apply to it.
 
 use super::RunDeps;
 use crate::connector::{Connector, FileStat, SkipReason, Skipped};
@@ -86,13 +87,14 @@ impl Context {
     pub fn prepare(&self, job: Job, retain: bool) -> Outcome {
         let path = job.stat.path.as_str();
         let rules = self.rules.as_ref();
-        if job.refresh_only && !rules.needs_content(path) {
+        // A file the flags do not apply to has none, so its refresh needs no read.
+        if job.refresh_only && !rules.needs_content(path) && !flags_apply(path) {
             let hash = job
                 .existing
                 .as_ref()
                 .map(|row| row.content_hash.clone())
                 .unwrap_or_default();
-            let row = self.row(&job.stat, hash, rules.capture(path, None));
+            let row = self.row(&job.stat, hash, rules.capture(path, None), Vec::new());
             let file = PreparedFile {
                 row,
                 chunks: ChunkPlan::Keep,
@@ -111,7 +113,7 @@ impl Context {
         let captured = rules.capture(path, rules.needs_content(path).then_some(&content[..]));
         let mut stat = job.stat.clone();
         stat.size = content.len() as u64;
-        let row = self.row(&stat, hash, captured);
+        let row = self.row(&stat, hash, captured, content_flags(path, &content));
         let chunks = match action {
             FileAction::Touch { .. } => ChunkPlan::Keep,
             FileAction::Insert | FileAction::Rewrite if retain && !self.retain(&content) => {
@@ -161,6 +163,7 @@ impl Context {
         stat: &FileStat,
         content_hash: String,
         captured: crate::layout_rules::Captured,
+        content_flags: Vec<String>,
     ) -> FileRow {
         FileRow {
             project: self.project.clone(),
@@ -175,8 +178,27 @@ impl Context {
             privacy_owner: self.rules.privacy_owner(&stat.path, &self.patterns),
             payload_version: self.rules.payload_version(),
             real_path: stat.real_path.clone(),
+            content_flags,
         }
     }
+}
+
+/// Whether the content flags apply to a file (`neuralis-content-flags` decides by path:
+/// markdown and scripts).
+fn flags_apply(path: &str) -> bool {
+    neuralis_content_flags::is_checked(path)
+}
+
+/// The content flags of a file the sync just read (issue 10 item 6), as their stable
+/// names; none for a file they do not apply to.
+pub fn content_flags(path: &str, content: &[u8]) -> Vec<String> {
+    if !flags_apply(path) {
+        return Vec::new();
+    }
+    neuralis_content_flags::detect(path, content)
+        .into_iter()
+        .map(|flag| flag.name().to_owned())
+        .collect()
 }
 
 /// Listed but unreadable now: an indexed file is treated as gone (its row is deleted),

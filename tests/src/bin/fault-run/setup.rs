@@ -99,6 +99,7 @@ pub async fn prepare(deployment: &Deployment) -> Result<Target> {
         ..Default::default()
     };
     let uri_policy = policy::UriPolicy {
+        hide_flagged_files: false,
         default_capabilities: Some(policy::Capabilities {
             read: true,
             write: false,

@@ -117,6 +117,7 @@ pub async fn put_policy_and_sync(
             policy::PutSourcePolicyRequest {
                 source_id: source_id.into(),
                 policy: Some(policy::UriPolicy {
+                    hide_flagged_files: false,
                     default_capabilities: Some(policy::Capabilities {
                         read: true,
                         write: false,

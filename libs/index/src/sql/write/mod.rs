@@ -151,7 +151,8 @@ const ON_CONFLICT_UPDATE: &str = "ON CONFLICT (project, source, path) DO UPDATE 
      modified = excluded.modified, classification = excluded.classification, \
      payload = excluded.payload, usable_manifest = excluded.usable_manifest, \
      privacy_owner = excluded.privacy_owner, payload_version = excluded.payload_version, \
-     real_path = excluded.real_path, revision = excluded.revision";
+     real_path = excluded.real_path, content_flags = excluded.content_flags, \
+     revision = excluded.revision";
 
 #[cfg(test)]
 mod tests {

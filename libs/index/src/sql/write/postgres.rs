@@ -55,11 +55,12 @@ fn upsert_statement() -> String {
     format!(
         "INSERT INTO index_files ({}, revision) \
          SELECT $1, $2, r.path, r.content_hash, r.size, r.modified, r.classification, \
-         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version, r.real_path, $4 \
+         r.payload, r.usable_manifest, r.privacy_owner, r.payload_version, r.real_path, \
+         r.content_flags, $4 \
          FROM json_to_recordset($3::json) AS r(path TEXT, content_hash TEXT, \
          size BIGINT, modified BIGINT, classification TEXT, payload TEXT, \
          usable_manifest BIGINT, privacy_owner TEXT, payload_version BIGINT, \
-         real_path TEXT) \
+         real_path TEXT, content_flags TEXT) \
          {ON_CONFLICT_UPDATE}",
         file_columns!()
     )
@@ -78,6 +79,7 @@ struct RowRecord<'a> {
     privacy_owner: Option<&'a str>,
     payload_version: u32,
     real_path: Option<&'a str>,
+    content_flags: String,
 }
 
 fn row_record(row: &FileRow) -> RowRecord<'_> {
@@ -92,6 +94,7 @@ fn row_record(row: &FileRow) -> RowRecord<'_> {
         privacy_owner: row.privacy_owner.as_deref(),
         payload_version: row.payload_version,
         real_path: row.real_path.as_deref(),
+        content_flags: crate::sql::codec::encode_flags(&row.content_flags),
     }
 }
 

@@ -6,7 +6,7 @@ use crate::{ChunkRow, FileRow, IndexError, vector};
 use sqlx::Transaction;
 use sqlx::any::Any;
 
-/// Rows per upsert statement (13 parameters each; anonymous placeholders bind in
+/// Rows per upsert statement (14 parameters each; anonymous placeholders bind in
 /// linear time).
 const ROWS_PER_STATEMENT: usize = 500;
 /// Chunks per insert statement (6 parameters each).
@@ -92,7 +92,7 @@ async fn upsert_rows(
     let statement = format!(
         "INSERT INTO index_files ({}, revision) VALUES {} {ON_CONFLICT_UPDATE}",
         file_columns!(),
-        groups(rows.len(), 13)
+        groups(rows.len(), 14)
     );
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
     for row in rows {
@@ -109,6 +109,7 @@ async fn upsert_rows(
             .bind(row.privacy_owner.as_deref())
             .bind(i64::from(row.payload_version))
             .bind(row.real_path.as_deref())
+            .bind(codec::encode_flags(&row.content_flags))
             .bind(revision);
     }
     query.execute(&mut **tx).await?;

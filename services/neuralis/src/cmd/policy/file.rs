@@ -1,6 +1,7 @@
 //! A URI policy file (JSON or YAML, in the design's shape) to the wire `UriPolicy` and
 //! back: `{default: {read, write, exec}, paths: [{pattern, read?, write?, exec?,
-//! roles?, agents?, override?, floor?}]}`. Every error names the field at fault.
+//! roles?, agents?, override?, floor?}], hideFlaggedFiles?}`. Every error names the
+//! field at fault.
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ pub fn read(path: &Path) -> Result<pb::UriPolicy> {
 /// The policy document as the wire message.
 pub fn convert(value: &Value) -> Result<pb::UriPolicy> {
     let top = object(value, "policy")?;
-    known(top, "", &["default", "paths"])?;
+    known(top, "", &["default", "paths", "hideFlaggedFiles"])?;
     let default_capabilities = match top.get("default") {
         None | Some(Value::Null) => bail!("default: is required ({{read, write, exec}})"),
         Some(value) => {
@@ -49,6 +50,7 @@ pub fn convert(value: &Value) -> Result<pb::UriPolicy> {
         Some(_) => bail!("paths: must be a list of rules"),
     };
     Ok(pb::UriPolicy {
+        hide_flagged_files: flag(top, "", "hideFlaggedFiles")?.unwrap_or(false),
         default_capabilities: Some(default_capabilities),
         paths,
     })
@@ -155,10 +157,14 @@ pub fn to_json(policy: &pb::UriPolicy) -> Value {
             Value::Object(map)
         })
         .collect();
-    json!({
+    let mut document = json!({
         "default": {"read": default.read, "write": default.write, "exec": default.exec},
         "paths": paths,
-    })
+    });
+    if policy.hide_flagged_files {
+        document["hideFlaggedFiles"] = json!(true);
+    }
+    document
 }
 
 #[cfg(test)]
@@ -184,6 +190,24 @@ mod tests {
         assert_eq!(policy.paths[0].write, None);
         assert!(policy.paths[1].r#override);
         assert_eq!(to_json(&policy), document);
+    }
+
+    #[test]
+    fn hide_flagged_files_is_read_and_written_only_when_on() {
+        let document = json!({
+            "default": {"read": true, "write": false, "exec": false},
+            "paths": [],
+            "hideFlaggedFiles": true,
+        });
+        let policy = convert(&document).expect("converts");
+        assert!(policy.hide_flagged_files);
+        assert_eq!(to_json(&policy), document);
+        let off = json!({"default": {"read": true, "write": false, "exec": false}, "paths": []});
+        assert!(!convert(&off).expect("converts").hide_flagged_files);
+        assert!(
+            error(json!({"default": {}, "hideFlaggedFiles": "yes"}))
+                .starts_with("hideFlaggedFiles: must be")
+        );
     }
 
     #[test]
