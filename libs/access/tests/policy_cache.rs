@@ -131,6 +131,7 @@ fn policy() -> impl Strategy<Value = UriPolicy> {
             ..Capabilities::default()
         },
         paths,
+        hide_flagged_files: false,
     })
 }
 
