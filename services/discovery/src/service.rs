@@ -14,7 +14,7 @@ use crate::config::DiscoverySettings;
 use crate::convert;
 use crate::inventory::InventoryShell;
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
-use crate::prepared::{Prepared, PreparedAnswers};
+use crate::prepared::Prepared;
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -30,8 +30,6 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
-    /// What every caller's answer shares, per inventory snapshot (never a decision).
-    prepared: PreparedAnswers,
 }
 
 /// The validated `Scope` of a request.
@@ -69,7 +67,6 @@ impl Discovery {
         Self {
             parts,
             rekeyed: Default::default(),
-            prepared: PreparedAnswers::default(),
         }
     }
 
@@ -129,7 +126,7 @@ impl Discovery {
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
-        let prepared = self.prepared.get(&scope.project, &snapshot, &sources, || {
+        let (prepared, fresh) = snapshot.prepared.get(&sources, || {
             Prepared::new(candidates::build(
                 &scope.project,
                 self.parts.catalog.packages(),
@@ -137,6 +134,9 @@ impl Discovery {
                 &snapshot,
             ))
         });
+        if fresh {
+            self.parts.inventory.reweigh(&scope.project, &snapshot);
+        }
         // Access is decided now, for this caller, after the inventory read: a change
         // committed before this moment is honoured even if the request started earlier.
         let evaluation = self
