@@ -13,7 +13,9 @@
 use std::sync::{Arc, Mutex};
 
 use neuralis_access::EvaluationRequest;
-use neuralis_assembly::{FileState, FileView, Origin, PackageView, package_order_key};
+use neuralis_assembly::{
+    FileState, FileView, Origin, PackageView, assign_activation_ids, package_order_key,
+};
 use neuralis_layout::Contribution;
 
 use crate::answer::ContentAt;
@@ -33,6 +35,11 @@ pub(crate) struct Prepared {
     pub packages: Vec<Shown>,
     /// The package candidates in the order an answer lists packages.
     pub order: Vec<usize>,
+    /// Per package candidate, per file: its activation id when every skill is visible
+    /// (empty for other files).
+    pub ids: Vec<Vec<String>>,
+    /// How many skill files the package candidates hold.
+    pub skills: usize,
 }
 
 /// A package candidate as an answer would show it were every file visible.
@@ -57,13 +64,38 @@ impl Prepared {
         order.sort_by(|a, b| {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
+        let (ids, skills) = activation_ids(&packages, &order);
         Prepared {
             request: batch.request,
             slots: batch.slots,
             packages,
             order,
+            ids,
+            skills,
         }
     }
+}
+
+/// The activation ids an answer showing every skill assigns, and how many skills.
+/// Which other files are visible does not change them: only the skills compete.
+fn activation_ids(packages: &[Shown], order: &[usize]) -> (Vec<Vec<String>>, usize) {
+    let mut views: Vec<PackageView> = order.iter().map(|&at| packages[at].view.clone()).collect();
+    assign_activation_ids(&mut views);
+    let mut ids = vec![Vec::new(); packages.len()];
+    let mut skills = 0;
+    for (view, &at) in views.into_iter().zip(order) {
+        skills += view
+            .files
+            .iter()
+            .filter(|file| file.category == neuralis_layout::Category::Skill)
+            .count();
+        ids[at] = view
+            .files
+            .into_iter()
+            .map(|file| file.activation_id)
+            .collect();
+    }
+    (ids, skills)
 }
 
 fn shown(candidate: &Candidate<'_>) -> Shown {

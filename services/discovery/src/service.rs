@@ -207,7 +207,7 @@ impl Discovery {
             .unwrap_or_default();
         // One page of what this caller may see (page 0 is everything).
         let (packages, next_page_token) = neuralis_proto::page::page(
-            answer.packages.iter().map(convert::package).collect(),
+            answer.packages.into_iter().map(convert::package).collect(),
             request.page_size,
             &request.page_token,
             |package| package.policy_key.as_str(),
@@ -251,7 +251,7 @@ impl Discovery {
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let (pi, fi) = answer
-            .skills
+            .skills()
             .resolve(&request.skill_id)
             .ok_or(DiscoveryError::NotFound)?;
         let package = &answer.packages[pi];

@@ -43,6 +43,7 @@ pub(super) fn bytes(prepared: &Prepared) -> usize {
         + std::mem::size_of_val(prepared.slots.as_slice())
         + prepared.packages.iter().map(shown).sum::<usize>()
         + std::mem::size_of_val(prepared.order.as_slice())
+        + prepared.ids.iter().map(|ids| texts(ids)).sum::<usize>()
 }
 
 /// The sources the answer was prepared with, kept beside it to compare.
