@@ -17,7 +17,7 @@ fn text(s: &str) -> usize {
 }
 
 fn texts(v: &[String]) -> usize {
-    v.iter().map(|s| text(s)).sum::<usize>() + v.len() * size_of::<String>()
+    v.iter().map(|s| text(s)).sum::<usize>() + std::mem::size_of_val(v)
 }
 
 fn optional(s: &Option<String>) -> usize {
