@@ -188,6 +188,41 @@ impl<R: Weigh> Inventory<R> {
         true
     }
 
+    /// Weighs the project's kept rows again, when they are the rows `same` recognizes:
+    /// what the caller derived from them and keeps with them (the prepared answer)
+    /// counts toward [`InventorySettings::max_bytes`] from now on. The least recently
+    /// used other projects make room; rows that outgrew the whole bound are let go.
+    /// Returns whether the rows are still kept.
+    pub fn reweigh(&mut self, project: &str, same: impl FnOnce(&R) -> bool) -> bool {
+        let Some(entry) = self.projects.get(project).and_then(|s| s.entry.as_ref()) else {
+            return false;
+        };
+        if !same(&entry.rows) {
+            return false;
+        }
+        let bytes = entry.rows.bytes();
+        self.drop_entry_weight(project);
+        if bytes > self.settings.max_bytes {
+            self.drop_entry(project);
+            self.evictions += 1;
+            return false;
+        }
+        // The entry stays, so only the bytes can be beyond the bound.
+        self.evict_least_recently_used(project, |inventory| {
+            inventory.bytes + bytes > inventory.settings.max_bytes
+        });
+        let Some(entry) = self
+            .projects
+            .get_mut(project)
+            .and_then(|s| s.entry.as_mut())
+        else {
+            return false;
+        };
+        entry.bytes = bytes;
+        self.bytes += bytes;
+        true
+    }
+
     /// Revalidation found the project still at `revision`: the entry is current
     /// again. Returns false (and keeps nothing) when it no longer matches.
     pub fn confirm(&mut self, ticket: &FillTicket, revision: u64, now: Instant) -> bool {
@@ -286,9 +321,15 @@ impl<R: Weigh> Inventory<R> {
     /// Makes room for `incoming` bytes: keeps fewer than `max_projects` entries and at
     /// most `max_bytes` in all, dropping the least recently used other than `keep`.
     fn evict_beyond_capacity(&mut self, keep: &str, incoming: usize) {
-        while self.cached_projects() >= self.settings.max_projects
-            || self.bytes + incoming > self.settings.max_bytes
-        {
+        self.evict_least_recently_used(keep, |inventory| {
+            inventory.cached_projects() >= inventory.settings.max_projects
+                || inventory.bytes + incoming > inventory.settings.max_bytes
+        });
+    }
+
+    /// Drops the least recently used entries other than `keep` while `beyond` holds.
+    fn evict_least_recently_used(&mut self, keep: &str, beyond: impl Fn(&Self) -> bool) {
+        while beyond(self) {
             let victim = self
                 .projects
                 .iter()
@@ -302,6 +343,17 @@ impl<R: Weigh> Inventory<R> {
             }
             self.drop_entry(&victim);
             self.evictions += 1;
+        }
+    }
+
+    /// Stops counting an entry's weight, keeping the entry (it is weighed again).
+    fn drop_entry_weight(&mut self, project: &str) {
+        if let Some(entry) = self
+            .projects
+            .get_mut(project)
+            .and_then(|s| s.entry.as_mut())
+        {
+            self.bytes -= std::mem::take(&mut entry.bytes);
         }
     }
 

@@ -5,9 +5,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use neuralis_access::{DecisionCode, Evaluation};
-use neuralis_assembly::{
-    FileState, FileView, Origin, PackageView, SkillIndex, assign_activation_ids,
-};
+use neuralis_assembly::{FileState, Origin, PackageView, SkillIndex, assign_activation_ids};
 use neuralis_layout::Category;
 
 use crate::api::DiscoveryError;
@@ -93,7 +91,9 @@ pub(crate) enum Holder {
 pub(crate) struct Answer {
     pub packages: Vec<PackageView>,
     pub content: Vec<Vec<ContentAt>>,
-    pub skills: SkillIndex,
+    /// Every id a visible skill answers to. Built on first use when the ids came from
+    /// the prepared answer (a listing never needs it).
+    skills: OnceLock<SkillIndex>,
     /// The installed packages this caller may use (visible and switched on), whether or
     /// not they list a file: a tools-only package (seed 001, "a purely declarative
     /// package can ship nothing but tool schemas") is absent from the listing yet its
@@ -106,6 +106,13 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
+    /// Every id a visible skill answers to.
+    pub fn skills(&self) -> &SkillIndex {
+        // The same assignment as the one that set the ids, so they agree.
+        self.skills
+            .get_or_init(|| assign_activation_ids(&mut self.packages.clone()))
+    }
+
     /// Where to read `path` of `holder`, when this caller may read it now.
     pub fn readable(&self, holder: Holder, path: &str) -> Option<&ContentAt> {
         self.readable
@@ -162,6 +169,10 @@ pub(crate) fn assemble(
             Some(entry) => package.entries[slot.file][entry] = Some(decision.code),
         }
     }
+    // The activation ids of a skill depend on which skills are visible: when every
+    // skill of the prepared answer is, they are the ones prepared with it.
+    let ids = (visible_skills(prepared, evaluation, &decided) == prepared.skills)
+        .then_some(&prepared.ids);
     let mut packages = Vec::new();
     let mut content = Vec::new();
     // Prepared in package order: the visible ones keep it.
@@ -170,14 +181,17 @@ pub(crate) fn assemble(
         if !package_code.is_visible() {
             continue;
         }
-        if let Some((view, located)) =
-            package_entry(&prepared.packages[at], package_code, &decided[at])
-        {
+        let shown = &prepared.packages[at];
+        let ids = ids.map(|ids| ids[at].as_slice());
+        if let Some((view, located)) = package_entry(shown, package_code, &decided[at], ids) {
             packages.push(view);
             content.push(located);
         }
     }
-    let skills = assign_activation_ids(&mut packages);
+    let skills = OnceLock::new();
+    if ids.is_none() {
+        let _ = skills.set(assign_activation_ids(&mut packages));
+    }
     let usable_installed = prepared
         .packages
         .iter()
@@ -197,6 +211,28 @@ pub(crate) fn assemble(
         usable_installed,
         readable: OnceLock::new(),
     })
+}
+
+/// How many skill files this caller sees.
+fn visible_skills(prepared: &Prepared, evaluation: &Evaluation, decided: &[Decided]) -> usize {
+    prepared
+        .packages
+        .iter()
+        .zip(decided)
+        .zip(&evaluation.packages)
+        .filter(|(_, package)| package.code.is_visible())
+        .map(|((shown, decided), _)| {
+            shown
+                .view
+                .files
+                .iter()
+                .zip(&decided.files)
+                .filter(|(file, code)| {
+                    file.category == Category::Skill && file_state(**code).is_some()
+                })
+                .count()
+        })
+        .sum()
 }
 
 fn readable(
@@ -232,6 +268,7 @@ fn package_entry(
     shown: &Shown,
     package_code: DecisionCode,
     decided: &Decided,
+    ids: Option<&[String]>,
 ) -> Option<(PackageView, Vec<ContentAt>)> {
     let mut views = Vec::new();
     let mut content = Vec::new();
@@ -239,11 +276,13 @@ fn package_entry(
         let Some(state) = file_state(*code) else {
             continue;
         };
-        views.push(FileView {
-            state,
-            bundle: shown_entries(&file.bundle, &decided.entries[fi]),
-            ..file.clone()
-        });
+        let mut view = file.clone();
+        view.state = state;
+        view.bundle = shown_entries(&file.bundle, &decided.entries[fi]);
+        if let Some(ids) = ids {
+            view.activation_id.clone_from(&ids[fi]);
+        }
+        views.push(view);
         content.push(shown.content[fi].clone());
     }
     if views.is_empty() {
@@ -283,3 +322,7 @@ fn file_state(code: DecisionCode) -> Option<FileState> {
         DecisionCode::VisibleManual => Some(FileState::Manual),
     }
 }
+
+#[cfg(test)]
+#[path = "answer_tests.rs"]
+mod tests;

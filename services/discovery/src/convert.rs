@@ -6,26 +6,26 @@ use neuralis_proto::discovery::v1 as pb;
 
 use crate::ports::{ContestedTool, PackageValidation, ToolEntry};
 
-pub(crate) fn package(view: &PackageView) -> pb::Package {
-    let (origin, source_slug, package_id) = match &view.origin {
-        Origin::Installed { package_id } => (
-            pb::PackageOrigin::Installed,
-            String::new(),
-            package_id.clone(),
-        ),
-        Origin::Source { slug } => (pb::PackageOrigin::Source, slug.clone(), String::new()),
+/// Takes the view apart: an answer is converted once and dropped, so its strings move
+/// into the message instead of being copied.
+pub(crate) fn package(view: PackageView) -> pb::Package {
+    let (origin, source_slug, package_id) = match view.origin {
+        Origin::Installed { package_id } => {
+            (pb::PackageOrigin::Installed, String::new(), package_id)
+        }
+        Origin::Source { slug } => (pb::PackageOrigin::Source, slug, String::new()),
     };
     pb::Package {
-        name: view.name.clone(),
-        key: view.key.clone(),
+        name: view.name,
+        key: view.key,
         origin: origin as i32,
         source_slug,
-        root: view.root.clone(),
+        root: view.root,
         rule: rule(view.rule.as_deref()) as i32,
         package_id,
         enabled: view.enabled,
-        files: view.files.iter().map(file).collect(),
-        policy_key: view.policy_key.clone(),
+        files: view.files.into_iter().map(file).collect(),
+        policy_key: view.policy_key,
     }
 }
 
@@ -60,19 +60,19 @@ fn state(state: FileState) -> pb::FileState {
     }
 }
 
-fn file(view: &FileView) -> pb::PackageFile {
+fn file(view: FileView) -> pb::PackageFile {
     pb::PackageFile {
-        path: view.path.clone(),
+        path: view.path,
         category: category(view.category) as i32,
-        id: view.id.clone(),
-        title: view.title.clone(),
-        description: view.description.clone().unwrap_or_default(),
+        id: view.id,
+        title: view.title,
+        description: view.description.unwrap_or_default(),
         state: state(view.state) as i32,
         identity: view.identity,
         default_enabled: view.default_enabled,
-        files: view.bundle.clone(),
-        activation_id: view.activation_id.clone(),
-        allowed_tools: view.allowed_tools.clone(),
+        files: view.bundle,
+        activation_id: view.activation_id,
+        allowed_tools: view.allowed_tools,
         // Filled from the inventory's rows by `flags::fill`.
         content_flags: Vec::new(),
         flagged_files: Vec::new(),

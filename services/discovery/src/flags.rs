@@ -58,15 +58,30 @@ pub(crate) fn of_file(
     (own, entries)
 }
 
-/// Copies the flags onto `packages`, the caller's answer converted in order.
-pub(crate) fn fill(packages: &mut [pb::Package], answer: &Answer, snapshot: &ProjectSnapshot) {
-    for ((package, view), located) in packages
-        .iter_mut()
-        .zip(&answer.packages)
+/// Each shown file's flags, per package in answer order.
+pub(crate) type AnswerFlags = Vec<Vec<(Vec<String>, Vec<pb::FlaggedEntry>)>>;
+
+/// The flags of every file of the caller's answer.
+pub(crate) fn of_answer(answer: &Answer, snapshot: &ProjectSnapshot) -> AnswerFlags {
+    answer
+        .packages
+        .iter()
         .zip(&answer.content)
-    {
-        for ((file, view), at) in package.files.iter_mut().zip(&view.files).zip(located) {
-            (file.content_flags, file.flagged_files) = of_file(snapshot, view, at);
+        .map(|(view, located)| {
+            view.files
+                .iter()
+                .zip(located)
+                .map(|(file, at)| of_file(snapshot, file, at))
+                .collect()
+        })
+        .collect()
+}
+
+/// Copies `flags` onto `packages`, the caller's answer converted in order.
+pub(crate) fn fill(packages: &mut [pb::Package], flags: AnswerFlags) {
+    for (package, flags) in packages.iter_mut().zip(flags) {
+        for (file, (own, entries)) in package.files.iter_mut().zip(flags) {
+            (file.content_flags, file.flagged_files) = (own, entries);
         }
     }
 }

@@ -160,6 +160,18 @@ impl InventoryShell {
         Ok(snapshot)
     }
 
+    /// Counts what was derived from `snapshot` since it was kept (its prepared answer)
+    /// toward the memory bound, when it is still the project's kept snapshot.
+    pub(crate) fn reweigh(&self, project: &str, snapshot: &Arc<ProjectSnapshot>) {
+        let mut state = self.lock();
+        let kept = state
+            .inventory
+            .reweigh(project, |rows| Arc::ptr_eq(rows, snapshot));
+        neuralis_metrics::inventory_evictions(state.inventory.take_evictions());
+        neuralis_metrics::inventory_bytes(state.inventory.cached_bytes());
+        tracing::debug!(kept, "inventory reweigh");
+    }
+
     fn keep(&self, ticket: &FillTicket, snapshot: &Arc<ProjectSnapshot>) {
         let mut state = self.drained();
         let revision = snapshot.revision;

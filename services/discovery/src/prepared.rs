@@ -10,17 +10,19 @@
 //! the request equal those it was prepared with: a new snapshot, or a changed scope,
 //! privacy pattern or root of any source, prepares afresh.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use neuralis_access::EvaluationRequest;
-use neuralis_assembly::{FileState, FileView, Origin, PackageView, package_order_key};
+use neuralis_assembly::{
+    FileState, FileView, Origin, PackageView, assign_activation_ids, package_order_key,
+};
 use neuralis_layout::Contribution;
 
 use crate::answer::ContentAt;
 use crate::candidates::{Batch, Candidate, FileSlot, entry_path, policy_key};
-use crate::inventory::ProjectSnapshot;
 use crate::ports::SourceInfo;
+
+mod weight;
 
 /// The caller-independent part of a project's answer.
 #[derive(Debug)]
@@ -33,6 +35,11 @@ pub(crate) struct Prepared {
     pub packages: Vec<Shown>,
     /// The package candidates in the order an answer lists packages.
     pub order: Vec<usize>,
+    /// Per package candidate, per file: its activation id when every skill is visible
+    /// (empty for other files).
+    pub ids: Vec<Vec<String>>,
+    /// How many skill files the package candidates hold.
+    pub skills: usize,
 }
 
 /// A package candidate as an answer would show it were every file visible.
@@ -57,13 +64,38 @@ impl Prepared {
         order.sort_by(|a, b| {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
+        let (ids, skills) = activation_ids(&packages, &order);
         Prepared {
             request: batch.request,
             slots: batch.slots,
             packages,
             order,
+            ids,
+            skills,
         }
     }
+}
+
+/// The activation ids an answer showing every skill assigns, and how many skills.
+/// Which other files are visible does not change them: only the skills compete.
+fn activation_ids(packages: &[Shown], order: &[usize]) -> (Vec<Vec<String>>, usize) {
+    let mut views: Vec<PackageView> = order.iter().map(|&at| packages[at].view.clone()).collect();
+    assign_activation_ids(&mut views);
+    let mut ids = vec![Vec::new(); packages.len()];
+    let mut skills = 0;
+    for (view, &at) in views.into_iter().zip(order) {
+        skills += view
+            .files
+            .iter()
+            .filter(|file| file.category == neuralis_layout::Category::Skill)
+            .count();
+        ids[at] = view
+            .files
+            .into_iter()
+            .map(|file| file.activation_id)
+            .collect();
+    }
+    (ids, skills)
 }
 
 fn shown(candidate: &Candidate<'_>) -> Shown {
@@ -151,59 +183,63 @@ fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
     }
 }
 
-/// The prepared answer of each project, for the snapshot it was prepared from.
+/// The prepared answer of one snapshot, kept inside it: it lives exactly as long as
+/// the snapshot (the inventory alone decides that, under its memory bound, which counts
+/// it: see [`PreparedSlot::bytes`]), and a copy of a snapshot starts with none, so an
+/// answer is never served from a grouping other than the one it was prepared from.
 #[derive(Debug, Default)]
-pub(crate) struct PreparedAnswers {
-    by_project: Mutex<HashMap<String, Entry>>,
+pub(crate) struct PreparedSlot {
+    kept: Mutex<Option<Kept>>,
 }
 
 #[derive(Debug)]
-struct Entry {
-    /// The snapshot prepared from. Weak: the inventory alone decides how long a
-    /// snapshot lives (its memory bound), and a weak reference keeps the allocation's
-    /// address from being reused, so identity cannot be mistaken.
-    snapshot: Weak<ProjectSnapshot>,
+struct Kept {
     sources: Vec<SourceInfo>,
     prepared: Arc<Prepared>,
+    /// What the prepared answer weighs ([`weight::bytes`]), measured once.
+    bytes: usize,
 }
 
-impl PreparedAnswers {
-    /// The prepared answer of `project` for `snapshot` and `sources`, prepared by
-    /// `prepare` unless the one kept was prepared from the same snapshot and equal
-    /// sources.
+impl Clone for PreparedSlot {
+    /// Empty: a copy is another snapshot, prepared afresh.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PreparedSlot {
+    /// The prepared answer for `sources`, prepared by `prepare` unless the one kept was
+    /// prepared with equal sources; and whether it was prepared now (the snapshot then
+    /// weighs more: see [`crate::inventory::InventoryShell::reweigh`]).
     pub(crate) fn get(
         &self,
-        project: &str,
-        snapshot: &Arc<ProjectSnapshot>,
         sources: &[SourceInfo],
         prepare: impl FnOnce() -> Prepared,
-    ) -> Arc<Prepared> {
-        if let Some(entry) = self.lock().get(project)
-            && Weak::ptr_eq(&entry.snapshot, &Arc::downgrade(snapshot))
-            && entry.sources == sources
+    ) -> (Arc<Prepared>, bool) {
+        if let Some(kept) = self.lock().as_ref()
+            && kept.sources == sources
         {
-            return Arc::clone(&entry.prepared);
+            return (Arc::clone(&kept.prepared), false);
         }
         // Prepared outside the lock: two first requests may both prepare; either is
         // right, the last one stays.
         let prepared = Arc::new(prepare());
-        let mut entries = self.lock();
-        // Entries of snapshots the inventory let go are dropped with them.
-        entries.retain(|_, entry| entry.snapshot.strong_count() > 0);
-        entries.insert(
-            project.to_owned(),
-            Entry {
-                snapshot: Arc::downgrade(snapshot),
-                sources: sources.to_vec(),
-                prepared: Arc::clone(&prepared),
-            },
-        );
-        prepared
+        *self.lock() = Some(Kept {
+            sources: sources.to_vec(),
+            bytes: weight::bytes(&prepared) + weight::sources(sources),
+            prepared: Arc::clone(&prepared),
+        });
+        (prepared, true)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    /// What the kept answer weighs, 0 when none is kept.
+    pub(crate) fn bytes(&self) -> usize {
+        self.lock().as_ref().map_or(0, |kept| kept.bytes)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
         // A poisoned lock only means a panic elsewhere; every mutation is one call.
-        self.by_project
+        self.kept
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -214,9 +250,11 @@ mod tests {
     use std::cell::Cell;
 
     use neuralis_access::{Scope, SourceScope};
+    use neuralis_inventory::Weigh;
 
     use super::*;
-    use crate::ports::ProjectRows;
+    use crate::inventory::ProjectSnapshot;
+    use crate::ports::{IndexRow, ProjectRows};
 
     fn source(patterns: &[&str]) -> SourceInfo {
         SourceInfo {
@@ -239,69 +277,86 @@ mod tests {
         ))
     }
 
-    /// `answers.get`, counting how often it prepared.
+    /// `snapshot`'s prepared answer, counting how often it was prepared.
     fn get(
-        answers: &PreparedAnswers,
-        snapshot: &Arc<ProjectSnapshot>,
+        snapshot: &ProjectSnapshot,
         sources: &[SourceInfo],
         prepared: &Cell<usize>,
     ) -> Arc<Prepared> {
-        answers.get("p1", snapshot, sources, || {
+        let before = prepared.get();
+        let (answer, fresh) = snapshot.prepared.get(sources, || {
             prepared.set(prepared.get() + 1);
             Prepared::new(Batch {
                 request: EvaluationRequest::default(),
                 candidates: Vec::new(),
                 slots: Vec::new(),
             })
-        })
+        });
+        assert_eq!(
+            fresh,
+            prepared.get() > before,
+            "fresh says it was prepared now"
+        );
+        answer
     }
 
     #[test]
     fn a_prepared_answer_serves_only_the_snapshot_and_sources_it_was_prepared_from() {
-        let answers = PreparedAnswers::default();
         let prepared = Cell::new(0);
         let sources = vec![source(&[])];
         let first = snapshot();
-        let a = get(&answers, &first, &sources, &prepared);
-        let b = get(&answers, &first, &sources, &prepared);
+        let a = get(&first, &sources, &prepared);
+        let b = get(&first, &sources, &prepared);
         assert!(Arc::ptr_eq(&a, &b), "the same snapshot reuses it");
         assert_eq!(prepared.get(), 1);
 
-        // A new snapshot, even one equal in content, is prepared afresh: identity, not
-        // likeness, says which grouping an answer was prepared from.
+        // Another snapshot, even one equal in content (a copy), is prepared afresh:
+        // identity, not likeness, says which grouping an answer was prepared from.
         let second = snapshot();
-        let c = get(&answers, &second, &sources, &prepared);
+        let c = get(&second, &sources, &prepared);
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(prepared.get(), 2);
-        // The old snapshot's answer is gone too: going back prepares again.
-        get(&answers, &first, &sources, &prepared);
+        let copy = first.as_ref().clone();
+        get(&copy, &sources, &prepared);
         assert_eq!(prepared.get(), 3);
 
         // A changed privacy pattern (read with the request's sources) prepares afresh.
         let private = vec![source(&["agents/{agent}/**"])];
-        get(&answers, &first, &private, &prepared);
+        get(&first, &private, &prepared);
         assert_eq!(prepared.get(), 4);
-        get(&answers, &first, &private, &prepared);
+        get(&first, &private, &prepared);
         assert_eq!(prepared.get(), 4);
     }
 
     #[test]
-    fn a_snapshot_the_inventory_let_go_takes_its_prepared_answer_with_it() {
-        let answers = PreparedAnswers::default();
-        let prepared = Cell::new(0);
+    fn a_snapshot_weighs_the_answer_prepared_from_it() {
         let sources = vec![source(&[])];
-        let dropped = snapshot();
-        get(&answers, &dropped, &sources, &prepared);
-        drop(dropped);
-        let other = snapshot();
-        answers.get("p2", &other, &sources, || {
-            Prepared::new(Batch {
-                request: EvaluationRequest::default(),
-                candidates: Vec::new(),
-                slots: Vec::new(),
-            })
+        let rows = ProjectRows {
+            revision: 1,
+            rows: (0..20)
+                .map(|i| IndexRow {
+                    source_id: "p1/repo.00".into(),
+                    path: format!("tools/t{i}/skills/s/SKILL.md"),
+                    size: 10,
+                    payload: neuralis_layout::FilePayload::default(),
+                    real_path: None,
+                    content_flags: Default::default(),
+                })
+                .collect(),
+        };
+        let snapshot = ProjectSnapshot::build(rows, &sources);
+        let rows_only = snapshot.bytes();
+        let (answer, _) = snapshot.prepared.get(&sources, || {
+            Prepared::new(crate::candidates::build("p1", &[], &sources, &snapshot))
         });
-        let kept: Vec<String> = answers.lock().keys().cloned().collect();
-        assert_eq!(kept, vec!["p2".to_owned()]);
+        assert!(!answer.request.files.is_empty(), "the answer holds files");
+        let measured = weight::bytes(&answer);
+        assert!(
+            snapshot.bytes() >= rows_only + measured,
+            "{} < {rows_only} + {measured}",
+            snapshot.bytes()
+        );
+        // Every file is held several times over (candidate, shown view, content).
+        assert!(measured > answer.request.files.len() * 3 * 24);
     }
 }

@@ -13,7 +13,7 @@ use crate::candidates;
 use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
-use crate::prepared::{Prepared, PreparedAnswers};
+use crate::prepared::Prepared;
 use crate::{convert, flags};
 use neuralis_authz::Permit;
 
@@ -30,8 +30,6 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
-    /// What every caller's answer shares, per inventory snapshot (never a decision).
-    prepared: PreparedAnswers,
 }
 
 /// The validated `Scope` of a request.
@@ -69,7 +67,6 @@ impl Discovery {
         Self {
             parts,
             rekeyed: Default::default(),
-            prepared: PreparedAnswers::default(),
         }
     }
 
@@ -129,7 +126,7 @@ impl Discovery {
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
-        let prepared = self.prepared.get(&scope.project, &snapshot, &sources, || {
+        let (prepared, fresh) = snapshot.prepared.get(&sources, || {
             Prepared::new(candidates::build(
                 &scope.project,
                 self.parts.catalog.packages(),
@@ -137,6 +134,9 @@ impl Discovery {
                 &snapshot,
             ))
         });
+        if fresh {
+            self.parts.inventory.reweigh(&scope.project, &snapshot);
+        }
         // Access is decided now, for this caller, after the inventory read: a change
         // committed before this moment is honoured even if the request started earlier.
         let evaluation = self
@@ -207,9 +207,14 @@ impl Discovery {
         let Some(decided) = self.decided(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
         };
-        let answer = &decided.answer;
-        let mut packages: Vec<pb::Package> = answer.packages.iter().map(convert::package).collect();
-        flags::fill(&mut packages, answer, &decided.snapshot);
+        let Decided {
+            answer, snapshot, ..
+        } = decided;
+        // The flags are read off the views before they move into the response.
+        let flags = flags::of_answer(&answer, &snapshot);
+        let mut packages: Vec<pb::Package> =
+            answer.packages.into_iter().map(convert::package).collect();
+        flags::fill(&mut packages, flags);
         // One page of what this caller may see (page 0 is everything).
         let (packages, next_page_token) = neuralis_proto::page::page(
             packages,
@@ -257,7 +262,7 @@ impl Discovery {
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let (pi, fi) = answer
-            .skills
+            .skills()
             .resolve(&request.skill_id)
             .ok_or(DiscoveryError::NotFound)?;
         let package = &answer.packages[pi];

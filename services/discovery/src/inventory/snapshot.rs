@@ -21,6 +21,7 @@ use neuralis_inventory::Weigh;
 use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, Layout, PackageRoots, group};
 
 use crate::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, SourceInfo};
+use crate::prepared::PreparedSlot;
 
 /// Per-row facts the answer needs besides the layout. (The privacy marker the sync
 /// stored is not kept: privacy is computed per request from the source's current
@@ -67,6 +68,8 @@ pub struct ProjectSnapshot {
     pub revision: u64,
     /// By source id.
     pub sources: BTreeMap<String, Arc<SourceSnapshot>>,
+    /// The answer prepared from this very snapshot, weighed with it.
+    pub(crate) prepared: PreparedSlot,
 }
 
 /// What applying a delta cost: sources regrouped (relevant files only, or whole).
@@ -285,6 +288,7 @@ impl ProjectSnapshot {
         Self {
             revision: rows.revision,
             sources,
+            prepared: PreparedSlot::default(),
         }
     }
 
@@ -351,6 +355,7 @@ impl ProjectSnapshot {
             Self {
                 revision: delta.revision,
                 sources: next,
+                prepared: PreparedSlot::default(),
             },
             regrouped,
         )
@@ -364,8 +369,9 @@ impl ProjectSnapshot {
 
 impl Weigh for ProjectSnapshot {
     /// An estimate: the paths (twice for the relevant files, whose facts are keyed by
-    /// path again) and a fixed overhead per row. Payloads are not walked (whitelisted
-    /// frontmatter, bounded per file), so weighing costs nothing per row.
+    /// path again) and a fixed overhead per row, and the answer prepared from the
+    /// snapshot once there is one (measured when prepared). Payloads are not walked
+    /// (whitelisted frontmatter, bounded per file), so weighing costs nothing per row.
     fn bytes(&self) -> usize {
         self.sources
             .values()
@@ -374,7 +380,8 @@ impl Weigh for ProjectSnapshot {
                     + s.relevant.keys().map(String::len).sum::<usize>()
                     + s.count * ROW_OVERHEAD
             })
-            .sum()
+            .sum::<usize>()
+            + self.prepared.bytes()
     }
 }
 
