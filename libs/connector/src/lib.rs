@@ -12,6 +12,7 @@
 
 mod error;
 mod resolve;
+mod stat;
 mod walk;
 
 use std::fs;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use error::ConnectorError;
+use stat::FileStat;
 
 /// Bounds on what a connector lists and reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,33 +68,19 @@ pub struct ListedFile {
 }
 
 impl ListedFile {
-    pub(crate) fn from_metadata(path: String, metadata: &fs::Metadata, root: Inode) -> Self {
+    pub(crate) fn from_stat(path: String, stat: &FileStat, root: Inode) -> Self {
         ListedFile {
             path,
-            size: metadata.len(),
-            modified: metadata.modified().ok(),
-            changed: change_time(metadata),
+            size: stat.size,
+            modified: stat.modified,
+            changed: stat.changed,
             identity: Some(FileIdentity {
                 root,
-                file: Inode::of(metadata),
+                file: stat.inode,
             }),
             real_path: None,
         }
     }
-}
-
-/// The inode change time of `metadata`, where the platform keeps one.
-#[cfg(unix)]
-fn change_time(metadata: &fs::Metadata) -> Option<SystemTime> {
-    use std::os::unix::fs::MetadataExt;
-    let seconds = u64::try_from(metadata.ctime()).ok()?;
-    let nanos = u32::try_from(metadata.ctime_nsec()).ok()?;
-    SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(seconds, nanos))
-}
-
-#[cfg(not(unix))]
-fn change_time(_metadata: &fs::Metadata) -> Option<SystemTime> {
-    None
 }
 
 /// Which file a listing saw, and under which root: only the connector of that root
@@ -248,9 +236,9 @@ impl LocalConnector {
     /// paths are `NotFound`.
     pub fn stat(&self, path: &str) -> Result<ListedFile, ConnectorError> {
         let (_, metadata) = self.resolve(path)?;
-        Ok(ListedFile::from_metadata(
+        Ok(ListedFile::from_stat(
             path.to_owned(),
-            &metadata,
+            &FileStat::of(&metadata),
             self.root_inode,
         ))
     }

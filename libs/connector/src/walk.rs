@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
+use crate::stat::FileStat;
 use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
 use scan::{Found, Pending, scan};
 
@@ -54,6 +55,10 @@ pub(crate) struct Tree<'a> {
 }
 
 impl Tree<'_> {
+    pub(crate) fn has_forbidden(&self) -> bool {
+        !self.forbidden.is_empty()
+    }
+
     /// Whether `path` (where an entry really is) lies in a forbidden directory.
     pub(crate) fn is_forbidden(&self, path: &Path) -> bool {
         self.forbidden.iter().any(|dir| path.starts_with(dir))
@@ -64,18 +69,18 @@ impl Tree<'_> {
         &self,
         listing: &mut Listing,
         relative: String,
-        metadata: &std::fs::Metadata,
+        stat: &FileStat,
         real_path: Option<String>,
     ) {
         let limit = self.limits.max_file_size;
-        if metadata.len() > limit {
+        if stat.size > limit {
             let reason = SkipReason::TooLarge {
-                size: metadata.len(),
+                size: stat.size,
                 limit,
             };
             listing.skipped.push(skipped(relative, reason));
         } else {
-            let mut file = ListedFile::from_metadata(relative, metadata, self.root_inode);
+            let mut file = ListedFile::from_stat(relative, stat, self.root_inode);
             file.real_path = real_path;
             listing.files.push(file);
         }
@@ -121,7 +126,7 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
                 Found::Skip(skipped) => listing.skipped.push(skipped),
                 Found::File {
                     relative,
-                    metadata,
+                    stat,
                     real_path,
                 } => {
                     if listing.files.len() >= limits.max_files {
@@ -130,7 +135,7 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
                             .push(skipped(relative, SkipReason::FileLimitReached));
                         return listing;
                     }
-                    tree.accept(&mut listing, relative, &metadata, real_path);
+                    tree.accept(&mut listing, relative, &stat, real_path);
                 }
             }
         }
@@ -219,17 +224,17 @@ fn worker(shared: &Shared<'_>) -> Listing {
                 Found::Skip(skipped) => listing.skipped.push(skipped),
                 Found::File {
                     relative,
-                    metadata,
+                    stat,
                     real_path,
                 } => {
-                    let fits = metadata.len() <= tree.limits.max_file_size;
+                    let fits = stat.size <= tree.limits.max_file_size;
                     if fits
                         && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
                             >= tree.limits.max_files
                     {
                         shared.too_many.store(true, Ordering::Relaxed);
                     }
-                    tree.accept(&mut listing, relative, &metadata, real_path);
+                    tree.accept(&mut listing, relative, &stat, real_path);
                 }
             }
         }

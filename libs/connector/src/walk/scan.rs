@@ -2,10 +2,18 @@
 //! enter, or something skipped with its reason), with symlinks followed only inside the
 //! root. The ordered and the parallel walks share it.
 
-use std::fs::{self, DirEntry, Metadata};
+use std::cell::RefCell;
+use std::ffi::{CString, OsStr};
+use std::fs;
+use std::mem::MaybeUninit;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+
 use super::{Tree, skipped};
+use crate::stat::FileStat;
 use crate::{SkipReason, Skipped};
 
 /// Linux's "too many levels of symbolic links" (`ErrorKind::FilesystemLoop` is not
@@ -40,7 +48,7 @@ pub(crate) enum Found {
     /// A regular file (or a link to one inside the root), not yet checked for size.
     File {
         relative: String,
-        metadata: Metadata,
+        stat: FileStat,
         /// Its real path relative to the root, when it was reached through a link (the
         /// file itself or a directory on the way) and differs from `relative`.
         real_path: Option<String>,
@@ -58,7 +66,7 @@ enum Entry {
         canonical: Option<PathBuf>,
     },
     File {
-        metadata: Metadata,
+        stat: FileStat,
         /// Where it really is, when it is a link.
         target: Option<PathBuf>,
     },
@@ -67,27 +75,27 @@ enum Entry {
 
 /// The entries of `directory`, in name order when `sorted`.
 pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
-    let entries = match read_entries(&directory.path, sorted) {
-        Ok(entries) => entries,
+    let (fd, entries) = match read_entries(&directory.path, sorted) {
+        Ok(read) => read,
         Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
     };
     entries
-        .into_iter()
-        .map(|entry| found(entry, directory, tree))
+        .iter()
+        .map(|entry| found(&fd, entry, directory, tree))
         .collect()
 }
 
-fn found(entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
+fn found(fd: &OwnedFd, entry: &DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
     let (root, limits) = (tree.root, tree.limits);
-    let name = entry.file_name();
+    let name = OsStr::from_bytes(entry.name.to_bytes());
     let Some(name) = name.to_str() else {
         let lossy = join(&directory.relative, &name.to_string_lossy());
         return Found::Skip(skipped(lossy, SkipReason::NonUtf8Name));
     };
     let relative = join(&directory.relative, name);
-    match classify(&entry, root, directory) {
+    match classify(fd, entry, name, root, directory) {
         Entry::Skip(reason) => Found::Skip(skipped(relative, reason)),
-        Entry::File { metadata, target } => {
+        Entry::File { stat, target } => {
             // Where the file really is: the link's target, or its name under the real
             // directory when a link led here; `None` when nothing was followed.
             let real = target.or_else(|| {
@@ -96,16 +104,19 @@ fn found(entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
                     .as_ref()
                     .map(|canonical| canonical.join(name))
             });
-            let at = real.clone().unwrap_or_else(|| directory.path.join(name));
-            if tree.is_forbidden(&at) {
-                return Found::Skip(skipped(relative, SkipReason::Excluded));
+            // Nothing to check (and no path to build) when nothing is forbidden.
+            if tree.has_forbidden() {
+                let at = real.clone().unwrap_or_else(|| directory.path.join(name));
+                if tree.is_forbidden(&at) {
+                    return Found::Skip(skipped(relative, SkipReason::Excluded));
+                }
             }
             let real_path = real
                 .and_then(|real| relative_to(root, &real))
                 .filter(|real| *real != relative);
             Found::File {
                 relative,
-                metadata,
+                stat,
                 real_path,
             }
         }
@@ -131,36 +142,99 @@ fn found(entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
     }
 }
 
-fn read_entries(directory: &Path, sorted: bool) -> std::io::Result<Vec<DirEntry>> {
-    let mut entries = fs::read_dir(directory)?.collect::<std::io::Result<Vec<_>>>()?;
-    if sorted {
-        entries.sort_by_key(DirEntry::file_name);
-    }
-    Ok(entries)
+/// One name read from a directory.
+struct DirEntry {
+    name: CString,
+    /// The type getdents gave (`Unknown` on a filesystem that gives none).
+    file_type: FileType,
 }
 
-fn classify(entry: &DirEntry, root: &Path, parent: &Pending) -> Entry {
-    let file_type = match entry.file_type() {
-        Ok(file_type) => file_type,
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
-    };
-    if file_type.is_symlink() {
-        return follow_link(&entry.path(), root, parent);
+/// Bytes of directory entries one `getdents64` call may return (the C library's
+/// `opendir` buffer size).
+const ENTRY_BUFFER: usize = 32 * 1024;
+
+thread_local! {
+    /// Each walking thread reuses one entry buffer.
+    static BUFFER: RefCell<Vec<MaybeUninit<u8>>> =
+        RefCell::new(vec![MaybeUninit::uninit(); ENTRY_BUFFER]);
+}
+
+/// The directory's entries but `.` and `..`, read with `getdents64` from a descriptor
+/// opened here: std's `read_dir` goes through the C library's `opendir`, which also
+/// `fstat`s every directory, one system call in five of a small directory's reading.
+/// The descriptor is returned so each file is stat'ed relative to it.
+fn read_entries(directory: &Path, sorted: bool) -> std::io::Result<(OwnedFd, Vec<DirEntry>)> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    let fd = rustix::fs::open(directory, flags, Mode::empty())?;
+    let mut entries = BUFFER.with_borrow_mut(|buffer| {
+        let mut entries = Vec::new();
+        let mut dir = RawDir::new(&fd, buffer);
+        while let Some(entry) = dir.next() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                // A directory removed while being read ends there, as the C library
+                // (and so std) has it.
+                Err(rustix::io::Errno::NOENT) => break,
+                Err(error) => return Err(error.into()),
+            };
+            let name = entry.file_name();
+            if !matches!(name.to_bytes(), b"." | b"..") {
+                entries.push(DirEntry {
+                    name: name.to_owned(),
+                    file_type: entry.file_type(),
+                });
+            }
+        }
+        Ok::<_, std::io::Error>(entries)
+    })?;
+    if sorted {
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    if file_type.is_dir() {
+    Ok((fd, entries))
+}
+
+/// The entry's own status (a link is not followed), relative to its directory.
+fn stat_at(fd: &OwnedFd, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx> {
+    Ok(rustix::fs::statx(
+        fd,
+        entry.name.as_c_str(),
+        AtFlags::SYMLINK_NOFOLLOW,
+        StatxFlags::BASIC_STATS,
+    )?)
+}
+
+fn classify(fd: &OwnedFd, entry: &DirEntry, name: &str, root: &Path, parent: &Pending) -> Entry {
+    // The type getdents gave; a filesystem that gives none is asked with a stat, as
+    // std does.
+    let mut statx = None;
+    let file_type = match entry.file_type {
+        FileType::Unknown => match stat_at(fd, entry) {
+            Ok(found) => {
+                let file_type = FileType::from_raw_mode(found.stx_mode.into());
+                statx = Some(found);
+                file_type
+            }
+            Err(error) => return Entry::Skip(unreadable_reason(&error)),
+        },
+        known => known,
+    };
+    if file_type == FileType::Symlink {
+        return follow_link(&parent.path.join(name), root, parent);
+    }
+    if file_type == FileType::Directory {
         return Entry::Directory {
             canonical: parent
                 .canonical
                 .as_ref()
-                .map(|canonical| canonical.join(entry.file_name())),
+                .map(|canonical| canonical.join(name)),
         };
     }
-    if !file_type.is_file() {
+    if file_type != FileType::RegularFile {
         return Entry::Skip(SkipReason::NotRegular);
     }
-    match entry.metadata() {
-        Ok(metadata) => Entry::File {
-            metadata,
+    match statx.map_or_else(|| stat_at(fd, entry), Ok) {
+        Ok(statx) => Entry::File {
+            stat: FileStat::from_statx(&statx),
             target: None,
         },
         Err(error) => Entry::Skip(unreadable_reason(&error)),
@@ -199,7 +273,7 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
     }
     if metadata.is_file() {
         Entry::File {
-            metadata,
+            stat: FileStat::of(&metadata),
             target: Some(target),
         }
     } else {
