@@ -89,11 +89,12 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
         .files
         .iter()
         .map(|file| {
-            // A file that vanished or changed since the listing is captured by path.
+            // Read as the sync reads a listed file: one open, proven by its inode to be
+            // the file the walk found (a file replaced since is read the careful way).
             // The files the sync flags (markdown and scripts) are read too.
             let checked = neuralis_content_flags::is_checked(&file.path);
             let content = (needs_content(&file.path) || checked)
-                .then(|| connector.read(&file.path).ok())
+                .then(|| connector.read_listed(file).ok())
                 .flatten();
             if let Some(content) = content.as_ref().filter(|_| checked) {
                 let found = neuralis_content_flags::detect(&file.path, content);
