@@ -8,6 +8,7 @@
 //! deep tree cannot overflow the call stack; symlinks are followed only inside the
 //! root, and everything left out is reported with its reason.
 
+mod record;
 mod scan;
 
 use std::path::{Path, PathBuf};
@@ -15,18 +16,19 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::stat::FileStat;
-use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
+use crate::{ConnectorLimits, Inode, Listing, SkipReason, Skipped};
+pub(crate) use record::Record;
 use scan::{Found, Pending, scan};
 
 /// The most threads a walk uses.
 const MAX_WALK_THREADS: usize = 4;
 
-pub(crate) fn walk(
+pub(crate) fn walk<F: Record>(
     root: &Path,
     root_inode: Inode,
     limits: &ConnectorLimits,
     forbidden: &[PathBuf],
-) -> Listing {
+) -> Listing<F> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_WALK_THREADS);
@@ -35,13 +37,13 @@ pub(crate) fn walk(
         root_inode,
         limits,
         forbidden,
+        stat_files: F::STAT_FILES,
     };
     let parallel = (threads > 1)
         .then(|| parallel_walk(&tree, threads))
         .flatten();
     let mut listing = parallel.unwrap_or_else(|| sequential_walk(&tree));
-    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    sort(&mut listing);
     listing
 }
 
@@ -52,6 +54,8 @@ pub(crate) struct Tree<'a> {
     pub(crate) limits: &'a ConnectorLimits,
     /// Directories never entered and files never listed, wherever reached (canonical).
     forbidden: &'a [PathBuf],
+    /// Whether plain files are stat'ed ([`Record::STAT_FILES`]).
+    pub(crate) stat_files: bool,
 }
 
 impl Tree<'_> {
@@ -64,31 +68,36 @@ impl Tree<'_> {
         self.forbidden.iter().any(|dir| path.starts_with(dir))
     }
 
-    /// A file within the size limit is listed; a larger one is reported.
-    fn accept(
+    /// A file within the size limit is listed; a larger one is reported. A file not
+    /// stat'ed is listed: its size is checked when it is read.
+    fn accept<F: Record>(
         &self,
-        listing: &mut Listing,
+        listing: &mut Listing<F>,
         relative: String,
-        stat: &FileStat,
+        stat: Option<&FileStat>,
         real_path: Option<String>,
     ) {
         let limit = self.limits.max_file_size;
-        if stat.size > limit {
-            let reason = SkipReason::TooLarge {
-                size: stat.size,
-                limit,
-            };
-            listing.skipped.push(skipped(relative, reason));
-        } else {
-            let mut file = ListedFile::from_stat(relative, stat, self.root_inode);
-            file.real_path = real_path;
-            listing.files.push(file);
+        match stat {
+            Some(stat) if stat.size > limit => {
+                let reason = SkipReason::TooLarge {
+                    size: stat.size,
+                    limit,
+                };
+                listing.skipped.push(skipped(relative, reason));
+            }
+            _ => {
+                let file = F::new(relative, stat, real_path, self.root_inode);
+                listing.files.push(file);
+            }
         }
     }
 }
 
-fn sort(listing: &mut Listing) {
-    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+fn sort<F: Record>(listing: &mut Listing<F>) {
+    listing
+        .files
+        .sort_unstable_by(|a, b| a.path().cmp(b.path()));
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
@@ -114,7 +123,7 @@ fn merge<T>(parts: Vec<Vec<T>>, key: impl Fn(&T) -> &str) -> Vec<T> {
 }
 
 /// Depth-first in name order on one thread, stopping at `max_files`.
-fn sequential_walk(tree: &Tree<'_>) -> Listing {
+fn sequential_walk<F: Record>(tree: &Tree<'_>) -> Listing<F> {
     let (root, limits) = (tree.root, tree.limits);
     let mut listing = Listing::default();
     let mut stack = vec![Pending::root(root)];
@@ -135,7 +144,7 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
                             .push(skipped(relative, SkipReason::FileLimitReached));
                         return listing;
                     }
-                    tree.accept(&mut listing, relative, &stat, real_path);
+                    tree.accept(&mut listing, relative, stat.as_ref(), real_path);
                 }
             }
         }
@@ -166,7 +175,7 @@ struct Shared<'a> {
 
 /// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
 /// more (then only the ordered walk knows which ones to keep).
-fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
+fn parallel_walk<F: Record>(tree: &Tree<'_>, threads: usize) -> Option<Listing<F>> {
     let shared = Shared {
         tree,
         queue: Mutex::new(Queue {
@@ -179,7 +188,7 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
         too_many: AtomicBool::new(false),
     };
     // Each thread sorts what it found; the sorted parts are merged.
-    let parts: Vec<Listing> = std::thread::scope(|scope| {
+    let parts: Vec<Listing<F>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -202,7 +211,7 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
         .map(|part| (part.files, part.skipped))
         .unzip();
     Some(Listing {
-        files: merge(files, |file| file.path.as_str()),
+        files: merge(files, Record::path),
         skipped: merge(skipped, |skipped| skipped.path.as_str()),
     })
 }
@@ -210,7 +219,7 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
 /// Scans directories depth-first from a stack of its own, taking from the shared
 /// queue only when that stack is empty and giving to it only when a thread waits, so
 /// the threads rarely touch the lock.
-fn worker(shared: &Shared<'_>) -> Listing {
+fn worker<F: Record>(shared: &Shared<'_>) -> Listing<F> {
     let tree = shared.tree;
     let mut listing = Listing::default();
     let mut own: Vec<Pending> = Vec::new();
@@ -227,14 +236,18 @@ fn worker(shared: &Shared<'_>) -> Listing {
                     stat,
                     real_path,
                 } => {
-                    let fits = stat.size <= tree.limits.max_file_size;
+                    // A file not stat'ed counts as fitting (its size is checked at
+                    // read).
+                    let fits = stat
+                        .as_ref()
+                        .is_none_or(|stat| stat.size <= tree.limits.max_file_size);
                     if fits
                         && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
                             >= tree.limits.max_files
                     {
                         shared.too_many.store(true, Ordering::Relaxed);
                     }
-                    tree.accept(&mut listing, relative, &stat, real_path);
+                    tree.accept(&mut listing, relative, stat.as_ref(), real_path);
                 }
             }
         }
@@ -291,6 +304,7 @@ pub(crate) fn skipped(path: String, reason: SkipReason) -> Skipped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ListedFile;
     use std::os::unix::fs::symlink;
 
     fn write(root: &Path, path: &str, content: &[u8]) {
@@ -299,7 +313,7 @@ mod tests {
         std::fs::write(full, content).unwrap();
     }
 
-    fn sorted(mut listing: Listing) -> Listing {
+    fn sorted(mut listing: Listing<ListedFile>) -> Listing<ListedFile> {
         listing.files.sort_by(|a, b| a.path.cmp(&b.path));
         listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         listing
@@ -330,6 +344,7 @@ mod tests {
             root_inode,
             limits: &limits,
             forbidden: &[],
+            stat_files: true,
         };
         let ordered = sorted(sequential_walk(&tree));
         for threads in [2, 3, 8] {
@@ -357,8 +372,12 @@ mod tests {
                 root_inode,
                 limits: &limits,
                 forbidden: &[],
+                stat_files: true,
             };
-            assert!(parallel_walk(&tree, 2).is_none(), "{max_files}");
+            assert!(
+                parallel_walk::<ListedFile>(&tree, 2).is_none(),
+                "{max_files}"
+            );
             let listing = walk(&root, root_inode, &limits, &[]);
             assert_eq!(listing, sorted(sequential_walk(&tree)));
         }
@@ -366,6 +385,11 @@ mod tests {
             max_files: 21,
             ..ConnectorLimits::default()
         };
-        assert_eq!(walk(&root, root_inode, &limits, &[]).files.len(), 20);
+        assert_eq!(
+            walk::<ListedFile>(&root, root_inode, &limits, &[])
+                .files
+                .len(),
+            20
+        );
     }
 }

@@ -48,7 +48,8 @@ pub(crate) enum Found {
     /// A regular file (or a link to one inside the root), not yet checked for size.
     File {
         relative: String,
-        stat: FileStat,
+        /// `None` for a plain file of a walk that does not stat them.
+        stat: Option<FileStat>,
         /// Its real path relative to the root, when it was reached through a link (the
         /// file itself or a directory on the way) and differs from `relative`.
         real_path: Option<String>,
@@ -66,7 +67,7 @@ enum Entry {
         canonical: Option<PathBuf>,
     },
     File {
-        stat: FileStat,
+        stat: Option<FileStat>,
         /// Where it really is, when it is a link.
         target: Option<PathBuf>,
     },
@@ -93,7 +94,7 @@ fn found(fd: &OwnedFd, entry: &DirEntry, directory: &Pending, tree: &Tree<'_>) -
         return Found::Skip(skipped(lossy, SkipReason::NonUtf8Name));
     };
     let relative = join(&directory.relative, name);
-    match classify(fd, entry, name, root, directory) {
+    match classify(fd, entry, name, tree, directory) {
         Entry::Skip(reason) => Found::Skip(skipped(relative, reason)),
         Entry::File { stat, target } => {
             // Where the file really is: the link's target, or its name under the real
@@ -203,7 +204,14 @@ fn stat_at(fd: &OwnedFd, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx>
     )?)
 }
 
-fn classify(fd: &OwnedFd, entry: &DirEntry, name: &str, root: &Path, parent: &Pending) -> Entry {
+fn classify(
+    fd: &OwnedFd,
+    entry: &DirEntry,
+    name: &str,
+    tree: &Tree<'_>,
+    parent: &Pending,
+) -> Entry {
+    let root = tree.root;
     // The type getdents gave; a filesystem that gives none is asked with a stat, as
     // std does.
     let mut statx = None;
@@ -232,9 +240,15 @@ fn classify(fd: &OwnedFd, entry: &DirEntry, name: &str, root: &Path, parent: &Pe
     if file_type != FileType::RegularFile {
         return Entry::Skip(SkipReason::NotRegular);
     }
+    if statx.is_none() && !tree.stat_files {
+        return Entry::File {
+            stat: None,
+            target: None,
+        };
+    }
     match statx.map_or_else(|| stat_at(fd, entry), Ok) {
         Ok(statx) => Entry::File {
-            stat: FileStat::from_statx(&statx),
+            stat: Some(FileStat::from_statx(&statx)),
             target: None,
         },
         Err(error) => Entry::Skip(unreadable_reason(&error)),
@@ -273,7 +287,7 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
     }
     if metadata.is_file() {
         Entry::File {
-            stat: FileStat::of(&metadata),
+            stat: Some(FileStat::of(&metadata)),
             target: Some(target),
         }
     } else {
