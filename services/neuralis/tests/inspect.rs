@@ -316,3 +316,38 @@ fn a_manifest_inside_skills_groups_as_a_manifest_package() {
         "nothing of the manifest package binds elsewhere: {packages:?}"
     );
 }
+
+/// Inspect skips what a sync skips: a file over the size limit is reported as
+/// `skipped-too-large` and is no part of its skill's bundle, whether inspect reads it
+/// (markdown) or not (an asset), so the listing must learn the size of every file.
+#[test]
+fn every_oversized_file_is_reported_and_left_out_of_its_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join(".claude/skills/a");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: a\ndescription: d\n---\nhi\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("small.txt"), b"x").unwrap();
+    std::fs::write(skill.join("big.md"), [b'#'; 300]).unwrap();
+    std::fs::write(skill.join("big.bin"), [0; 300]).unwrap();
+    let report: Value =
+        serde_json::from_str(&inspect(dir.path(), &["--json", "--max-file-size", "100"])).unwrap();
+    let unloaded: Vec<(&str, &str)> = report["unloaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["path"].as_str().unwrap(), u["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        unloaded,
+        [
+            (".claude/skills/a/big.bin", "skipped-too-large"),
+            (".claude/skills/a/big.md", "skipped-too-large"),
+        ]
+    );
+    let bundle = &report["packages"][0]["files"][0]["files"];
+    assert_eq!(bundle, &serde_json::json!(["SKILL.md", "small.txt"]));
+}
