@@ -74,6 +74,10 @@ impl SqlIndexStore {
         let pool = AnyPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(30))
+            // A connection to a local file cannot drop the way a network one can, and
+            // the test costs a round trip to its worker thread per transaction (one
+            // per batch of a sync).
+            .test_before_acquire(false)
             .after_connect(|connection, _| {
                 Box::pin(async move {
                     sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;

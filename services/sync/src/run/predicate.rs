@@ -69,7 +69,13 @@ fn after_the_run(survey: &Survey, content: &Prepared, streamed: &[Job]) -> Vec<I
         .map(|file| (file.row.path.as_str(), &file.row.payload))
         .collect();
     let unreadable: HashSet<&str> = content.skipped.iter().map(|s| s.path.as_str()).collect();
-    let recaptured: HashSet<&str> = streamed.iter().map(|job| job.stat.path.as_str()).collect();
+    // Only a stored payload can be superseded by a recapture: a full sync into an empty
+    // source (no stored payloads) hashes none of its paths here.
+    let recaptured: HashSet<&str> = streamed
+        .iter()
+        .map(|job| job.stat.path.as_str())
+        .filter(|path| survey.payloads.contains_key(*path))
+        .collect();
     survey
         .files
         .iter()

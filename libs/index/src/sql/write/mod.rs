@@ -14,6 +14,8 @@
 //!   `UNNEST` idea without array binds, which the driver layer shared by both backends
 //!   cannot carry), so the server parses and plans a few short statements per batch.
 
+#[cfg(test)]
+mod plans;
 mod postgres;
 mod sqlite;
 

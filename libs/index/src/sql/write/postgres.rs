@@ -7,12 +7,32 @@ use serde::Serialize;
 use sqlx::Transaction;
 use sqlx::any::Any;
 
-const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
-     WHERE project = $1 AND source = $2 \
-     AND path IN (SELECT json_array_elements_text($3::json))";
-const DELETE_FILES: &str = "DELETE FROM index_files \
-     WHERE project = $1 AND source = $2 \
-     AND path IN (SELECT json_array_elements_text($3::json))";
+/// Deletes look each path up by the primary key, whatever the planner's statistics.
+/// The plain `path IN (SELECT json_array_elements_text($3))` let the planner choose,
+/// and on a table whose statistics were taken while it was empty (autovacuum off, or
+/// not run yet during a first sync) it estimated one row for the source and scanned
+/// all the source's rows for every batch: a full sync grew quadratically. Here each
+/// path is a `LATERAL` subquery behind an `OFFSET 0` fence, which the planner can
+/// neither flatten into a join it reorders nor run other than once per path, with
+/// equality on every key column (a B-tree path always takes all of them as index
+/// conditions); the rows found are then deleted by their tuple ids (a TID scan).
+/// Tuple ids are stable within the statement: chunk and file rows of a project are
+/// only written under its revision row's lock, taken first by every batch.
+macro_rules! delete_by_key {
+    ($table:literal) => {
+        concat!(
+            "DELETE FROM ",
+            $table,
+            " WHERE ctid = ANY(ARRAY(SELECT found.ctid \
+             FROM json_array_elements_text($3::json) AS wanted(path) \
+             CROSS JOIN LATERAL (SELECT ctid FROM ",
+            $table,
+            " WHERE project = $1 AND source = $2 AND path = wanted.path OFFSET 0) AS found))"
+        )
+    };
+}
+pub(super) const DELETE_CHUNKS: &str = delete_by_key!("index_chunks");
+pub(super) const DELETE_FILES: &str = delete_by_key!("index_files");
 /// A deleted path leaves a tombstone at the deleting revision (deltas carry deletes).
 const TOMBSTONES: &str = "INSERT INTO index_tombstones (project, source, path, revision) \
      SELECT $1, $2, p, $4 FROM json_array_elements_text($3::json) AS p \
