@@ -3,23 +3,19 @@
 //! that root, admitted by its frontmatter, and sanitized per the package's posture.
 //! The input order never matters: rows are sorted (and de-duplicated) first.
 
-use std::collections::HashSet;
-
 use crate::admission::{Form, admit, skill_fallback};
 use crate::binding::Binding;
 use crate::bundle::bundle;
 use crate::category::Category;
-use crate::diagnostic::Severity;
 use crate::layout::{
     Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
     SourceForm, Unloaded,
 };
 use crate::naming::assign_keys;
-use crate::path_order::sort_by_bytes;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
+use crate::rows::{Row, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
-use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent};
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
@@ -29,8 +25,8 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let folders = roots::scan(&files);
     let roots = roots::detect(&folders, options);
     let members = bind(&files, &folders.runs, &roots);
-    for file in &files {
-        collect_diagnostics(file, &mut diagnostics);
+    for row in files.iter().filter(|row| row.has_diagnostics()) {
+        collect_diagnostics(row.file, &mut diagnostics);
     }
     let (installed, posture) = match options.form {
         SourceForm::Synced => (false, Posture::Source),
@@ -75,13 +71,13 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
 
 /// The rows bound to each root, in path order: one vector sliced per root.
 struct Members<'a> {
-    files: Vec<&'a IndexedFile>,
+    files: Vec<Row<'a>>,
     /// Where each root's rows end in `files`.
     ends: Vec<usize>,
 }
 
 impl<'a> Members<'a> {
-    fn per_root(&self) -> impl Iterator<Item = &[&'a IndexedFile]> {
+    fn per_root(&self) -> impl Iterator<Item = &[Row<'a>]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(&self.ends)
@@ -91,7 +87,7 @@ impl<'a> Members<'a> {
 
 /// Binds each run of rows in one folder to the deepest root enclosing that folder
 /// (one merge step per run, not per row), then places the rows root by root.
-fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
+fn bind<'a>(files: &[Row<'a>], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
     let mut binding = Binding::new(roots);
     let mut root_of_run = Vec::with_capacity(runs.len());
     let mut counts = vec![0usize; roots.len()];
@@ -101,7 +97,7 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
         .copied()
         .chain(std::iter::once(files.len()));
     for (&start, end) in runs.iter().zip(run_ends) {
-        let root = binding.nearest(&files[start].path);
+        let root = binding.nearest(files[start].path);
         root_of_run.push(root);
         counts[root] += end - start;
     }
@@ -114,15 +110,15 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
         })
         .collect();
     let ends: Vec<usize> = next.iter().zip(&counts).map(|(s, c)| s + c).collect();
-    let mut placed: Vec<Option<&IndexedFile>> = vec![None; files.len()];
+    let mut placed: Vec<Option<Row<'a>>> = vec![None; files.len()];
     let run_ends = runs
         .iter()
         .skip(1)
         .copied()
         .chain(std::iter::once(files.len()));
     for ((&start, end), &root) in runs.iter().zip(run_ends).zip(&root_of_run) {
-        for file in &files[start..end] {
-            placed[next[root]] = Some(file);
+        for row in &files[start..end] {
+            placed[next[root]] = Some(*row);
             next[root] += 1;
         }
     }
@@ -135,28 +131,29 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
 /// Recognizes, admits and sanitizes the files bound to one root.
 fn package_files(
     context: &Context<'_, '_>,
-    files: &[&IndexedFile],
+    files: &[Row<'_>],
     posture: Posture,
     unloaded: &mut Vec<Unloaded>,
 ) -> Vec<Contribution> {
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let paths: Vec<&str> = files.iter().map(|row| row.path).collect();
     let mut contributions = Vec::new();
-    for file in files {
-        let path = file.path.as_str();
-        if !may_contribute(path) {
+    for row in files {
+        let path = row.path;
+        if !row.may_contribute() {
             // Recognition would call it bundle content or other: skipped either way,
             // without its skill-folder lookup.
             continue;
         }
         let result = match recognize(path, context) {
-            Shape::Skill { folder } => admit(path, skill_form(path, context.root), &file.payload)
-                .map(|mut skill| {
+            Shape::Skill { folder } => {
+                admit(path, skill_form(path, context.root), &row.file.payload).map(|mut skill| {
                     if skill.category == Category::Skill {
                         let root_skill = folder == context.root.dir;
                         skill.bundle = bundle(folder, &paths, root_skill, context.skills);
                     }
                     skill
-                }),
+                })
+            }
             Shape::Candidate {
                 category,
                 identity,
@@ -168,7 +165,7 @@ fn package_files(
                     identity,
                     exempt,
                 },
-                &file.payload,
+                &row.file.payload,
             ),
             Shape::Unloaded(reason) => Err(reason),
             Shape::BundleContent | Shape::Other => continue,
@@ -187,13 +184,6 @@ fn package_files(
     contributions
 }
 
-/// Whether recognition can make anything of `path` but bundle content or an unrelated
-/// file: contribution-shaped names (`SKILL.md` included) and the never-loaded files.
-fn may_contribute(path: &str) -> bool {
-    let base = split_parent(path).1;
-    is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base)
-}
-
 fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
     Form::Skill {
         fallback_id: skill_fallback(path, &root.name),
@@ -201,60 +191,10 @@ fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
 }
 
 fn collect_diagnostics(file: &IndexedFile, diagnostics: &mut Vec<FileDiagnostic>) {
-    if file.payload.diagnostics.is_empty() {
-        // Most files have none; skip setting up the iterator per file.
-        return;
-    }
     diagnostics.extend(file.payload.diagnostics.iter().map(|d| FileDiagnostic {
         path: file.path.clone(),
         severity: d.severity,
         line: d.line,
         message: d.message.clone(),
     }));
-}
-
-/// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
-/// chosen by content (the smallest serialized payload), so the choice does not
-/// depend on input order.
-pub(crate) fn sorted_unique<'a>(
-    files: &'a [IndexedFile],
-    diagnostics: &mut Vec<FileDiagnostic>,
-) -> Vec<&'a IndexedFile> {
-    let mut sorted = sorted_by_path(files);
-    let mut repeated: HashSet<&str> = HashSet::new();
-    for pair in sorted.windows(2) {
-        if pair[0].path == pair[1].path {
-            repeated.insert(pair[0].path.as_str());
-        }
-    }
-    if repeated.is_empty() {
-        return sorted;
-    }
-    let canonical = |file: &IndexedFile| serde_json::to_string(&file.payload).unwrap_or_default();
-    sorted.sort_by_cached_key(|file| {
-        let key = repeated
-            .contains(file.path.as_str())
-            .then(|| canonical(file));
-        (file.path.clone(), key)
-    });
-    sorted.dedup_by(|later, earlier| later.path == earlier.path);
-    let mut repeated: Vec<&str> = repeated.into_iter().collect();
-    repeated.sort_unstable();
-    diagnostics.extend(repeated.into_iter().map(|path| FileDiagnostic {
-        path: path.to_owned(),
-        severity: Severity::Warning,
-        line: None,
-        message: "the same path was given more than once; one row was kept".to_owned(),
-    }));
-    sorted
-}
-
-/// The rows in ascending path order (equal paths next to each other). The inventory
-/// usually hands rows over sorted already.
-fn sorted_by_path(files: &[IndexedFile]) -> Vec<&IndexedFile> {
-    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
-    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
-        sort_by_bytes(&mut sorted, |file| file.path.as_bytes());
-    }
-    sorted
 }

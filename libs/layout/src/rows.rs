@@ -1,0 +1,129 @@
+//! The rows grouping reads, sorted by path and de-duplicated, each as a small copy of
+//! what the passes over sorted rows need.
+//!
+//! Why a copy: an `IndexedFile` is several hundred bytes (the payload's frontmatter),
+//! so 100,000 of them do not fit in the cache, and reading a row's path and manifest
+//! in path order missed the cache on nearly every row when the input was not sorted
+//! (`perf record` of the `group` bench: most of the folder scan's time sat on those
+//! two loads). The rows are read once, in input order, into 32-byte [`Row`]s; the sort
+//! and every later pass read those, and go back to the full row only for a usable
+//! manifest, diagnostics, or a file that may be a contribution (admitted by its
+//! payload).
+
+use std::collections::HashSet;
+
+use crate::diagnostic::Severity;
+use crate::layout::{FileDiagnostic, IndexedFile};
+use crate::manifest::ManifestFacts;
+use crate::path_order::sort_by_bytes;
+use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent};
+
+/// One index row as the passes over sorted rows read it: the path, and what the
+/// payload and the name say, read while the row is at hand.
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'a> {
+    pub path: &'a str,
+    pub file: &'a IndexedFile,
+    flags: u8,
+}
+
+const USABLE_MANIFEST: u8 = 1;
+const DIAGNOSTICS: u8 = 2;
+const MAY_CONTRIBUTE: u8 = 4;
+
+impl<'a> Row<'a> {
+    fn of(file: &'a IndexedFile) -> Self {
+        let payload = &file.payload;
+        let mut flags = 0;
+        if payload.manifest.as_ref().is_some_and(|m| m.usable) {
+            flags |= USABLE_MANIFEST;
+        }
+        if !payload.diagnostics.is_empty() {
+            flags |= DIAGNOSTICS;
+        }
+        if may_contribute(&file.path) {
+            flags |= MAY_CONTRIBUTE;
+        }
+        Self {
+            path: &file.path,
+            file,
+            flags,
+        }
+    }
+
+    /// The row's usable manifest facts (an unusable manifest signals nothing).
+    pub fn manifest(&self) -> Option<&'a ManifestFacts> {
+        if self.flags & USABLE_MANIFEST == 0 {
+            return None;
+        }
+        self.file.payload.manifest.as_ref()
+    }
+
+    /// Whether the payload carries diagnostics.
+    pub fn has_diagnostics(&self) -> bool {
+        self.flags & DIAGNOSTICS != 0
+    }
+
+    /// Whether recognition can make anything of the path but bundle content or an
+    /// unrelated file: contribution-shaped names (`SKILL.md` included) and the
+    /// never-loaded files. Other rows are skipped without recognizing them.
+    pub fn may_contribute(&self) -> bool {
+        self.flags & MAY_CONTRIBUTE != 0
+    }
+}
+
+fn may_contribute(path: &str) -> bool {
+    let base = split_parent(path).1;
+    is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base)
+}
+
+/// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
+/// chosen by content (the smallest serialized payload), so the choice does not
+/// depend on input order.
+pub(crate) fn sorted_unique<'a>(
+    files: &'a [IndexedFile],
+    diagnostics: &mut Vec<FileDiagnostic>,
+) -> Vec<Row<'a>> {
+    let (mut sorted, repeats) = sorted_by_path(files);
+    if !repeats {
+        return sorted;
+    }
+    let mut repeated: HashSet<&str> = HashSet::new();
+    for pair in sorted.windows(2) {
+        if pair[0].path == pair[1].path {
+            repeated.insert(pair[0].path);
+        }
+    }
+    let canonical = |row: &Row<'_>| serde_json::to_string(&row.file.payload).unwrap_or_default();
+    sorted.sort_by_cached_key(|row| {
+        let key = repeated.contains(row.path).then(|| canonical(row));
+        (row.path.to_owned(), key)
+    });
+    sorted.dedup_by(|later, earlier| later.path == earlier.path);
+    let mut repeated: Vec<&str> = repeated.into_iter().collect();
+    repeated.sort_unstable();
+    diagnostics.extend(repeated.into_iter().map(|path| FileDiagnostic {
+        path: path.to_owned(),
+        severity: Severity::Warning,
+        line: None,
+        message: "the same path was given more than once; one row was kept".to_owned(),
+    }));
+    sorted
+}
+
+/// The rows in ascending path order (equal paths next to each other), and whether any
+/// path repeats. The inventory usually hands rows over sorted already.
+fn sorted_by_path(files: &[IndexedFile]) -> (Vec<Row<'_>>, bool) {
+    let rows: Vec<Row<'_>> = files.iter().map(Row::of).collect();
+    if rows.is_sorted_by(|a, b| a.path < b.path) {
+        return (rows, false);
+    }
+    // Sorting indices moves 16-byte (key, index) pairs rather than 40-byte (key, row)
+    // ones; the rows are then gathered once, in order.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let repeats = sort_by_bytes(&mut order, |index| rows[index].path.as_bytes());
+    (
+        order.into_iter().map(|index| rows[index]).collect(),
+        repeats,
+    )
+}
