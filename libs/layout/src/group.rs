@@ -16,14 +16,17 @@ use crate::layout::{
 use crate::naming::assign_keys;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
-use crate::rows::{Row, sorted_unique};
+use crate::rows::{Row, packed_paths, repointed, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
-    let files = sorted_unique(files, &mut diagnostics);
+    let sorted = sorted_unique(files, &mut diagnostics);
+    let text = packed_paths(&sorted);
+    let files = repointed(&sorted, &text);
+    drop(sorted);
     let folders = roots::scan(&files);
     let roots = roots::detect(&folders, options);
     let members = bind(&files, &folders.runs, &roots);
@@ -46,16 +49,20 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
         detected_roots,
         ..Layout::default()
     };
-    let mut pending = recognized(&roots, &members, installed, &folders.skills);
-    admit_in_memory_order(&mut pending, &roots);
-    let mut pending = pending.into_iter().peekable();
+    let recognized = recognized(&roots, &members, installed, &folders.skills);
+    let mut answers = admit_in_memory_order(&recognized, &roots);
+    let mut recognized = recognized.iter().peekable();
     for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
         let paths: Vec<&str> = files.iter().map(|row| row.path).collect();
         let mut contributions = Vec::new();
-        while let Some(file) = pending.next_if(|file| file.root == index) {
-            // Every skill and candidate was admitted above.
-            let Some(admitted) = file.admitted else {
-                continue;
+        while let Some(file) = recognized.next_if(|file| file.root == index) {
+            let admitted = match file.shape {
+                Shape::Unloaded(reason) => Err(reason),
+                // One answer per skill or candidate, in path order.
+                _ => match answers.next() {
+                    Some(answer) => answer,
+                    None => continue,
+                },
             };
             match admitted {
                 Ok(mut contribution) => {
@@ -69,7 +76,7 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
                     contributions.push(contribution);
                 }
                 Err(reason) => layout.unloaded.push(Unloaded {
-                    path: file.row.path.to_owned(),
+                    path: file.path.to_owned(),
                     reason,
                 }),
             }
@@ -155,11 +162,15 @@ fn bind<'a>(files: &[Row<'a>], runs: &[usize], roots: &[Root<'_>]) -> Members<'a
 struct Recognized<'a> {
     /// The index of the root the file binds to.
     root: usize,
-    row: Row<'a>,
+    path: &'a str,
+    file: &'a IndexedFile,
     shape: Shape<'a>,
-    /// Recognition's reason for an unloaded file; admission's answer for a skill or a
-    /// candidate (`None` until admitted).
-    admitted: Option<Result<Contribution, UnloadedReason>>,
+}
+
+impl Recognized<'_> {
+    fn needs_admission(&self) -> bool {
+        matches!(self.shape, Shape::Skill { .. } | Shape::Candidate { .. })
+    }
 }
 
 /// Recognizes the files of every root, root by root in path order, skipping those that
@@ -179,16 +190,14 @@ fn recognized<'a>(
         };
         for row in files.iter().filter(|row| row.may_contribute()) {
             let shape = recognize(row.path, &context);
-            let admitted = match shape {
-                Shape::Unloaded(reason) => Some(Err(reason)),
-                Shape::Skill { .. } | Shape::Candidate { .. } => None,
-                Shape::BundleContent | Shape::Other => continue,
-            };
+            if matches!(shape, Shape::BundleContent | Shape::Other) {
+                continue;
+            }
             recognized.push(Recognized {
                 root: index,
-                row: *row,
+                path: row.path,
+                file: row.file,
                 shape,
-                admitted,
             });
         }
     }
@@ -198,36 +207,66 @@ fn recognized<'a>(
 /// Admits the skills and candidates by their payloads, visiting the rows in the order
 /// they lie in memory (the input's order), not in path order: the payloads are the
 /// bulk of a row, and in path order every one of them missed the cache when the input
-/// was not sorted (`perf record` of the `group` bench). The answer is the same in any
-/// order; only the visits move.
-fn admit_in_memory_order(recognized: &mut [Recognized<'_>], roots: &[Root<'_>]) {
+/// was not sorted (`perf record` of the `group` bench). The answers are handed out in
+/// the order of `recognized` (one per skill or candidate); only the visits move.
+fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> Answers {
     let mut order: Vec<(usize, usize)> = recognized
         .iter()
+        .filter(|file| file.needs_admission())
         .enumerate()
-        .filter(|(_, file)| matches!(file.shape, Shape::Skill { .. } | Shape::Candidate { .. }))
-        .map(|(index, file)| (std::ptr::from_ref(file.row.file).addr(), index))
+        .map(|(answer, file)| (std::ptr::from_ref(file.file).addr(), answer))
         .collect();
     order.sort_unstable();
-    for (_, index) in order {
-        let file = &mut recognized[index];
-        let (path, payload) = (file.row.path, &file.row.file.payload);
-        file.admitted = Some(match file.shape {
-            Shape::Skill { .. } => admit(path, skill_form(path, &roots[file.root]), payload),
-            Shape::Candidate {
-                category,
-                identity,
-                exempt,
-            } => admit(
-                path,
-                Form::Flat {
+    let mut visits: Vec<usize> = vec![0; order.len()];
+    for (visit, &(_, answer)) in order.iter().enumerate() {
+        visits[answer] = visit;
+    }
+    let files: Vec<&Recognized<'_>> = recognized.iter().filter(|f| f.needs_admission()).collect();
+    let answers = order
+        .iter()
+        .map(|&(_, answer)| {
+            let file = files[answer];
+            let (path, payload) = (file.path, &file.file.payload);
+            Some(match file.shape {
+                Shape::Candidate {
                     category,
                     identity,
                     exempt,
-                },
-                payload,
-            ),
-            _ => continue,
-        });
+                } => admit(
+                    path,
+                    Form::Flat {
+                        category,
+                        identity,
+                        exempt,
+                    },
+                    payload,
+                ),
+                _ => admit(path, skill_form(path, &roots[file.root]), payload),
+            })
+        })
+        .collect();
+    Answers {
+        answers,
+        visits,
+        next: 0,
+    }
+}
+
+/// Admission's answers in visit order, handed out in path order.
+struct Answers {
+    answers: Vec<Option<Result<Contribution, UnloadedReason>>>,
+    /// For the i-th skill or candidate in path order, the visit that answered it.
+    visits: Vec<usize>,
+    /// The next skill or candidate in path order.
+    next: usize,
+}
+
+impl Answers {
+    /// The answer for the next skill or candidate in path order.
+    fn next(&mut self) -> Option<Result<Contribution, UnloadedReason>> {
+        let visit = *self.visits.get(self.next)?;
+        self.next += 1;
+        self.answers.get_mut(visit)?.take()
     }
 }
 
