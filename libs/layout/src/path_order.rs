@@ -80,10 +80,13 @@ fn sort_keyed<'a, T: Copy>(
 /// Eight bytes from `offset`, big-endian, zero-padded past the end: a smaller window
 /// never belongs to a greater string (given equal bytes before `offset`).
 fn window(bytes: &[u8], offset: usize) -> u64 {
-    let mut key = [0u8; 8];
     let rest = bytes.get(offset..).unwrap_or_default();
-    let len = rest.len().min(8);
-    key[..len].copy_from_slice(&rest[..len]);
+    // Eight whole bytes: one load (a variable-length copy was a `memcpy` call per key).
+    if let Some(word) = rest.first_chunk::<8>() {
+        return u64::from_be_bytes(*word);
+    }
+    let mut key = [0u8; 8];
+    key[..rest.len()].copy_from_slice(rest);
     u64::from_be_bytes(key)
 }
 
