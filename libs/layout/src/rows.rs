@@ -157,3 +157,79 @@ pub(crate) fn repointed<'b>(rows: &[Row<'b>], text: &'b str) -> Vec<Row<'b>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::ManifestKind;
+
+    fn manifest(usable: bool) -> Option<ManifestFacts> {
+        Some(ManifestFacts {
+            kind: ManifestKind::PackageJson,
+            usable,
+            name: None,
+            id: None,
+            version: None,
+        })
+    }
+
+    /// The flags say what the row's payload and name say: an unusable manifest is no
+    /// manifest, diagnostics are seen, and code files cannot contribute.
+    #[test]
+    fn a_row_flags_what_its_payload_and_name_say() {
+        let mut usable = IndexedFile::path_only("a/package.json");
+        usable.payload.manifest = manifest(true);
+        let mut unusable = IndexedFile::path_only("b/package.json");
+        unusable.payload.manifest = manifest(false);
+        unusable
+            .payload
+            .diagnostics
+            .push(crate::diagnostic::Diagnostic {
+                severity: Severity::Warning,
+                line: None,
+                message: "no neuralis block".to_owned(),
+            });
+        let skill = IndexedFile::path_only("skills/x/SKILL.md");
+        let code = IndexedFile::path_only("src/main.rs");
+        let rows: Vec<Row<'_>> = [&usable, &unusable, &skill, &code]
+            .into_iter()
+            .map(Row::of)
+            .collect();
+        let flags = |row: &Row<'_>| {
+            (
+                row.manifest().is_some(),
+                row.has_diagnostics(),
+                row.may_contribute(),
+            )
+        };
+        let seen: Vec<_> = rows.iter().map(flags).collect();
+        assert_eq!(
+            seen,
+            [
+                (true, false, false),
+                (false, true, false),
+                (false, false, true),
+                (false, false, false),
+            ]
+        );
+    }
+
+    /// Re-pointed rows read the same paths, from the packed copy, and keep their rows.
+    #[test]
+    fn repointed_rows_read_their_own_paths_from_the_packed_copy() {
+        let files: Vec<IndexedFile> = ["b/é.md", "", "a", "a/b/c.md", "a"]
+            .into_iter()
+            .map(IndexedFile::path_only)
+            .collect();
+        let rows: Vec<Row<'_>> = files.iter().map(Row::of).collect();
+        let text = packed_paths(&rows);
+        let packed = repointed(&rows, &text);
+        assert_eq!(text, "b/é.mdaa/b/c.mda");
+        for (row, file) in packed.iter().zip(&files) {
+            assert_eq!(row.path, file.path);
+            assert!(std::ptr::eq(row.file, file));
+            let within = text.as_bytes().as_ptr_range();
+            assert!(within.contains(&row.path.as_ptr()) || row.path.is_empty());
+        }
+    }
+}
