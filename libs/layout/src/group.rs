@@ -9,28 +9,29 @@ use crate::admission::{Form, admit, skill_fallback};
 use crate::binding::Binding;
 use crate::bundle::bundle;
 use crate::category::Category;
-use crate::diagnostic::Severity;
 use crate::layout::{
     Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
-    SourceForm, Unloaded,
+    SourceForm, Unloaded, UnloadedReason,
 };
 use crate::naming::assign_keys;
-use crate::path_order::sort_by_bytes;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
+use crate::rows::{Row, packed_paths, repointed, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
-use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent};
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
-    let files = sorted_unique(files, &mut diagnostics);
+    let sorted = sorted_unique(files, &mut diagnostics);
+    let text = packed_paths(&sorted);
+    let files = repointed(&sorted, &text);
+    drop(sorted);
     let folders = roots::scan(&files);
     let roots = roots::detect(&folders, options);
     let members = bind(&files, &folders.runs, &roots);
-    for file in &files {
-        collect_diagnostics(file, &mut diagnostics);
+    for row in files.iter().filter(|row| row.has_diagnostics()) {
+        collect_diagnostics(row.file, &mut diagnostics);
     }
     let (installed, posture) = match options.form {
         SourceForm::Synced => (false, Posture::Source),
@@ -48,13 +49,38 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
         detected_roots,
         ..Layout::default()
     };
-    for (root, files) in roots.iter().zip(members.per_root()) {
-        let context = Context {
-            root,
-            installed,
-            skills: &folders.skills,
-        };
-        let contributions = package_files(&context, files, posture, &mut layout.unloaded);
+    let recognized = recognized(&roots, &members, installed, &folders.skills);
+    let mut answers = admit_in_memory_order(&recognized, &roots);
+    let mut recognized = recognized.iter().peekable();
+    for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
+        let paths: Vec<&str> = files.iter().map(|row| row.path).collect();
+        let mut contributions = Vec::new();
+        while let Some(file) = recognized.next_if(|file| file.root == index) {
+            let admitted = match file.shape {
+                Shape::Unloaded(reason) => Err(reason),
+                // One answer per skill or candidate, in path order.
+                _ => match answers.next() {
+                    Some(answer) => answer,
+                    None => continue,
+                },
+            };
+            match admitted {
+                Ok(mut contribution) => {
+                    if let Shape::Skill { folder } = file.shape
+                        && contribution.category == Category::Skill
+                    {
+                        let root_skill = folder == root.dir;
+                        contribution.bundle = bundle(folder, &paths, root_skill, &folders.skills);
+                    }
+                    sanitize(&mut contribution, posture);
+                    contributions.push(contribution);
+                }
+                Err(reason) => layout.unloaded.push(Unloaded {
+                    path: file.path.to_owned(),
+                    reason,
+                }),
+            }
+        }
         if !contributions.is_empty() {
             layout.packages.push(Package {
                 name: root.name.clone(),
@@ -75,13 +101,13 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
 
 /// The rows bound to each root, in path order: one vector sliced per root.
 struct Members<'a> {
-    files: Vec<&'a IndexedFile>,
+    files: Vec<Row<'a>>,
     /// Where each root's rows end in `files`.
     ends: Vec<usize>,
 }
 
 impl<'a> Members<'a> {
-    fn per_root(&self) -> impl Iterator<Item = &[&'a IndexedFile]> {
+    fn per_root(&self) -> impl Iterator<Item = &[Row<'a>]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(&self.ends)
@@ -91,7 +117,7 @@ impl<'a> Members<'a> {
 
 /// Binds each run of rows in one folder to the deepest root enclosing that folder
 /// (one merge step per run, not per row), then places the rows root by root.
-fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
+fn bind<'a>(files: &[Row<'a>], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
     let mut binding = Binding::new(roots);
     let mut root_of_run = Vec::with_capacity(runs.len());
     let mut counts = vec![0usize; roots.len()];
@@ -101,7 +127,7 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
         .copied()
         .chain(std::iter::once(files.len()));
     for (&start, end) in runs.iter().zip(run_ends) {
-        let root = binding.nearest(&files[start].path);
+        let root = binding.nearest(files[start].path);
         root_of_run.push(root);
         counts[root] += end - start;
     }
@@ -114,15 +140,15 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
         })
         .collect();
     let ends: Vec<usize> = next.iter().zip(&counts).map(|(s, c)| s + c).collect();
-    let mut placed: Vec<Option<&IndexedFile>> = vec![None; files.len()];
+    let mut placed: Vec<Option<Row<'a>>> = vec![None; files.len()];
     let run_ends = runs
         .iter()
         .skip(1)
         .copied()
         .chain(std::iter::once(files.len()));
     for ((&start, end), &root) in runs.iter().zip(run_ends).zip(&root_of_run) {
-        for file in &files[start..end] {
-            placed[next[root]] = Some(file);
+        for row in &files[start..end] {
+            placed[next[root]] = Some(*row);
             next[root] += 1;
         }
     }
@@ -132,66 +158,116 @@ fn bind<'a>(files: &[&'a IndexedFile], runs: &[usize], roots: &[Root<'_>]) -> Me
     }
 }
 
-/// Recognizes, admits and sanitizes the files bound to one root.
-fn package_files(
-    context: &Context<'_, '_>,
-    files: &[&IndexedFile],
-    posture: Posture,
-    unloaded: &mut Vec<Unloaded>,
-) -> Vec<Contribution> {
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let mut contributions = Vec::new();
-    for file in files {
-        let path = file.path.as_str();
-        if !may_contribute(path) {
-            // Recognition would call it bundle content or other: skipped either way,
-            // without its skill-folder lookup.
-            continue;
+/// A file recognition makes something of: a skill, a candidate, or unloaded.
+struct Recognized<'a> {
+    /// The index of the root the file binds to.
+    root: usize,
+    path: &'a str,
+    file: &'a IndexedFile,
+    shape: Shape<'a>,
+}
+
+impl Recognized<'_> {
+    fn needs_admission(&self) -> bool {
+        matches!(self.shape, Shape::Skill { .. } | Shape::Candidate { .. })
+    }
+}
+
+/// Recognizes the files of every root, root by root in path order, skipping those that
+/// can only be bundle content or unrelated.
+fn recognized<'a>(
+    roots: &[Root<'a>],
+    members: &Members<'a>,
+    installed: bool,
+    skills: &HashSet<&'a str>,
+) -> Vec<Recognized<'a>> {
+    let mut recognized = Vec::new();
+    for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
+        let context = Context {
+            root,
+            installed,
+            skills,
+        };
+        for row in files.iter().filter(|row| row.may_contribute()) {
+            let shape = recognize(row.path, &context);
+            if matches!(shape, Shape::BundleContent | Shape::Other) {
+                continue;
+            }
+            recognized.push(Recognized {
+                root: index,
+                path: row.path,
+                file: row.file,
+                shape,
+            });
         }
-        let result = match recognize(path, context) {
-            Shape::Skill { folder } => admit(path, skill_form(path, context.root), &file.payload)
-                .map(|mut skill| {
-                    if skill.category == Category::Skill {
-                        let root_skill = folder == context.root.dir;
-                        skill.bundle = bundle(folder, &paths, root_skill, context.skills);
-                    }
-                    skill
-                }),
-            Shape::Candidate {
-                category,
-                identity,
-                exempt,
-            } => admit(
-                path,
-                Form::Flat {
+    }
+    recognized
+}
+
+/// Admits the skills and candidates by their payloads, visiting the rows in the order
+/// they lie in memory (the input's order), not in path order: the payloads are the
+/// bulk of a row, and in path order every one of them missed the cache when the input
+/// was not sorted (`perf record` of the `group` bench). The answers are handed out in
+/// the order of `recognized` (one per skill or candidate); only the visits move.
+fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> Answers {
+    let mut order: Vec<(usize, usize)> = recognized
+        .iter()
+        .filter(|file| file.needs_admission())
+        .enumerate()
+        .map(|(answer, file)| (std::ptr::from_ref(file.file).addr(), answer))
+        .collect();
+    order.sort_unstable();
+    let mut visits: Vec<usize> = vec![0; order.len()];
+    for (visit, &(_, answer)) in order.iter().enumerate() {
+        visits[answer] = visit;
+    }
+    let files: Vec<&Recognized<'_>> = recognized.iter().filter(|f| f.needs_admission()).collect();
+    let answers = order
+        .iter()
+        .map(|&(_, answer)| {
+            let file = files[answer];
+            let (path, payload) = (file.path, &file.file.payload);
+            Some(match file.shape {
+                Shape::Candidate {
                     category,
                     identity,
                     exempt,
-                },
-                &file.payload,
-            ),
-            Shape::Unloaded(reason) => Err(reason),
-            Shape::BundleContent | Shape::Other => continue,
-        };
-        match result {
-            Ok(mut contribution) => {
-                sanitize(&mut contribution, posture);
-                contributions.push(contribution);
-            }
-            Err(reason) => unloaded.push(Unloaded {
-                path: path.to_owned(),
-                reason,
-            }),
-        }
+                } => admit(
+                    path,
+                    Form::Flat {
+                        category,
+                        identity,
+                        exempt,
+                    },
+                    payload,
+                ),
+                _ => admit(path, skill_form(path, &roots[file.root]), payload),
+            })
+        })
+        .collect();
+    Answers {
+        answers,
+        visits,
+        next: 0,
     }
-    contributions
 }
 
-/// Whether recognition can make anything of `path` but bundle content or an unrelated
-/// file: contribution-shaped names (`SKILL.md` included) and the never-loaded files.
-fn may_contribute(path: &str) -> bool {
-    let base = split_parent(path).1;
-    is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base)
+/// Admission's answers in visit order, handed out in path order.
+struct Answers {
+    answers: Vec<Option<Result<Contribution, UnloadedReason>>>,
+    /// For the i-th skill or candidate in path order, the visit that answered it.
+    visits: Vec<usize>,
+    /// The next skill or candidate in path order.
+    next: usize,
+}
+
+impl Answers {
+    /// The answer for the next skill or candidate in path order.
+    fn next(&mut self) -> Option<Result<Contribution, UnloadedReason>> {
+        let visit = *self.visits.get(self.next)?;
+        self.next += 1;
+        self.answers.get_mut(visit)?.take()
+    }
 }
 
 fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
@@ -201,60 +277,10 @@ fn skill_form<'a>(path: &'a str, root: &'a Root<'_>) -> Form<'a> {
 }
 
 fn collect_diagnostics(file: &IndexedFile, diagnostics: &mut Vec<FileDiagnostic>) {
-    if file.payload.diagnostics.is_empty() {
-        // Most files have none; skip setting up the iterator per file.
-        return;
-    }
     diagnostics.extend(file.payload.diagnostics.iter().map(|d| FileDiagnostic {
         path: file.path.clone(),
         severity: d.severity,
         line: d.line,
         message: d.message.clone(),
     }));
-}
-
-/// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
-/// chosen by content (the smallest serialized payload), so the choice does not
-/// depend on input order.
-pub(crate) fn sorted_unique<'a>(
-    files: &'a [IndexedFile],
-    diagnostics: &mut Vec<FileDiagnostic>,
-) -> Vec<&'a IndexedFile> {
-    let mut sorted = sorted_by_path(files);
-    let mut repeated: HashSet<&str> = HashSet::new();
-    for pair in sorted.windows(2) {
-        if pair[0].path == pair[1].path {
-            repeated.insert(pair[0].path.as_str());
-        }
-    }
-    if repeated.is_empty() {
-        return sorted;
-    }
-    let canonical = |file: &IndexedFile| serde_json::to_string(&file.payload).unwrap_or_default();
-    sorted.sort_by_cached_key(|file| {
-        let key = repeated
-            .contains(file.path.as_str())
-            .then(|| canonical(file));
-        (file.path.clone(), key)
-    });
-    sorted.dedup_by(|later, earlier| later.path == earlier.path);
-    let mut repeated: Vec<&str> = repeated.into_iter().collect();
-    repeated.sort_unstable();
-    diagnostics.extend(repeated.into_iter().map(|path| FileDiagnostic {
-        path: path.to_owned(),
-        severity: Severity::Warning,
-        line: None,
-        message: "the same path was given more than once; one row was kept".to_owned(),
-    }));
-    sorted
-}
-
-/// The rows in ascending path order (equal paths next to each other). The inventory
-/// usually hands rows over sorted already.
-fn sorted_by_path(files: &[IndexedFile]) -> Vec<&IndexedFile> {
-    let mut sorted: Vec<&IndexedFile> = files.iter().collect();
-    if !sorted.is_sorted_by(|a, b| a.path <= b.path) {
-        sort_by_bytes(&mut sorted, |file| file.path.as_bytes());
-    }
-    sorted
 }

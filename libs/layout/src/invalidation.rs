@@ -49,14 +49,14 @@ impl PackageRoots {
     /// admitting or bundling a single file (a sync asks this of a whole source around
     /// every run that writes).
     pub fn of_files(files: &[IndexedFile], options: &GroupOptions) -> Self {
-        let files = crate::group::sorted_unique(files, &mut Vec::new());
+        let files = crate::rows::sorted_unique(files, &mut Vec::new());
         let folders = crate::roots::scan(&files);
         let roots = crate::roots::detect(&folders, options);
         // A root SKILL.md binds the source root's package whenever it is admitted, and a
         // skill is admitted unless its frontmatter cannot be read.
-        let source_root_skill = files.iter().any(|file| {
-            file.path == SKILL_FILE
-                && file.payload.frontmatter_status != FrontmatterStatus::Malformed
+        let source_root_skill = files.iter().any(|row| {
+            row.path == SKILL_FILE
+                && row.file.payload.frontmatter_status != FrontmatterStatus::Malformed
         });
         let source_root_manifest = roots
             .iter()

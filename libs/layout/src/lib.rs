@@ -33,6 +33,7 @@ pub mod naming;
 mod path_order;
 mod recognize;
 mod roots;
+mod rows;
 pub mod sanitize;
 
 pub use group::group;

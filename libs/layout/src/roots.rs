@@ -5,9 +5,10 @@
 
 use std::collections::HashSet;
 
-use crate::layout::{GroupOptions, IndexedFile, RootRule, SourceForm};
+use crate::layout::{GroupOptions, RootRule, SourceForm};
 use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
 use crate::path_order::sort_by_bytes;
+use crate::rows::Row;
 use crate::vocabulary::{
     SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
     segments, split_parent,
@@ -108,12 +109,12 @@ pub(crate) fn detect<'a>(folders: &Folders<'a>, options: &GroupOptions) -> Vec<R
 }
 
 /// Reads the folders of `files`, which must be sorted by path.
-pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
+pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
     let (mut skills, mut runs) = (HashSet::new(), Vec::new());
     let mut events = Vec::with_capacity(files.len() / 2);
     let mut previous_dir: Option<&str> = None;
-    for (index, file) in files.iter().enumerate() {
-        let path = file.path.as_str();
+    for (index, row) in files.iter().enumerate() {
+        let path = row.path;
         let (dir, base) = split_parent(path);
         // A folder's segments are read for the first file of its run, and only those
         // past the folders it shares with the previous run's folder (their signals were
@@ -133,7 +134,7 @@ pub(crate) fn scan<'a>(files: &[&'a IndexedFile]) -> Folders<'a> {
                 skills.insert(dir);
             }
         }
-        if let Some(facts) = file.payload.manifest.as_ref().filter(|m| m.usable) {
+        if let Some(facts) = row.manifest() {
             let anchor = anchored_dir(path, facts.kind);
             let manifest = (manifest_rank(facts.kind), path, facts);
             events.push((key_of(path, anchor), Signal::Manifest(manifest)));
@@ -191,7 +192,8 @@ fn key_of<'a>(path: &'a str, dir: &str) -> &'a str {
 
 /// Sorts the signals by key and folds those of one directory together.
 fn merge_signals<'a>(mut events: Vec<(&'a str, Signal<'a>)>) -> Vec<(&'a str, Signals<'a>)> {
-    sort_by_bytes(&mut events, |(key, _)| key.as_bytes());
+    // Repeated keys are expected here (folded below).
+    let _ = sort_by_bytes(&mut events, |(key, _)| key.as_bytes());
     let mut signals: Vec<(&str, Signals<'_>)> = Vec::new();
     for (key, signal) in events {
         if signals.last().is_none_or(|(last, _)| *last != key) {
