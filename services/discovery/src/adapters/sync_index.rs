@@ -132,16 +132,37 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
     })
 }
 
+fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, String> {
+    sources
+        .into_iter()
+        .map(|source| (source.slug, source.id))
+        .collect()
+}
+
+/// Whether the sources a request listed before reading a delta key its rows as a
+/// listing after the read would (then the second listing is skipped: it cost one more
+/// read of the source records per delta). True when every row names a listed slug and
+/// no whole source was deleted since the revision the delta starts from: a source
+/// deleted (and perhaps created again under a new id) leaves a tombstone in every
+/// delta from an older revision, and one created since has a slug the listing lacks.
+/// A delta older than the retained tombstones is never a delta (sync answers in full).
+fn keys_every_row(streamed: &Streamed, listed: &[SourceInfo]) -> bool {
+    let is_listed = |slug: &str| listed.iter().any(|source| source.slug == slug);
+    streamed.removed.iter().all(|t| !t.path.is_empty())
+        && streamed.entries.iter().all(|e| is_listed(&e.source))
+}
+
 impl SyncIndex {
-    /// `ListEntries`, in full or since a revision, rows keyed by source id.
+    /// `ListEntries`, in full or since a revision (with the sources the request listed
+    /// before it), rows keyed by source id.
     async fn entries(
         &self,
         project: &str,
-        since: Option<u64>,
+        since: Option<(u64, &[SourceInfo])>,
     ) -> Result<RowsSince, DiscoveryError> {
         let request = pb::ListEntriesRequest {
             project: project.to_owned(),
-            since_revision: since,
+            since_revision: since.map(|(revision, _)| revision),
         };
         let mut pages = self
             .feed
@@ -160,12 +181,12 @@ impl SyncIndex {
         // after the rows, so a source created before the rows were read is listed: its
         // rows are kept (a delta never brings them again). A source deleted since the
         // read drops its rows, and its tombstone comes with the next delta.
-        let ids: HashMap<String, String> = self
-            .sources(project)
-            .await?
-            .into_iter()
-            .map(|source| (source.slug, source.id))
-            .collect();
+        let listed = since.map(|(_, listed)| listed).unwrap_or_default();
+        let ids: HashMap<String, String> = if streamed.delta && keys_every_row(&streamed, listed) {
+            ids_of(listed.iter().cloned())
+        } else {
+            ids_of(self.sources(project).await?)
+        };
         let rows: Vec<IndexRow> = streamed
             .entries
             .into_iter()
@@ -228,8 +249,13 @@ impl IndexPort for SyncIndex {
         }
     }
 
-    async fn rows_since(&self, project: &str, since: u64) -> Result<RowsSince, DiscoveryError> {
-        self.entries(project, Some(since)).await
+    async fn rows_since(
+        &self,
+        project: &str,
+        since: u64,
+        listed: &[SourceInfo],
+    ) -> Result<RowsSince, DiscoveryError> {
+        self.entries(project, Some((since, listed))).await
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {
@@ -319,6 +345,71 @@ mod tests {
             ..source
         };
         assert_eq!(source_info(without_id), None, "no id, no contribution");
+    }
+
+    fn listed(slug: &str) -> SourceInfo {
+        let source = pb::Source {
+            id: format!("p1/{slug}.00000000000000aa"),
+            spec: Some(pb::SourceSpec {
+                project: "p1".into(),
+                slug: slug.into(),
+                kind: pb::SourceKind::Local as i32,
+                root: "/srv/repo".into(),
+                scope: pb::SourceScope::Project as i32,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        source_info(source).expect("a source")
+    }
+
+    fn delta(rows: &[&str], removed: &[(&str, &str)]) -> Streamed {
+        Streamed {
+            revision: 2,
+            delta: true,
+            entries: rows
+                .iter()
+                .map(|slug| pb::Entry {
+                    source: (*slug).into(),
+                    path: "tools/t0/skills/s/SKILL.md".into(),
+                    ..Default::default()
+                })
+                .collect(),
+            removed: removed
+                .iter()
+                .map(|(slug, path)| pb::Tombstone {
+                    source: (*slug).into(),
+                    path: (*path).into(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The request's listing keys a delta's rows only when no source can have come or
+    /// gone since: a row of an unlisted slug (a source created since the listing) or a
+    /// whole source's tombstone (deleted, perhaps created again under a new id) lists
+    /// the sources again after the rows.
+    #[test]
+    fn a_delta_is_keyed_by_the_request_listing_only_while_no_source_came_or_went() {
+        let sources = [listed("repo")];
+        assert!(keys_every_row(&delta(&["repo"], &[]), &sources));
+        assert!(keys_every_row(
+            &delta(&["repo"], &[("repo", "old.md"), ("gone", "x.md")]),
+            &sources
+        ));
+        assert!(
+            !keys_every_row(&delta(&["repo", "new"], &[]), &sources),
+            "a source created since the listing"
+        );
+        assert!(
+            !keys_every_row(&delta(&["repo"], &[("repo", "")]), &sources),
+            "a source deleted (and created again) since the revision held"
+        );
+        assert!(
+            !keys_every_row(&delta(&[], &[("other", "")]), &sources),
+            "any whole source's tombstone"
+        );
+        assert!(!keys_every_row(&delta(&["repo"], &[]), &[]));
     }
 
     #[test]
