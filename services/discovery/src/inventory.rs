@@ -89,8 +89,11 @@ impl InventoryShell {
                 ticket,
             } => {
                 inventory_lookup(Counted::Miss);
-                self.catch_up(project, sources, index, &base, revision, ticket)
-                    .await
+                let caught_up = self
+                    .catch_up(project, sources, index, &base, revision, ticket)
+                    .await;
+                retire(base);
+                caught_up
             }
             Lookup::Revalidate {
                 rows,
@@ -110,8 +113,11 @@ impl InventoryShell {
                 inventory_lookup(Counted::Miss);
                 // Writes nobody announced (another instance, a lost event): the delta
                 // since the revision held catches them up as a finish would.
-                self.catch_up(project, sources, index, &rows, revision, ticket)
-                    .await
+                let caught_up = self
+                    .catch_up(project, sources, index, &rows, revision, ticket)
+                    .await;
+                retire(rows);
+                caught_up
             }
         }
     }
@@ -143,7 +149,7 @@ impl InventoryShell {
         revision: u64,
         ticket: FillTicket,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
-        let snapshot = match index.rows_since(project, revision).await? {
+        let snapshot = match index.rows_since(project, revision, sources).await? {
             RowsSince::Delta(delta) => {
                 let (snapshot, regrouped) = base.apply(delta, sources);
                 neuralis_metrics::inventory_delta_apply();
@@ -196,6 +202,20 @@ impl InventoryShell {
         let mut state = self.lock();
         drain(&mut state);
         state
+    }
+}
+
+/// Frees a snapshot a delta replaced (its grouping and the answer prepared from it)
+/// off the request path, when this was its last holder: freeing them cost about as
+/// much as the delta itself, and the caller waiting for the new answer gains nothing
+/// from it. Nothing is read from it afterwards.
+fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
+    if Arc::strong_count(&replaced) > 1 {
+        return; // another request still answers from it; the last one frees it
+    }
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(move || drop(replaced))),
+        Err(_) => drop(replaced),
     }
 }
 

@@ -107,9 +107,17 @@ pub trait IndexPort: Send + Sync + 'static {
     /// Every file row of the project, with the revision they were read at.
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError>;
     /// The rows changed after `since`, or every row when that cannot be told. A port
-    /// that keeps no changes always answers in full.
-    async fn rows_since(&self, project: &str, since: u64) -> Result<RowsSince, DiscoveryError> {
-        let _ = since;
+    /// that keeps no changes always answers in full. `listed` are the project's sources
+    /// as this request read them, before the rows: a port may key the changed rows by
+    /// them instead of listing the sources again, when the changes show that no source
+    /// came or went since `since` (see [`crate::adapters::SyncIndex`]).
+    async fn rows_since(
+        &self,
+        project: &str,
+        since: u64,
+        listed: &[SourceInfo],
+    ) -> Result<RowsSince, DiscoveryError> {
+        let _ = (since, listed);
         Ok(RowsSince::Full(self.rows(project).await?))
     }
     /// The project's current revision (cheap; for revalidation).

@@ -132,16 +132,37 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
     })
 }
 
+fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, String> {
+    sources
+        .into_iter()
+        .map(|source| (source.slug, source.id))
+        .collect()
+}
+
+/// Whether the sources a request listed before reading a delta key its rows as a
+/// listing after the read would (then the second listing is skipped: it cost one more
+/// read of the source records per delta). True when every row names a listed slug and
+/// no whole source was deleted since the revision the delta starts from: a source
+/// deleted (and perhaps created again under a new id) leaves a tombstone in every
+/// delta from an older revision, and one created since has a slug the listing lacks.
+/// A delta older than the retained tombstones is never a delta (sync answers in full).
+fn keys_every_row(streamed: &Streamed, listed: &[SourceInfo]) -> bool {
+    let is_listed = |slug: &str| listed.iter().any(|source| source.slug == slug);
+    streamed.removed.iter().all(|t| !t.path.is_empty())
+        && streamed.entries.iter().all(|e| is_listed(&e.source))
+}
+
 impl SyncIndex {
-    /// `ListEntries`, in full or since a revision, rows keyed by source id.
+    /// `ListEntries`, in full or since a revision (with the sources the request listed
+    /// before it), rows keyed by source id.
     async fn entries(
         &self,
         project: &str,
-        since: Option<u64>,
+        since: Option<(u64, &[SourceInfo])>,
     ) -> Result<RowsSince, DiscoveryError> {
         let request = pb::ListEntriesRequest {
             project: project.to_owned(),
-            since_revision: since,
+            since_revision: since.map(|(revision, _)| revision),
         };
         let mut pages = self
             .feed
@@ -160,12 +181,12 @@ impl SyncIndex {
         // after the rows, so a source created before the rows were read is listed: its
         // rows are kept (a delta never brings them again). A source deleted since the
         // read drops its rows, and its tombstone comes with the next delta.
-        let ids: HashMap<String, String> = self
-            .sources(project)
-            .await?
-            .into_iter()
-            .map(|source| (source.slug, source.id))
-            .collect();
+        let listed = since.map(|(_, listed)| listed).unwrap_or_default();
+        let ids: HashMap<String, String> = if streamed.delta && keys_every_row(&streamed, listed) {
+            ids_of(listed.iter().cloned())
+        } else {
+            ids_of(self.sources(project).await?)
+        };
         let rows: Vec<IndexRow> = streamed
             .entries
             .into_iter()
@@ -228,8 +249,13 @@ impl IndexPort for SyncIndex {
         }
     }
 
-    async fn rows_since(&self, project: &str, since: u64) -> Result<RowsSince, DiscoveryError> {
-        self.entries(project, Some(since)).await
+    async fn rows_since(
+        &self,
+        project: &str,
+        since: u64,
+        listed: &[SourceInfo],
+    ) -> Result<RowsSince, DiscoveryError> {
+        self.entries(project, Some((since, listed))).await
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {
@@ -294,53 +320,5 @@ impl IndexPort for SyncIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_source_is_known_by_the_id_sync_assigned() {
-        let source = pb::Source {
-            id: "p1/repo.0123456789abcdef".into(),
-            spec: Some(pb::SourceSpec {
-                project: "p1".into(),
-                slug: "repo".into(),
-                kind: pb::SourceKind::Local as i32,
-                root: "/srv/repo".into(),
-                scope: pb::SourceScope::Project as i32,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let info = source_info(source.clone()).expect("a source");
-        assert_eq!(info.id, "p1/repo.0123456789abcdef");
-        assert_eq!(slug_of("p1", &info.id), "repo");
-        let without_id = pb::Source {
-            id: String::new(),
-            ..source
-        };
-        assert_eq!(source_info(without_id), None, "no id, no contribution");
-    }
-
-    #[test]
-    fn a_row_carries_its_source_id_and_real_path() {
-        let ids = HashMap::from([("repo".to_owned(), "p1/repo.00000000000000aa".to_owned())]);
-        let entry = |source: &str| pb::Entry {
-            source: source.into(),
-            path: "shared/rules/leak.md".into(),
-            payload_json: serde_json::to_string(&FilePayload::default()).unwrap_or_default(),
-            real_path: "agents/alice/rules/secret.md".into(),
-            ..Default::default()
-        };
-        let row = index_row(&ids, entry("repo")).expect("a row");
-        assert_eq!(row.source_id, "p1/repo.00000000000000aa");
-        assert_eq!(
-            row.real_path.as_deref(),
-            Some("agents/alice/rules/secret.md")
-        );
-        assert_eq!(
-            index_row(&ids, entry("gone")),
-            None,
-            "an unlisted source's row"
-        );
-    }
-}
+#[path = "sync_index_tests.rs"]
+mod tests;

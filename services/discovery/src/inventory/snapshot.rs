@@ -54,8 +54,10 @@ pub struct SourceSnapshot {
     /// The facts of the relevant files (every file a package holds is one).
     pub rows: Arc<HashMap<String, RowFacts>>,
     relevant: Arc<Files>,
-    /// Every other file, by parent folder.
-    others: BTreeMap<String, Arc<Files>>,
+    /// Every other file, by parent folder. Shared whole between snapshots: a delta
+    /// inside packages (the common one) copies no folder entry, so its cost does not
+    /// grow with the files outside every package.
+    others: Arc<BTreeMap<String, Arc<Files>>>,
     roots: Arc<PackageRoots>,
     /// Rows held, and the bytes of their paths (for the memory bound).
     count: usize,
@@ -137,7 +139,7 @@ impl SourceSnapshot {
             slug,
             layout: Arc::new(layout),
             relevant: Arc::new(relevant),
-            others: others.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+            others: Arc::new(others.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()),
             roots: Arc::new(roots),
             count,
             path_bytes,
@@ -200,7 +202,9 @@ impl SourceSnapshot {
                     .get_or_insert_with(|| self.relevant.as_ref().clone())
                     .insert(path, kept);
             } else {
-                let folder = next.others.entry(parent(&path).to_owned()).or_default();
+                let folder = Arc::make_mut(&mut next.others)
+                    .entry(parent(&path).to_owned())
+                    .or_default();
                 Arc::make_mut(folder).insert(path, kept);
             }
         }
@@ -241,12 +245,17 @@ impl SourceSnapshot {
             return;
         }
         let folder = parent(path);
-        if let Some(files) = self.others.get_mut(folder)
-            && files.contains_key(path)
+        if self
+            .others
+            .get(folder)
+            .is_some_and(|files| files.contains_key(path))
         {
-            Arc::make_mut(files).remove(path);
-            if files.is_empty() {
-                self.others.remove(folder);
+            let others = Arc::make_mut(&mut self.others);
+            if let Some(files) = others.get_mut(folder) {
+                Arc::make_mut(files).remove(path);
+                if files.is_empty() {
+                    others.remove(folder);
+                }
             }
             self.count -= 1;
             self.path_bytes -= path.len();

@@ -126,6 +126,41 @@ fn a_write_inside_a_package_regroups_only_the_relevant_files() {
     assert_eq!(seen(&next), seen(&full(&rows, 2)));
 }
 
+/// Issue 13, "cost proportional to the change": a write inside a package copies none
+/// of the files outside every package (they are shared with the snapshot it applies
+/// to), and a write outside every package copies only its own folder's files.
+#[test]
+fn a_delta_shares_the_folders_it_does_not_touch() {
+    let rows = tree();
+    let snapshot = full(&rows, 1);
+    let held = |s: &ProjectSnapshot| Arc::clone(&s.sources[SOURCE]);
+    let inside = ProjectDelta {
+        revision: 2,
+        rows: vec![row("tools/t0/skills/new/SKILL.md", &skill("new"))],
+        removed: Vec::new(),
+    };
+    let (next, _) = snapshot.apply(inside, &sources());
+    assert!(Arc::ptr_eq(&held(&snapshot).others, &held(&next).others));
+
+    let outside = ProjectDelta {
+        revision: 3,
+        rows: vec![row("src/m0/busy.log", "x")],
+        removed: Vec::new(),
+    };
+    let (last, _) = next.apply(outside, &sources());
+    let (before, after) = (held(&next), held(&last));
+    assert!(!Arc::ptr_eq(&before.others, &after.others));
+    assert!(!Arc::ptr_eq(
+        &before.others["src/m0"],
+        &after.others["src/m0"]
+    ));
+    assert!(Arc::ptr_eq(
+        &before.others["src/m1"],
+        &after.others["src/m1"]
+    ));
+    assert!(Arc::ptr_eq(&before.relevant, &after.relevant));
+}
+
 /// One write of a random sequence.
 #[derive(Debug, Clone)]
 enum Write {

@@ -1,0 +1,115 @@
+//! How rows and sources from sync's feed are keyed.
+
+use super::*;
+
+#[test]
+fn a_source_is_known_by_the_id_sync_assigned() {
+    let source = pb::Source {
+        id: "p1/repo.0123456789abcdef".into(),
+        spec: Some(pb::SourceSpec {
+            project: "p1".into(),
+            slug: "repo".into(),
+            kind: pb::SourceKind::Local as i32,
+            root: "/srv/repo".into(),
+            scope: pb::SourceScope::Project as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let info = source_info(source.clone()).expect("a source");
+    assert_eq!(info.id, "p1/repo.0123456789abcdef");
+    assert_eq!(slug_of("p1", &info.id), "repo");
+    let without_id = pb::Source {
+        id: String::new(),
+        ..source
+    };
+    assert_eq!(source_info(without_id), None, "no id, no contribution");
+}
+
+fn listed(slug: &str) -> SourceInfo {
+    let source = pb::Source {
+        id: format!("p1/{slug}.00000000000000aa"),
+        spec: Some(pb::SourceSpec {
+            project: "p1".into(),
+            slug: slug.into(),
+            kind: pb::SourceKind::Local as i32,
+            root: "/srv/repo".into(),
+            scope: pb::SourceScope::Project as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    source_info(source).expect("a source")
+}
+
+fn delta(rows: &[&str], removed: &[(&str, &str)]) -> Streamed {
+    Streamed {
+        revision: 2,
+        delta: true,
+        entries: rows
+            .iter()
+            .map(|slug| pb::Entry {
+                source: (*slug).into(),
+                path: "tools/t0/skills/s/SKILL.md".into(),
+                ..Default::default()
+            })
+            .collect(),
+        removed: removed
+            .iter()
+            .map(|(slug, path)| pb::Tombstone {
+                source: (*slug).into(),
+                path: (*path).into(),
+            })
+            .collect(),
+    }
+}
+
+/// The request's listing keys a delta's rows only when no source can have come or
+/// gone since: a row of an unlisted slug (a source created since the listing) or a
+/// whole source's tombstone (deleted, perhaps created again under a new id) lists
+/// the sources again after the rows.
+#[test]
+fn a_delta_is_keyed_by_the_request_listing_only_while_no_source_came_or_went() {
+    let sources = [listed("repo")];
+    assert!(keys_every_row(&delta(&["repo"], &[]), &sources));
+    assert!(keys_every_row(
+        &delta(&["repo"], &[("repo", "old.md"), ("gone", "x.md")]),
+        &sources
+    ));
+    assert!(
+        !keys_every_row(&delta(&["repo", "new"], &[]), &sources),
+        "a source created since the listing"
+    );
+    assert!(
+        !keys_every_row(&delta(&["repo"], &[("repo", "")]), &sources),
+        "a source deleted (and created again) since the revision held"
+    );
+    assert!(
+        !keys_every_row(&delta(&[], &[("other", "")]), &sources),
+        "any whole source's tombstone"
+    );
+    assert!(!keys_every_row(&delta(&["repo"], &[]), &[]));
+}
+
+#[test]
+fn a_row_carries_its_source_id_and_real_path() {
+    let ids = HashMap::from([("repo".to_owned(), "p1/repo.00000000000000aa".to_owned())]);
+    let entry = |source: &str| pb::Entry {
+        source: source.into(),
+        path: "shared/rules/leak.md".into(),
+        payload_json: serde_json::to_string(&FilePayload::default()).unwrap_or_default(),
+        real_path: "agents/alice/rules/secret.md".into(),
+        ..Default::default()
+    };
+    let row = index_row(&ids, entry("repo")).expect("a row");
+    assert_eq!(row.source_id, "p1/repo.00000000000000aa");
+    assert_eq!(
+        row.real_path.as_deref(),
+        Some("agents/alice/rules/secret.md")
+    );
+    assert_eq!(
+        index_row(&ids, entry("gone")),
+        None,
+        "an unlisted source's row"
+    );
+}
