@@ -162,32 +162,10 @@ pub struct Skipped {
 }
 
 /// What a walk found, each list sorted by path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing<F = ListedFile> {
-    pub files: Vec<F>,
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub files: Vec<ListedFile>,
     pub skipped: Vec<Skipped>,
-}
-
-impl<F> Default for Listing<F> {
-    fn default() -> Self {
-        Listing {
-            files: Vec::new(),
-            skipped: Vec::new(),
-        }
-    }
-}
-
-/// A file found by [`LocalConnector::list_names`], which does not stat plain files:
-/// no size nor times, and the size limit is checked when it is read
-/// ([`LocalConnector::read_named`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedFile {
-    /// Relative to the root, `/`-separated.
-    pub path: String,
-    /// As [`ListedFile::real_path`].
-    pub real_path: Option<String>,
-    /// Known when the walk stat'ed the file (one reached through a link).
-    identity: Option<FileIdentity>,
 }
 
 /// A source directory on the local filesystem.
@@ -252,21 +230,6 @@ impl LocalConnector {
     /// Walks the whole source, iteratively.
     pub fn list(&self) -> Listing {
         walk::walk(&self.root, self.root_inode, &self.limits, &self.forbidden)
-    }
-
-    /// Walks the whole source as [`list`](Self::list) does, by the same rules, but
-    /// stats no plain file: for a caller that reads few of the files and needs no
-    /// size nor times of the others. A file over the size limit is therefore listed
-    /// (unless reached through a link, which is stat'ed) and refused as `TooLarge`
-    /// when read.
-    pub fn list_names(&self) -> Listing<NamedFile> {
-        walk::walk(&self.root, self.root_inode, &self.limits, &self.forbidden)
-    }
-
-    /// Reads a file [`list_names`](Self::list_names) found, as
-    /// [`read_listed`](Self::read_listed) reads a listed one.
-    pub fn read_named(&self, named: &NamedFile) -> Result<Vec<u8>, ConnectorError> {
-        self.read_identified(&named.path, named.identity)
     }
 
     /// The size and modification time of one file. Missing, escaping or non-file

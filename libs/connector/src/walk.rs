@@ -8,7 +8,6 @@
 //! deep tree cannot overflow the call stack; symlinks are followed only inside the
 //! root, and everything left out is reported with its reason.
 
-mod record;
 mod scan;
 
 use std::path::{Path, PathBuf};
@@ -16,19 +15,18 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::stat::FileStat;
-use crate::{ConnectorLimits, Inode, Listing, SkipReason, Skipped};
-pub(crate) use record::Record;
+use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
 use scan::{Found, Pending, scan};
 
 /// The most threads a walk uses.
 const MAX_WALK_THREADS: usize = 4;
 
-pub(crate) fn walk<F: Record>(
+pub(crate) fn walk(
     root: &Path,
     root_inode: Inode,
     limits: &ConnectorLimits,
     forbidden: &[PathBuf],
-) -> Listing<F> {
+) -> Listing {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_WALK_THREADS);
@@ -37,7 +35,6 @@ pub(crate) fn walk<F: Record>(
         root_inode,
         limits,
         forbidden,
-        stat_files: F::STAT_FILES,
     };
     let parallel = (threads > 1)
         .then(|| parallel_walk(&tree, threads))
@@ -54,8 +51,6 @@ pub(crate) struct Tree<'a> {
     pub(crate) limits: &'a ConnectorLimits,
     /// Directories never entered and files never listed, wherever reached (canonical).
     forbidden: &'a [PathBuf],
-    /// Whether plain files are stat'ed ([`Record::STAT_FILES`]).
-    pub(crate) stat_files: bool,
 }
 
 impl Tree<'_> {
@@ -68,36 +63,31 @@ impl Tree<'_> {
         self.forbidden.iter().any(|dir| path.starts_with(dir))
     }
 
-    /// A file within the size limit is listed; a larger one is reported. A file not
-    /// stat'ed is listed: its size is checked when it is read.
-    fn accept<F: Record>(
+    /// A file within the size limit is listed; a larger one is reported.
+    fn accept(
         &self,
-        listing: &mut Listing<F>,
+        listing: &mut Listing,
         relative: String,
-        stat: Option<&FileStat>,
+        stat: &FileStat,
         real_path: Option<String>,
     ) {
         let limit = self.limits.max_file_size;
-        match stat {
-            Some(stat) if stat.size > limit => {
-                let reason = SkipReason::TooLarge {
-                    size: stat.size,
-                    limit,
-                };
-                listing.skipped.push(skipped(relative, reason));
-            }
-            _ => {
-                let file = F::new(relative, stat, real_path, self.root_inode);
-                listing.files.push(file);
-            }
+        if stat.size > limit {
+            let reason = SkipReason::TooLarge {
+                size: stat.size,
+                limit,
+            };
+            listing.skipped.push(skipped(relative, reason));
+        } else {
+            let mut file = ListedFile::from_stat(relative, stat, self.root_inode);
+            file.real_path = real_path;
+            listing.files.push(file);
         }
     }
 }
 
-fn sort<F: Record>(listing: &mut Listing<F>) {
-    listing
-        .files
-        .sort_unstable_by(|a, b| a.path().cmp(b.path()));
+fn sort(listing: &mut Listing) {
+    listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
@@ -123,7 +113,7 @@ fn merge<T>(parts: Vec<Vec<T>>, key: impl Fn(&T) -> &str) -> Vec<T> {
 }
 
 /// Depth-first in name order on one thread, stopping at `max_files`.
-fn sequential_walk<F: Record>(tree: &Tree<'_>) -> Listing<F> {
+fn sequential_walk(tree: &Tree<'_>) -> Listing {
     let (root, limits) = (tree.root, tree.limits);
     let mut listing = Listing::default();
     let mut stack = vec![Pending::root(root)];
@@ -144,7 +134,7 @@ fn sequential_walk<F: Record>(tree: &Tree<'_>) -> Listing<F> {
                             .push(skipped(relative, SkipReason::FileLimitReached));
                         return listing;
                     }
-                    tree.accept(&mut listing, relative, stat.as_ref(), real_path);
+                    tree.accept(&mut listing, relative, &stat, real_path);
                 }
             }
         }
@@ -175,7 +165,7 @@ struct Shared<'a> {
 
 /// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
 /// more (then only the ordered walk knows which ones to keep).
-fn parallel_walk<F: Record>(tree: &Tree<'_>, threads: usize) -> Option<Listing<F>> {
+fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
     let shared = Shared {
         tree,
         queue: Mutex::new(Queue {
@@ -188,7 +178,7 @@ fn parallel_walk<F: Record>(tree: &Tree<'_>, threads: usize) -> Option<Listing<F
         too_many: AtomicBool::new(false),
     };
     // Each thread sorts what it found; the sorted parts are merged.
-    let parts: Vec<Listing<F>> = std::thread::scope(|scope| {
+    let parts: Vec<Listing> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -211,7 +201,7 @@ fn parallel_walk<F: Record>(tree: &Tree<'_>, threads: usize) -> Option<Listing<F
         .map(|part| (part.files, part.skipped))
         .unzip();
     Some(Listing {
-        files: merge(files, Record::path),
+        files: merge(files, |file| file.path.as_str()),
         skipped: merge(skipped, |skipped| skipped.path.as_str()),
     })
 }
@@ -219,7 +209,7 @@ fn parallel_walk<F: Record>(tree: &Tree<'_>, threads: usize) -> Option<Listing<F
 /// Scans directories depth-first from a stack of its own, taking from the shared
 /// queue only when that stack is empty and giving to it only when a thread waits, so
 /// the threads rarely touch the lock.
-fn worker<F: Record>(shared: &Shared<'_>) -> Listing<F> {
+fn worker(shared: &Shared<'_>) -> Listing {
     let tree = shared.tree;
     let mut listing = Listing::default();
     let mut own: Vec<Pending> = Vec::new();
@@ -236,18 +226,14 @@ fn worker<F: Record>(shared: &Shared<'_>) -> Listing<F> {
                     stat,
                     real_path,
                 } => {
-                    // A file not stat'ed counts as fitting (its size is checked at
-                    // read).
-                    let fits = stat
-                        .as_ref()
-                        .is_none_or(|stat| stat.size <= tree.limits.max_file_size);
+                    let fits = stat.size <= tree.limits.max_file_size;
                     if fits
                         && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
                             >= tree.limits.max_files
                     {
                         shared.too_many.store(true, Ordering::Relaxed);
                     }
-                    tree.accept(&mut listing, relative, stat.as_ref(), real_path);
+                    tree.accept(&mut listing, relative, &stat, real_path);
                 }
             }
         }
@@ -304,7 +290,6 @@ pub(crate) fn skipped(path: String, reason: SkipReason) -> Skipped {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ListedFile;
     use std::os::unix::fs::symlink;
 
     fn write(root: &Path, path: &str, content: &[u8]) {
@@ -313,7 +298,7 @@ mod tests {
         std::fs::write(full, content).unwrap();
     }
 
-    fn sorted(mut listing: Listing<ListedFile>) -> Listing<ListedFile> {
+    fn sorted(mut listing: Listing) -> Listing {
         listing.files.sort_by(|a, b| a.path.cmp(&b.path));
         listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         listing
@@ -344,7 +329,6 @@ mod tests {
             root_inode,
             limits: &limits,
             forbidden: &[],
-            stat_files: true,
         };
         let ordered = sorted(sequential_walk(&tree));
         for threads in [2, 3, 8] {
@@ -372,12 +356,8 @@ mod tests {
                 root_inode,
                 limits: &limits,
                 forbidden: &[],
-                stat_files: true,
             };
-            assert!(
-                parallel_walk::<ListedFile>(&tree, 2).is_none(),
-                "{max_files}"
-            );
+            assert!(parallel_walk(&tree, 2).is_none(), "{max_files}");
             let listing = walk(&root, root_inode, &limits, &[]);
             assert_eq!(listing, sorted(sequential_walk(&tree)));
         }
@@ -385,11 +365,6 @@ mod tests {
             max_files: 21,
             ..ConnectorLimits::default()
         };
-        assert_eq!(
-            walk::<ListedFile>(&root, root_inode, &limits, &[])
-                .files
-                .len(),
-            20
-        );
+        assert_eq!(walk(&root, root_inode, &limits, &[]).files.len(), 20);
     }
 }

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use neuralis_connector::{ConnectorError, ConnectorLimits, LocalConnector, SkipReason};
+use neuralis_connector::{ConnectorLimits, LocalConnector, SkipReason};
 
 fn write(root: &Path, path: &str, content: &[u8]) {
     let full = root.join(path);
@@ -89,82 +89,5 @@ fn every_listed_file_carries_the_figures_std_metadata_gives() {
             ("escape.md", &SkipReason::SymlinkOutsideRoot),
             ("pipe", &SkipReason::NotRegular),
         ]
-    );
-}
-
-/// The listing that stats no plain file walks by the same rules: the same files with
-/// the same real paths, the same skips, but for an oversized plain file, which it lists
-/// and its read refuses with the size the full listing reports.
-#[test]
-fn the_listing_without_stats_finds_the_same_files_and_defers_the_size_check_to_read() {
-    let outside = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    mixed_tree(dir.path(), outside.path());
-    // An oversized file reached through a link is stat'ed (the link's target needs it):
-    // reported by both listings.
-    write(dir.path(), "real/large.md", &[b'y'; 200]);
-    symlink(
-        dir.path().join("real/large.md"),
-        dir.path().join("largelink.md"),
-    )
-    .unwrap();
-    let limits = ConnectorLimits {
-        max_file_size: 100,
-        max_depth: 3,
-        ..ConnectorLimits::default()
-    };
-    let connector = LocalConnector::new(dir.path(), limits).unwrap();
-    let full = connector.list();
-    let names = connector.list_names();
-    let oversized = (
-        "big/huge.rs".to_owned(),
-        SkipReason::TooLarge {
-            size: 300,
-            limit: 100,
-        },
-    );
-    let mut skipped: Vec<(String, SkipReason)> = names
-        .skipped
-        .iter()
-        .map(|s| (s.path.clone(), s.reason.clone()))
-        .collect();
-    assert!(!skipped.contains(&oversized));
-    assert!(skipped.contains(&(
-        "largelink.md".to_owned(),
-        SkipReason::TooLarge {
-            size: 200,
-            limit: 100
-        }
-    )));
-    // Reading each named file reports what the full listing reports.
-    let mut files = Vec::new();
-    for named in &names.files {
-        match connector.read_named(named) {
-            Ok(content) => {
-                assert_eq!(content, connector.read(&named.path).unwrap());
-                files.push((named.path.clone(), named.real_path.clone()));
-            }
-            Err(ConnectorError::TooLarge { path, size, limit }) => {
-                skipped.push((path, SkipReason::TooLarge { size, limit }));
-            }
-            Err(other) => panic!("{}: {other}", named.path),
-        }
-    }
-    skipped.sort_by(|a, b| a.0.cmp(&b.0));
-    let full_skipped: Vec<(String, SkipReason)> = full
-        .skipped
-        .iter()
-        .map(|s| (s.path.clone(), s.reason.clone()))
-        .collect();
-    assert_eq!(skipped, full_skipped);
-    let full_files: Vec<(String, Option<String>)> = full
-        .files
-        .iter()
-        .map(|f| (f.path.clone(), f.real_path.clone()))
-        .collect();
-    assert_eq!(files, full_files);
-    assert!(
-        files.iter().any(|(_, real)| real.is_some()),
-        "links followed"
     );
 }

@@ -48,8 +48,7 @@ pub(crate) enum Found {
     /// A regular file (or a link to one inside the root), not yet checked for size.
     File {
         relative: String,
-        /// `None` for a plain file of a walk that does not stat them.
-        stat: Option<FileStat>,
+        stat: FileStat,
         /// Its real path relative to the root, when it was reached through a link (the
         /// file itself or a directory on the way) and differs from `relative`.
         real_path: Option<String>,
@@ -67,7 +66,7 @@ enum Entry {
         canonical: Option<PathBuf>,
     },
     File {
-        stat: Option<FileStat>,
+        stat: FileStat,
         /// Where it really is, when it is a link.
         target: Option<PathBuf>,
     },
@@ -240,15 +239,9 @@ fn classify(
     if file_type != FileType::RegularFile {
         return Entry::Skip(SkipReason::NotRegular);
     }
-    if statx.is_none() && !tree.stat_files {
-        return Entry::File {
-            stat: None,
-            target: None,
-        };
-    }
     match statx.map_or_else(|| stat_at(fd, entry), Ok) {
         Ok(statx) => Entry::File {
-            stat: Some(FileStat::from_statx(&statx)),
+            stat: FileStat::from_statx(&statx),
             target: None,
         },
         Err(error) => Entry::Skip(unreadable_reason(&error)),
@@ -287,7 +280,7 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
     }
     if metadata.is_file() {
         Entry::File {
-            stat: Some(FileStat::of(&metadata)),
+            stat: FileStat::of(&metadata),
             target: Some(target),
         }
     } else {
