@@ -6,11 +6,11 @@ use crate::{ChunkRow, FileRow, IndexError, vector};
 use sqlx::Transaction;
 use sqlx::any::Any;
 
-/// Rows per upsert statement (14 parameters each; anonymous placeholders bind in
-/// linear time).
-const ROWS_PER_STATEMENT: usize = 500;
-/// Chunks per insert statement (6 parameters each).
-const CHUNKS_PER_STATEMENT: usize = 800;
+/// Rows per upsert statement at most (14 parameters each; anonymous placeholders bind
+/// in linear time).
+const ROWS_PER_STATEMENT: usize = 512;
+/// Chunks per insert statement at most (6 parameters each).
+const CHUNKS_PER_STATEMENT: usize = 512;
 
 const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
      WHERE project = ? AND source = ? AND path IN (SELECT value FROM json_each(?))";
@@ -46,12 +46,12 @@ pub(super) async fn apply(
             .execute(&mut **tx)
             .await?;
     }
-    for rows in writes.rows.chunks(ROWS_PER_STATEMENT) {
+    for rows in shaped(&writes.rows, ROWS_PER_STATEMENT) {
         upsert_rows(tx, rows, revision).await?;
     }
     if !writes.chunks.is_empty() {
         let last: i64 = sqlx::query_scalar(LAST_CHUNK).fetch_one(&mut **tx).await?;
-        for chunks in writes.chunks.chunks(CHUNKS_PER_STATEMENT) {
+        for chunks in shaped(&writes.chunks, CHUNKS_PER_STATEMENT) {
             insert_chunks(tx, scope, chunks).await?;
         }
         sqlx::query(INDEX_CHUNKS)
@@ -60,6 +60,29 @@ pub(super) async fn apply(
             .await?;
     }
     Ok(())
+}
+
+/// Cuts `items` into statements whose row counts are powers of two up to `max` (a power
+/// of two): full statements of `max`, then the remainder by its binary digits, largest
+/// first. The driver caches a prepared statement per distinct text, so a batch of any
+/// size reuses at most `log2(max) + 1` statements per table; a statement sized to each
+/// batch's own count (a batch's chunk count varies) was parsed and planned again per
+/// batch, a few million instructions for a 500-row `VALUES` list.
+pub(super) fn shaped<T>(items: &[T], max: usize) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let take = if rest.len() >= max {
+            max
+        } else {
+            1 << rest.len().ilog2()
+        };
+        let (statement, after) = rest.split_at(take);
+        rest = after;
+        Some(statement)
+    })
 }
 
 /// `count` groups of `width` anonymous placeholders: `(?, ?), (?, ?)`.
@@ -142,7 +165,18 @@ async fn insert_chunks(
 
 #[cfg(test)]
 mod tests {
-    use super::groups;
+    use super::{groups, shaped};
+
+    #[test]
+    fn statements_take_power_of_two_row_counts_in_order() {
+        let items: Vec<usize> = (0..1_300).collect();
+        let sizes: Vec<usize> = shaped(&items, 512).map(<[usize]>::len).collect();
+        assert_eq!(sizes, [512, 512, 256, 16, 4]);
+        let rejoined: Vec<usize> = shaped(&items, 512).flatten().copied().collect();
+        assert_eq!(rejoined, items);
+        assert_eq!(shaped(&items[..1], 512).count(), 1);
+        assert_eq!(shaped::<usize>(&[], 512).count(), 0);
+    }
 
     #[test]
     fn placeholder_groups_have_the_asked_shape() {
