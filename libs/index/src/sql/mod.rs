@@ -299,6 +299,21 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn the_embedded_full_text_index_merges_sixteen_segments_at_a_time() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
+            .await
+            .expect("opens");
+        let automerge: i64 =
+            sqlx::query_scalar("SELECT v FROM index_chunks_fts_config WHERE k = 'automerge'")
+                .fetch_one(&store.pool)
+                .await
+                .expect("the setting is stored");
+        assert_eq!(automerge, 16);
+        store.close().await;
+    }
+
     #[test]
     fn url_syntax_in_a_path_is_escaped() {
         assert_eq!(percent_encode_path("/tmp/a?b#c%d"), "/tmp/a%3Fb%23c%25d");

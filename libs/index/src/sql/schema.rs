@@ -159,15 +159,27 @@ ALTER TABLE index_files ADD COLUMN IF NOT EXISTS content_flags TEXT NOT NULL DEF
 UPDATE index_files SET payload_version = 0;
 ";
 
+/// SQLite: the full-text index merges its segments 16 at a time instead of FTS5's default
+/// 4. Every committed batch writes one segment, and with the default each chunk's
+/// terms were rewritten about log4(batches) times over a large sync: the merges were a
+/// fifth of SQLite's instructions in a 100,000-file first sync, about half of that at
+/// 16 (`BENCHMARKS.md`). Search answers do not depend on how the index is segmented
+/// (bm25 reads per-document statistics); a query reads at most 15 segments per level
+/// instead of 3, a cost paid per query term, not per row. The setting is stored in the
+/// index itself (its config table), so every connection follows it.
+const SQLITE_FULL_TEXT_MERGES: &str =
+    "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 16);";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 6] {
-    let (chunks, full_text, ids, deltas, flags) = match dialect {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 7] {
+    let (chunks, full_text, ids, deltas, flags, merges) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
             SQLITE_BULK_FULL_TEXT,
             SQLITE_IDS_AND_REAL_PATHS,
             SQLITE_DELTAS,
             SQLITE_CONTENT_FLAGS,
+            SQLITE_FULL_TEXT_MERGES,
         ),
         // Nothing to change: the GIN index follows the rows.
         Dialect::Postgres => (
@@ -176,6 +188,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 6] {
             POSTGRES_IDS_AND_REAL_PATHS,
             POSTGRES_DELTAS,
             POSTGRES_CONTENT_FLAGS,
+            "SELECT 1;",
         ),
     };
     [
@@ -185,6 +198,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 6] {
         (4, ids),
         (5, deltas),
         (6, flags),
+        (7, merges),
     ]
 }
 
