@@ -316,6 +316,46 @@ pub async fn a_put_without_chunks_keeps_the_chunks(store: Store) {
     );
 }
 
+/// A path rewritten among new paths on both sides of it (a batch whose other paths have
+/// no chunks yet) still loses its old chunks; another source's chunks in the same range
+/// of paths stay.
+pub async fn new_chunks_replace_the_old_ones_of_a_path_among_new_paths(store: Store) {
+    let middle = row("p1", "s", "m.md");
+    let elsewhere = row("p1", "other", "n.md");
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![put(middle.clone(), Some(vec![chunk(0, "stale words")]))],
+        ),
+    )
+    .await;
+    write(
+        &store,
+        batch(
+            "p1",
+            "other",
+            vec![put(elsewhere, Some(vec![chunk(0, "kept words")]))],
+        ),
+    )
+    .await;
+    let writes = vec![
+        put(row("p1", "s", "a.md"), Some(vec![chunk(0, "fresh one")])),
+        put(middle, Some(vec![chunk(0, "fresh two")])),
+        put(row("p1", "s", "z.md"), Some(vec![chunk(0, "fresh three")])),
+    ];
+    write(&store, batch("p1", "s", writes)).await;
+    let stale = store.search_text("p1", "stale", 10).await.expect("search");
+    assert!(stale.is_empty(), "{stale:?}");
+    let fresh = store.search_text("p1", "fresh", 10).await.expect("search");
+    let mut paths: Vec<&str> = fresh.iter().map(|hit| hit.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["a.md", "m.md", "z.md"]);
+    let kept = store.search_text("p1", "kept", 10).await.expect("search");
+    assert_eq!(kept.len(), 1);
+}
+
 pub async fn deleting_a_row_deletes_its_chunks(store: Store) {
     let doc = row("p1", "s", "notes.md");
     write(

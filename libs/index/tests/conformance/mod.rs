@@ -52,6 +52,7 @@ macro_rules! all_conformance_cases {
             projects_have_separate_revisions,
             rows_round_trip_every_column,
             a_put_without_chunks_keeps_the_chunks,
+            new_chunks_replace_the_old_ones_of_a_path_among_new_paths,
             deleting_a_row_deletes_its_chunks,
             a_failed_batch_leaves_the_index_as_it_was,
             a_batch_naming_a_path_twice_is_refused,

