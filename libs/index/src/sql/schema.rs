@@ -162,7 +162,7 @@ UPDATE index_files SET payload_version = 0;
 /// SQLite: the full-text index merges its segments 16 at a time instead of FTS5's default
 /// 4. Every committed batch writes one segment, and with the default each chunk's
 /// terms were rewritten about log4(batches) times over a large sync: the merges were a
-/// fifth of SQLite's instructions in a 100,000-file first sync, about half of that at
+/// fifth of SQLite's instructions in a 100,000-file first sync, a quarter of that at
 /// 16 (`BENCHMARKS.md`). Search answers do not depend on how the index is segmented
 /// (bm25 reads per-document statistics); a query reads at most 15 segments per level
 /// instead of 3, a cost paid per query term, not per row. The setting is stored in the
