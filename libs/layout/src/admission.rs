@@ -42,7 +42,7 @@ pub(crate) fn admit(
             } else {
                 Category::Skill
             };
-            (category, false, fallback_id.to_owned())
+            (category, false, fallback_id)
         }
         Form::Flat {
             category,
@@ -53,7 +53,7 @@ pub(crate) fn admit(
                 // "a title: or description: alone never promotes a file"
                 return Err(UnloadedReason::NoIdOrName);
             }
-            (category, identity, stem(basename(path)).to_owned())
+            (category, identity, stem(basename(path)))
         }
     };
     Ok(contribution(
@@ -69,14 +69,15 @@ fn contribution(
     path: &str,
     category: Category,
     identity: bool,
-    fallback_id: String,
+    fallback_id: &str,
     frontmatter: &Frontmatter,
 ) -> Contribution {
+    // The fallback is copied only when used: most admitted files declare an id or name.
     let id = frontmatter
         .id
         .clone()
         .or_else(|| frontmatter.name.clone())
-        .unwrap_or(fallback_id);
+        .unwrap_or_else(|| fallback_id.to_owned());
     let title = frontmatter
         .title
         .clone()

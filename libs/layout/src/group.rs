@@ -3,30 +3,27 @@
 //! that root, admitted by its frontmatter, and sanitized per the package's posture.
 //! The input order never matters: rows are sorted (and de-duplicated) first.
 
-use std::collections::HashSet;
-
 use crate::admission::{Form, admit, skill_fallback};
 use crate::binding::Binding;
-use crate::bundle::bundle;
+use crate::bundle::bundle_with;
 use crate::category::Category;
 use crate::layout::{
     Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
     SourceForm, Unloaded, UnloadedReason,
 };
 use crate::naming::assign_keys;
+use crate::path_set::PathSet;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
-use crate::rows::{Row, packed_paths, repointed, sorted_unique};
+use crate::rows::{PathText, Row, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
-    let sorted = sorted_unique(files, &mut diagnostics);
-    let text = packed_paths(&sorted);
-    let files = repointed(&sorted, &text);
-    drop(sorted);
+    let mut text = PathText::default();
+    let files = sorted_unique(files, &mut text, &mut diagnostics);
     let folders = roots::scan(&files);
     let roots = roots::detect(&folders, options);
     let members = bind(&files, &folders.runs, &roots);
@@ -70,7 +67,8 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
                         && contribution.category == Category::Skill
                     {
                         let root_skill = folder == root.dir;
-                        contribution.bundle = bundle(folder, &paths, root_skill, &folders.skills);
+                        contribution.bundle =
+                            bundle_with(folder, &paths, root_skill, &folders.skills);
                     }
                     sanitize(&mut contribution, posture);
                     contributions.push(contribution);
@@ -179,7 +177,7 @@ fn recognized<'a>(
     roots: &[Root<'a>],
     members: &Members<'a>,
     installed: bool,
-    skills: &HashSet<&'a str>,
+    skills: &PathSet<'a>,
 ) -> Vec<Recognized<'a>> {
     let mut recognized = Vec::new();
     for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {

@@ -3,11 +3,10 @@
 //! The strongest matching rule wins for a directory; roots are decided shallowest
 //! first, so a directory knows the root that encloses it.
 
-use std::collections::HashSet;
-
 use crate::layout::{GroupOptions, RootRule, SourceForm};
 use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
 use crate::path_order::sort_by_bytes;
+use crate::path_set::{PathHashing, PathSet};
 use crate::rows::Row;
 use crate::vocabulary::{
     SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
@@ -44,7 +43,7 @@ pub(crate) struct Folders<'a> {
     /// `workflows/`: nothing there is a contribution (seed 000: "anything under
     /// template(s)/ directories ... excluded from the contribution categories"), a skill
     /// folder included.
-    pub skills: HashSet<&'a str>,
+    pub skills: PathSet<'a>,
     /// What the files say about each directory, keyed `dir/` ("" for the source root)
     /// in key order, which puts every directory after its ancestors and the
     /// directories below one root right after it.
@@ -110,7 +109,7 @@ pub(crate) fn detect<'a>(folders: &Folders<'a>, options: &GroupOptions) -> Vec<R
 
 /// Reads the folders of `files`, which must be sorted by path.
 pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
-    let (mut skills, mut runs) = (HashSet::new(), Vec::new());
+    let (mut skills, mut runs) = (Vec::new(), Vec::new());
     let mut events = Vec::with_capacity(files.len() / 2);
     let mut previous_dir: Option<&str> = None;
     for (index, row) in files.iter().enumerate() {
@@ -131,7 +130,7 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
         if base == SKILL_FILE {
             events.push((key_of(path, dir), Signal::HoldsSkill));
             if !segments(dir).any(is_never_contribution_dir) {
-                skills.insert(dir);
+                skills.push(dir);
             }
         }
         if let Some(facts) = row.manifest() {
@@ -140,8 +139,11 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
             events.push((key_of(path, anchor), Signal::Manifest(manifest)));
         }
     }
+    // Built at its final size: growing it rehashed every folder several times.
+    let mut set = PathSet::with_capacity_and_hasher(skills.len(), PathHashing::default());
+    set.extend(skills);
     Folders {
-        skills,
+        skills: set,
         signals: merge_signals(events),
         runs,
     }
@@ -295,7 +297,7 @@ fn decide(
     dir: &str,
     signal: &Signals<'_>,
     parent: &Root<'_>,
-    skills: &HashSet<&str>,
+    skills: &PathSet<'_>,
 ) -> Option<RootRule> {
     if segments(dir).any(is_never_contribution_dir) {
         return None;
@@ -337,7 +339,7 @@ fn decide(
 pub(crate) fn skill_folder_of<'p>(
     path: &'p str,
     root: &Root<'_>,
-    skills: &HashSet<&str>,
+    skills: &PathSet<'_>,
 ) -> Option<&'p str> {
     let offset = if root.dir.is_empty() {
         0
