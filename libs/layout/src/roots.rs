@@ -9,8 +9,7 @@ use crate::path_order::sort_by_bytes;
 use crate::path_set::{PathHashing, PathSet};
 use crate::rows::Row;
 use crate::vocabulary::{
-    SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
-    segments, split_parent,
+    basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir, segments,
 };
 
 /// An accepted package root.
@@ -114,7 +113,7 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
     let mut previous_dir: Option<&str> = None;
     for (index, row) in files.iter().enumerate() {
         let path = row.path;
-        let (dir, base) = split_parent(path);
+        let dir = row.dir();
         // A folder's segments are read for the first file of its run, and only those
         // past the folders it shares with the previous run's folder (their signals were
         // recorded when that folder was read).
@@ -127,7 +126,7 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
             previous_dir = Some(dir);
             folder_signals(path, unread, dir.len(), &mut events);
         }
-        if base == SKILL_FILE {
+        if row.is_skill_entry() {
             events.push((key_of(path, dir), Signal::HoldsSkill));
             if !segments(dir).any(is_never_contribution_dir) {
                 skills.push(dir);
@@ -281,6 +280,7 @@ fn manifest_name(manifest: Option<(u8, &str, &ManifestFacts)>) -> Option<String>
 /// the plain ancestor lookup the merge in binding.rs is checked against.
 #[cfg(test)]
 pub(crate) fn nearest_root(path: &str, by_dir: &std::collections::HashMap<&str, usize>) -> usize {
+    use crate::vocabulary::split_parent;
     let mut dir = split_parent(path).0;
     loop {
         if let Some(index) = by_dir.get(dir) {

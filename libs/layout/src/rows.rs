@@ -16,7 +16,7 @@ use crate::diagnostic::Severity;
 use crate::layout::{FileDiagnostic, IndexedFile};
 use crate::manifest::ManifestFacts;
 use crate::path_order::sort_by_bytes;
-use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent};
+use crate::vocabulary::{NEVER_LOADED_FILES, SKILL_FILE, is_contribution_shaped, split_parent};
 
 /// One index row as the passes over sorted rows read it: the path, and what the
 /// payload and the name say, read while the row is at hand.
@@ -24,12 +24,16 @@ use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent
 pub(crate) struct Row<'a> {
     pub path: &'a str,
     pub file: &'a IndexedFile,
+    /// The length of the path's parent folder, found once here (the folder scan
+    /// needs it for every row); `u32::MAX` when it does not fit.
+    dir_len: u32,
     flags: u8,
 }
 
 const USABLE_MANIFEST: u8 = 1;
 const DIAGNOSTICS: u8 = 2;
 const MAY_CONTRIBUTE: u8 = 4;
+const SKILL_ENTRY: u8 = 8;
 
 impl<'a> Row<'a> {
     fn of(file: &'a IndexedFile) -> Self {
@@ -41,14 +45,32 @@ impl<'a> Row<'a> {
         if !payload.diagnostics.is_empty() {
             flags |= DIAGNOSTICS;
         }
-        if may_contribute(&file.path) {
+        let (dir, base) = split_parent(&file.path);
+        if is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base) {
             flags |= MAY_CONTRIBUTE;
+        }
+        if base == SKILL_FILE {
+            flags |= SKILL_ENTRY;
         }
         Self {
             path: &file.path,
             file,
+            dir_len: u32::try_from(dir.len()).unwrap_or(u32::MAX),
             flags,
         }
+    }
+
+    /// The path's parent folder ("" at the top), as `split_parent` gives it.
+    pub fn dir(&self) -> &'a str {
+        match self.path.get(..self.dir_len as usize) {
+            Some(dir) if self.dir_len != u32::MAX => dir,
+            _ => split_parent(self.path).0,
+        }
+    }
+
+    /// Whether the basename is `SKILL.md`.
+    pub fn is_skill_entry(&self) -> bool {
+        self.flags & SKILL_ENTRY != 0
     }
 
     /// The row's usable manifest facts (an unusable manifest signals nothing).
@@ -70,11 +92,6 @@ impl<'a> Row<'a> {
     pub fn may_contribute(&self) -> bool {
         self.flags & MAY_CONTRIBUTE != 0
     }
-}
-
-fn may_contribute(path: &str) -> bool {
-    let base = split_parent(path).1;
-    is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base)
 }
 
 /// The path bytes the rows read, owned apart from the rows so that they can borrow
@@ -235,6 +252,19 @@ mod tests {
             )
         };
         let seen: Vec<_> = rows.iter().map(flags).collect();
+        let dirs: Vec<_> = rows
+            .iter()
+            .map(|row| (row.dir(), row.is_skill_entry()))
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                ("a", false),
+                ("b", false),
+                ("skills/x", true),
+                ("src", false)
+            ]
+        );
         assert_eq!(
             seen,
             [
