@@ -50,7 +50,8 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut answers = admit_in_memory_order(&recognized, &roots);
     let mut recognized = recognized.iter().peekable();
     for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
-        let paths: Vec<&str> = files.iter().map(|row| row.path).collect();
+        // The root's paths, listed once and only for a root with a skill to bundle.
+        let mut paths: Option<Vec<&str>> = None;
         let mut contributions = Vec::new();
         while let Some(file) = recognized.next_if(|file| file.root == index) {
             let admitted = match file.shape {
@@ -67,8 +68,10 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
                         && contribution.category == Category::Skill
                     {
                         let root_skill = folder == root.dir;
+                        let paths =
+                            paths.get_or_insert_with(|| files.iter().map(|row| row.path).collect());
                         contribution.bundle =
-                            bundle_with(folder, &paths, root_skill, &folders.skills);
+                            bundle_with(folder, paths, root_skill, &folders.skills);
                     }
                     sanitize(&mut contribution, posture);
                     contributions.push(contribution);
