@@ -205,6 +205,9 @@ fn recognized<'a>(
     recognized
 }
 
+/// How many payloads are read ahead together before they are admitted one by one.
+const READ_AHEAD: usize = 16;
+
 /// Admits the skills and candidates by their payloads, visiting the rows in the order
 /// they lie in memory (the input's order), not in path order: the payloads are the
 /// bulk of a row, and in path order every one of them missed the cache when the input
@@ -215,9 +218,6 @@ fn recognized<'a>(
 /// so each one still missed the cache, one miss after another while it was admitted.
 /// The payloads of a batch are read ahead together ([`read_ahead`]): those reads do
 /// not depend on each other, so their misses overlap.
-/// How many payloads are read ahead together before they are admitted one by one.
-const READ_AHEAD: usize = 16;
-
 fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> Answers {
     let mut order: Vec<(usize, usize)> = recognized
         .iter()
