@@ -5,6 +5,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 
 use crate::vocabulary::{
     SKILL_FILE, category_folder, is_markdown, is_readme, segments, split_parent,
@@ -32,6 +33,17 @@ pub fn bundle(
     root_files: &[&str],
     root_skill: bool,
     skills: &HashSet<&str>,
+) -> Vec<String> {
+    bundle_with(folder, root_files, root_skill, skills)
+}
+
+/// [`bundle`] with the skill folders in a set of any hashing (grouping's is keyed
+/// for speed, see `path_set.rs`).
+pub(crate) fn bundle_with<S: BuildHasher>(
+    folder: &str,
+    root_files: &[&str],
+    root_skill: bool,
+    skills: &HashSet<&str, S>,
 ) -> Vec<String> {
     let members = members_of(folder, root_files);
     let mut listed: Vec<&str> = members
@@ -85,7 +97,11 @@ fn skipped(relative: &str) -> bool {
         .any(|segment| segment.starts_with('.') || segment == "node_modules" || segment == "dist")
 }
 
-fn excluded_from_root_skill(folder: &str, relative: &str, skills: &HashSet<&str>) -> bool {
+fn excluded_from_root_skill<S: BuildHasher>(
+    folder: &str,
+    relative: &str,
+    skills: &HashSet<&str, S>,
+) -> bool {
     let (parent, base) = split_parent(relative);
     if parent.is_empty() {
         // Root-level package-meta: loose markdown other than SKILL.md, manifests, READMEs.

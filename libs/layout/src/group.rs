@@ -3,30 +3,27 @@
 //! that root, admitted by its frontmatter, and sanitized per the package's posture.
 //! The input order never matters: rows are sorted (and de-duplicated) first.
 
-use std::collections::HashSet;
-
-use crate::admission::{Form, admit, skill_fallback};
+use crate::admission::{Form, admit, read_ahead, skill_fallback};
 use crate::binding::Binding;
-use crate::bundle::bundle;
+use crate::bundle::bundle_with;
 use crate::category::Category;
 use crate::layout::{
     Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
     SourceForm, Unloaded, UnloadedReason,
 };
 use crate::naming::assign_keys;
+use crate::path_set::PathSet;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
-use crate::rows::{Row, packed_paths, repointed, sorted_unique};
+use crate::rows::{PathText, Row, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
 
 /// Groups the index rows of one source (or one installed package directory) into
 /// packages. Pure and deterministic.
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
-    let sorted = sorted_unique(files, &mut diagnostics);
-    let text = packed_paths(&sorted);
-    let files = repointed(&sorted, &text);
-    drop(sorted);
+    let mut text = PathText::default();
+    let files = sorted_unique(files, &mut text, &mut diagnostics);
     let folders = roots::scan(&files);
     let roots = roots::detect(&folders, options);
     let members = bind(&files, &folders.runs, &roots);
@@ -53,7 +50,8 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut answers = admit_in_memory_order(&recognized, &roots);
     let mut recognized = recognized.iter().peekable();
     for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
-        let paths: Vec<&str> = files.iter().map(|row| row.path).collect();
+        // The root's paths, listed once and only for a root with a skill to bundle.
+        let mut paths: Option<Vec<&str>> = None;
         let mut contributions = Vec::new();
         while let Some(file) = recognized.next_if(|file| file.root == index) {
             let admitted = match file.shape {
@@ -70,7 +68,10 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
                         && contribution.category == Category::Skill
                     {
                         let root_skill = folder == root.dir;
-                        contribution.bundle = bundle(folder, &paths, root_skill, &folders.skills);
+                        let paths =
+                            paths.get_or_insert_with(|| files.iter().map(|row| row.path).collect());
+                        contribution.bundle =
+                            bundle_with(folder, paths, root_skill, &folders.skills);
                     }
                     sanitize(&mut contribution, posture);
                     contributions.push(contribution);
@@ -179,7 +180,7 @@ fn recognized<'a>(
     roots: &[Root<'a>],
     members: &Members<'a>,
     installed: bool,
-    skills: &HashSet<&'a str>,
+    skills: &PathSet<'a>,
 ) -> Vec<Recognized<'a>> {
     let mut recognized = Vec::new();
     for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
@@ -204,11 +205,19 @@ fn recognized<'a>(
     recognized
 }
 
+/// How many payloads are read ahead together before they are admitted one by one.
+const READ_AHEAD: usize = 16;
+
 /// Admits the skills and candidates by their payloads, visiting the rows in the order
 /// they lie in memory (the input's order), not in path order: the payloads are the
 /// bulk of a row, and in path order every one of them missed the cache when the input
 /// was not sorted (`perf record` of the `group` bench). The answers are handed out in
 /// the order of `recognized` (one per skill or candidate); only the visits move.
+///
+/// Even in memory order the admitted payloads are far apart (a quarter of the rows),
+/// so each one still missed the cache, one miss after another while it was admitted.
+/// The payloads of a batch are read ahead together ([`read_ahead`]): those reads do
+/// not depend on each other, so their misses overlap.
 fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> Answers {
     let mut order: Vec<(usize, usize)> = recognized
         .iter()
@@ -222,9 +231,10 @@ fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> A
         visits[answer] = visit;
     }
     let files: Vec<&Recognized<'_>> = recognized.iter().filter(|f| f.needs_admission()).collect();
-    let answers = order
-        .iter()
-        .map(|&(_, answer)| {
+    let mut answers = Vec::with_capacity(order.len());
+    for batch in order.chunks(READ_AHEAD) {
+        read_ahead(batch.iter().map(|&(_, answer)| &files[answer].file.payload));
+        answers.extend(batch.iter().map(|&(_, answer)| {
             let file = files[answer];
             let (path, payload) = (file.path, &file.file.payload);
             Some(match file.shape {
@@ -243,8 +253,8 @@ fn admit_in_memory_order(recognized: &[Recognized<'_>], roots: &[Root<'_>]) -> A
                 ),
                 _ => admit(path, skill_form(path, &roots[file.root]), payload),
             })
-        })
-        .collect();
+        }));
+    }
     Answers {
         answers,
         visits,

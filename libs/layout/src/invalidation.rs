@@ -49,7 +49,8 @@ impl PackageRoots {
     /// admitting or bundling a single file (a sync asks this of a whole source around
     /// every run that writes).
     pub fn of_files(files: &[IndexedFile], options: &GroupOptions) -> Self {
-        let files = crate::rows::sorted_unique(files, &mut Vec::new());
+        let mut text = crate::rows::PathText::default();
+        let files = crate::rows::sorted_unique(files, &mut text, &mut Vec::new());
         let folders = crate::roots::scan(&files);
         let roots = crate::roots::detect(&folders, options);
         // A root SKILL.md binds the source root's package whenever it is admitted, and a

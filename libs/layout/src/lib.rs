@@ -31,6 +31,7 @@ mod group;
 pub mod layout;
 pub mod naming;
 mod path_order;
+mod path_set;
 mod recognize;
 mod roots;
 mod rows;

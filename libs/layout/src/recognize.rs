@@ -1,10 +1,9 @@
 //! Recognition: what a file is inside the package root it binds to, by path alone
 //! (DESIGN.md section 4, the categories table). Admission by frontmatter comes after.
 
-use std::collections::HashSet;
-
 use crate::category::Category;
 use crate::layout::UnloadedReason;
+use crate::path_set::PathSet;
 use crate::roots::{Root, skill_folder_of};
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_LOADED_FILES, ROOT_RULE_FILES, SKILL_FILE,
@@ -37,7 +36,7 @@ pub(crate) enum Shape<'p> {
 pub(crate) struct Context<'r, 'a> {
     pub root: &'r Root<'a>,
     pub installed: bool,
-    pub skills: &'r HashSet<&'a str>,
+    pub skills: &'r PathSet<'a>,
 }
 
 /// Recognizes `path` (relative to the source root) inside `context.root`.

@@ -3,15 +3,13 @@
 //! The strongest matching rule wins for a directory; roots are decided shallowest
 //! first, so a directory knows the root that encloses it.
 
-use std::collections::HashSet;
-
 use crate::layout::{GroupOptions, RootRule, SourceForm};
 use crate::manifest::{ManifestFacts, ManifestKind, anchored_dir};
 use crate::path_order::sort_by_bytes;
+use crate::path_set::{PathHashing, PathSet};
 use crate::rows::Row;
 use crate::vocabulary::{
-    SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
-    segments, split_parent,
+    basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir, segments,
 };
 
 /// An accepted package root.
@@ -44,7 +42,7 @@ pub(crate) struct Folders<'a> {
     /// `workflows/`: nothing there is a contribution (seed 000: "anything under
     /// template(s)/ directories ... excluded from the contribution categories"), a skill
     /// folder included.
-    pub skills: HashSet<&'a str>,
+    pub skills: PathSet<'a>,
     /// What the files say about each directory, keyed `dir/` ("" for the source root)
     /// in key order, which puts every directory after its ancestors and the
     /// directories below one root right after it.
@@ -110,12 +108,12 @@ pub(crate) fn detect<'a>(folders: &Folders<'a>, options: &GroupOptions) -> Vec<R
 
 /// Reads the folders of `files`, which must be sorted by path.
 pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
-    let (mut skills, mut runs) = (HashSet::new(), Vec::new());
+    let (mut skills, mut runs) = (Vec::new(), Vec::new());
     let mut events = Vec::with_capacity(files.len() / 2);
     let mut previous_dir: Option<&str> = None;
     for (index, row) in files.iter().enumerate() {
         let path = row.path;
-        let (dir, base) = split_parent(path);
+        let dir = row.dir();
         // A folder's segments are read for the first file of its run, and only those
         // past the folders it shares with the previous run's folder (their signals were
         // recorded when that folder was read).
@@ -128,10 +126,10 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
             previous_dir = Some(dir);
             folder_signals(path, unread, dir.len(), &mut events);
         }
-        if base == SKILL_FILE {
+        if row.is_skill_entry() {
             events.push((key_of(path, dir), Signal::HoldsSkill));
             if !segments(dir).any(is_never_contribution_dir) {
-                skills.insert(dir);
+                skills.push(dir);
             }
         }
         if let Some(facts) = row.manifest() {
@@ -140,8 +138,11 @@ pub(crate) fn scan<'a>(files: &[Row<'a>]) -> Folders<'a> {
             events.push((key_of(path, anchor), Signal::Manifest(manifest)));
         }
     }
+    // Built at its final size: growing it rehashed every folder several times.
+    let mut set = PathSet::with_capacity_and_hasher(skills.len(), PathHashing::default());
+    set.extend(skills);
     Folders {
-        skills,
+        skills: set,
         signals: merge_signals(events),
         runs,
     }
@@ -279,6 +280,7 @@ fn manifest_name(manifest: Option<(u8, &str, &ManifestFacts)>) -> Option<String>
 /// the plain ancestor lookup the merge in binding.rs is checked against.
 #[cfg(test)]
 pub(crate) fn nearest_root(path: &str, by_dir: &std::collections::HashMap<&str, usize>) -> usize {
+    use crate::vocabulary::split_parent;
     let mut dir = split_parent(path).0;
     loop {
         if let Some(index) = by_dir.get(dir) {
@@ -295,7 +297,7 @@ fn decide(
     dir: &str,
     signal: &Signals<'_>,
     parent: &Root<'_>,
-    skills: &HashSet<&str>,
+    skills: &PathSet<'_>,
 ) -> Option<RootRule> {
     if segments(dir).any(is_never_contribution_dir) {
         return None;
@@ -337,7 +339,7 @@ fn decide(
 pub(crate) fn skill_folder_of<'p>(
     path: &'p str,
     root: &Root<'_>,
-    skills: &HashSet<&str>,
+    skills: &PathSet<'_>,
 ) -> Option<&'p str> {
     let offset = if root.dir.is_empty() {
         0

@@ -16,7 +16,7 @@ use crate::diagnostic::Severity;
 use crate::layout::{FileDiagnostic, IndexedFile};
 use crate::manifest::ManifestFacts;
 use crate::path_order::sort_by_bytes;
-use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent};
+use crate::vocabulary::{NEVER_LOADED_FILES, SKILL_FILE, is_contribution_shaped, split_parent};
 
 /// One index row as the passes over sorted rows read it: the path, and what the
 /// payload and the name say, read while the row is at hand.
@@ -24,12 +24,16 @@ use crate::vocabulary::{NEVER_LOADED_FILES, is_contribution_shaped, split_parent
 pub(crate) struct Row<'a> {
     pub path: &'a str,
     pub file: &'a IndexedFile,
+    /// The length of the path's parent folder, found once here (the folder scan
+    /// needs it for every row); `u32::MAX` when it does not fit.
+    dir_len: u32,
     flags: u8,
 }
 
 const USABLE_MANIFEST: u8 = 1;
 const DIAGNOSTICS: u8 = 2;
 const MAY_CONTRIBUTE: u8 = 4;
+const SKILL_ENTRY: u8 = 8;
 
 impl<'a> Row<'a> {
     fn of(file: &'a IndexedFile) -> Self {
@@ -41,14 +45,32 @@ impl<'a> Row<'a> {
         if !payload.diagnostics.is_empty() {
             flags |= DIAGNOSTICS;
         }
-        if may_contribute(&file.path) {
+        let (dir, base) = split_parent(&file.path);
+        if is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base) {
             flags |= MAY_CONTRIBUTE;
+        }
+        if base == SKILL_FILE {
+            flags |= SKILL_ENTRY;
         }
         Self {
             path: &file.path,
             file,
+            dir_len: u32::try_from(dir.len()).unwrap_or(u32::MAX),
             flags,
         }
+    }
+
+    /// The path's parent folder ("" at the top), as `split_parent` gives it.
+    pub fn dir(&self) -> &'a str {
+        match self.path.get(..self.dir_len as usize) {
+            Some(dir) if self.dir_len != u32::MAX => dir,
+            _ => split_parent(self.path).0,
+        }
+    }
+
+    /// Whether the basename is `SKILL.md`.
+    pub fn is_skill_entry(&self) -> bool {
+        self.flags & SKILL_ENTRY != 0
     }
 
     /// The row's usable manifest facts (an unusable manifest signals nothing).
@@ -72,22 +94,69 @@ impl<'a> Row<'a> {
     }
 }
 
-fn may_contribute(path: &str) -> bool {
-    let base = split_parent(path).1;
-    is_contribution_shaped(base) || NEVER_LOADED_FILES.contains(&base)
+/// The path bytes the rows read, owned apart from the rows so that they can borrow
+/// them: every path copied once in input order, and again in path order when the
+/// input was not sorted.
+///
+/// Why: the paths lie wherever they were allocated, among the payloads' strings, and
+/// both the sort (which re-reads tied paths in no useful order) and the passes after
+/// it (in path order) would miss the cache on most of them. The first copy is made
+/// while each row is read anyway, in input order, so its reads stream; the sort and
+/// the second copy then read a few megabytes instead of the whole heap, and the
+/// passes after the sort read the paths sequentially.
+#[derive(Default)]
+pub(crate) struct PathText {
+    input: String,
+    sorted: String,
 }
 
-/// Sorts rows by path and keeps one row per path. When a path repeats, the kept row is
-/// chosen by content (the smallest serialized payload), so the choice does not
-/// depend on input order.
+/// Reads the rows, sorts them by path and keeps one row per path. When a path
+/// repeats, the kept row is chosen by content (the smallest serialized payload), so
+/// the choice does not depend on input order. The rows' paths point into `text`.
 pub(crate) fn sorted_unique<'a>(
     files: &'a [IndexedFile],
+    text: &'a mut PathText,
     diagnostics: &mut Vec<FileDiagnostic>,
 ) -> Vec<Row<'a>> {
-    let (mut sorted, repeats) = sorted_by_path(files);
-    if !repeats {
-        return sorted;
+    let PathText { input, sorted } = text;
+    let rows = read_rows(files, input);
+    let input: &'a String = input;
+    let rows = repointed(rows, input);
+    if rows.is_sorted_by(|a, b| a.path < b.path) {
+        return rows;
     }
+    let (rows, repeats) = sorted_by_path(&rows);
+    sorted.reserve_exact(input.len());
+    for row in &rows {
+        sorted.push_str(row.path);
+    }
+    let sorted: &'a String = sorted;
+    let rows = repointed(rows, sorted);
+    if repeats {
+        deduplicated(rows, diagnostics)
+    } else {
+        rows
+    }
+}
+
+/// Each file's [`Row`], in input order, with every path appended to `text`.
+fn read_rows<'a>(files: &'a [IndexedFile], text: &mut String) -> Vec<Row<'a>> {
+    text.reserve(files.len() * 32);
+    files
+        .iter()
+        .map(|file| {
+            text.push_str(&file.path);
+            Row::of(file)
+        })
+        .collect()
+}
+
+/// Keeps one row per path of rows sorted by path, the one with the smallest
+/// serialized payload, and says which paths repeated.
+fn deduplicated<'a>(
+    mut sorted: Vec<Row<'a>>,
+    diagnostics: &mut Vec<FileDiagnostic>,
+) -> Vec<Row<'a>> {
     let mut repeated: HashSet<&str> = HashSet::new();
     for pair in sorted.windows(2) {
         if pair[0].path == pair[1].path {
@@ -112,12 +181,8 @@ pub(crate) fn sorted_unique<'a>(
 }
 
 /// The rows in ascending path order (equal paths next to each other), and whether any
-/// path repeats. The inventory usually hands rows over sorted already.
-fn sorted_by_path(files: &[IndexedFile]) -> (Vec<Row<'_>>, bool) {
-    let rows: Vec<Row<'_>> = files.iter().map(Row::of).collect();
-    if rows.is_sorted_by(|a, b| a.path < b.path) {
-        return (rows, false);
-    }
+/// path repeats.
+fn sorted_by_path<'a>(rows: &[Row<'a>]) -> (Vec<Row<'a>>, bool) {
     // Sorting indices moves 16-byte (key, index) pairs rather than 40-byte (key, row)
     // ones; the rows are then gathered once, in order.
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -128,32 +193,16 @@ fn sorted_by_path(files: &[IndexedFile]) -> (Vec<Row<'_>>, bool) {
     )
 }
 
-/// The paths of `rows`, one after another in row order: one string to re-point the
-/// rows at ([`repointed`]).
-///
-/// Why: the paths lie wherever they were allocated, which for unsorted input is all
-/// over the heap, and the passes after the sort (the folder scan, binding,
-/// recognition, bundles, the output's copies) read them in path order. Copying them
-/// once in path order is one pass of simple copies, whose cache misses overlap; the
-/// passes after it then read the paths sequentially from a few megabytes.
-pub(crate) fn packed_paths(rows: &[Row<'_>]) -> String {
-    let mut text = String::with_capacity(rows.iter().map(|row| row.path.len()).sum());
-    for row in rows {
-        text.push_str(row.path);
-    }
-    text
-}
-
-/// `rows` with each path read from its copy in `text`, which [`packed_paths`] made of
-/// these rows.
-pub(crate) fn repointed<'b>(rows: &[Row<'b>], text: &'b str) -> Vec<Row<'b>> {
+/// `rows` with each path read from its copy in `text`, which holds the rows' paths one
+/// after another in row order.
+fn repointed<'b>(rows: Vec<Row<'b>>, text: &'b str) -> Vec<Row<'b>> {
     let mut start = 0;
-    rows.iter()
+    rows.into_iter()
         .map(|row| {
             let end = start + row.path.len();
             let path = text.get(start..end).unwrap_or(row.path);
             start = end;
-            Row { path, ..*row }
+            Row { path, ..row }
         })
         .collect()
 }
@@ -203,6 +252,19 @@ mod tests {
             )
         };
         let seen: Vec<_> = rows.iter().map(flags).collect();
+        let dirs: Vec<_> = rows
+            .iter()
+            .map(|row| (row.dir(), row.is_skill_entry()))
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                ("a", false),
+                ("b", false),
+                ("skills/x", true),
+                ("src", false)
+            ]
+        );
         assert_eq!(
             seen,
             [
@@ -214,22 +276,47 @@ mod tests {
         );
     }
 
-    /// Re-pointed rows read the same paths, from the packed copy, and keep their rows.
+    /// The sorted rows read their own paths, from the packed copies (the input-order
+    /// copy when the input was sorted, the path-order copy otherwise), in path order,
+    /// one row per path, and keep their files.
     #[test]
-    fn repointed_rows_read_their_own_paths_from_the_packed_copy() {
-        let files: Vec<IndexedFile> = ["b/é.md", "", "a", "a/b/c.md", "a"]
-            .into_iter()
-            .map(IndexedFile::path_only)
-            .collect();
-        let rows: Vec<Row<'_>> = files.iter().map(Row::of).collect();
-        let text = packed_paths(&rows);
-        let packed = repointed(&rows, &text);
-        assert_eq!(text, "b/é.mdaa/b/c.mda");
-        for (row, file) in packed.iter().zip(&files) {
-            assert_eq!(row.path, file.path);
-            assert!(std::ptr::eq(row.file, file));
-            let within = text.as_bytes().as_ptr_range();
-            assert!(within.contains(&row.path.as_ptr()) || row.path.is_empty());
+    fn sorted_rows_read_their_own_paths_from_the_packed_copies() {
+        for paths in [
+            vec!["b/é.md", "", "a", "a/b/c.md", "a", "a-b"],
+            vec!["", "a", "a-b", "a/b/c.md", "b/é.md"],
+        ] {
+            let files: Vec<IndexedFile> =
+                paths.iter().map(|p| IndexedFile::path_only(*p)).collect();
+            let mut text = PathText::default();
+            let mut diagnostics = Vec::new();
+            let rows = sorted_unique(&files, &mut text, &mut diagnostics);
+            let seen: Vec<String> = rows.iter().map(|row| row.path.to_owned()).collect();
+            for row in &rows {
+                assert_eq!(row.path, row.file.path);
+                assert!(files.iter().any(|file| std::ptr::eq(row.file, file)));
+            }
+            let starts: Vec<usize> = rows.iter().map(|row| row.path.as_ptr().addr()).collect();
+            drop(rows);
+            assert_eq!(seen, ["", "a", "a-b", "a/b/c.md", "b/é.md"]);
+            assert_eq!(diagnostics.len(), usize::from(paths.len() == 6));
+            assert_eq!(text.input, paths.concat());
+            let packed = if text.sorted.is_empty() {
+                &text.input
+            } else {
+                &text.sorted
+            };
+            let mut in_order = paths.clone();
+            in_order.sort_unstable();
+            assert_eq!(
+                *packed,
+                in_order.concat(),
+                "repeats are packed before they go"
+            );
+            let within = packed.as_bytes().as_ptr_range();
+            let within = within.start.addr()..within.end.addr();
+            for (start, path) in starts.iter().zip(&seen) {
+                assert!(within.contains(start) || path.is_empty());
+            }
         }
     }
 }
