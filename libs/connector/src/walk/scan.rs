@@ -265,9 +265,12 @@ fn read_entries(directory: &Pending, sorted: bool) -> std::io::Result<(OwnedFd, 
     let fd = match &directory.at {
         // Not following a link: the name was a directory when its parent was read, and
         // one swapped for a link since is refused rather than followed.
-        Some((parent, name)) => {
-            rustix::fs::openat(&parent.0, name.as_c_str(), flags | OFlags::NOFOLLOW, Mode::empty())?
-        }
+        Some((parent, name)) => rustix::fs::openat(
+            &parent.0,
+            name.as_c_str(),
+            flags | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?,
         None => rustix::fs::open(&directory.path, flags, Mode::empty())?,
     };
     let mut entries = BUFFER.with_borrow_mut(|buffer| {
