@@ -87,7 +87,7 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
     let connector = LocalConnector::new(&args.dir, limits)
         .with_context(|| format!("cannot inspect {}", args.dir.display()))?;
     let listing = connector.list();
-    let (rows, flags) = capture_all(&connector, &listing.files);
+    let (rows, flags) = capture_all(&connector, listing.files);
     let name = source_name(args);
     let options = match args.installed {
         Some(trust) => GroupOptions::installed(name, trust),
@@ -110,7 +110,7 @@ const READ_THREADS: usize = 4;
 /// not depend on the threads: rows and flags are put back in listing order.
 fn capture_all(
     connector: &LocalConnector,
-    files: &[ListedFile],
+    files: Vec<ListedFile>,
 ) -> (Vec<IndexedFile>, Vec<(String, Vec<Flag>)>) {
     let read: Vec<usize> = (0..files.len())
         .filter(|&at| needs_content(&files[at].path) || is_checked(&files[at].path))
@@ -120,12 +120,13 @@ fn capture_all(
         .clamp(1, READ_THREADS);
     let mut captured: Vec<Option<Captured>> = Vec::new();
     captured.resize_with(files.len(), || None);
+    let listed = &files;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|first| {
                 let mine = read.iter().skip(first).step_by(threads);
                 scope.spawn(move || {
-                    mine.map(|&at| (at, read_and_capture(connector, &files[at])))
+                    mine.map(|&at| (at, read_and_capture(connector, &listed[at])))
                         .collect::<Vec<_>>()
                 })
             })
@@ -142,8 +143,9 @@ fn capture_all(
         }
     });
     let mut flags = Vec::new();
+    // The listing is consumed: each row takes its file's path rather than a copy.
     let rows = files
-        .iter()
+        .into_iter()
         .zip(captured)
         .map(|(file, found)| {
             let payload = match found {
@@ -156,7 +158,7 @@ fn capture_all(
                 None => capture(&file.path, None),
             };
             IndexedFile {
-                path: file.path.clone(),
+                path: file.path,
                 payload,
             }
         })
