@@ -9,11 +9,11 @@ use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
+use super::kept::KeptDir;
 use super::{Tree, skipped};
 use crate::stat::FileStat;
 use crate::{SkipReason, Skipped};
@@ -49,38 +49,6 @@ impl Pending {
     }
 }
 
-/// The most directory descriptors the walks of this process keep open at once for
-/// their subdirectories (a depth-first walk needs about one per level); past it, a
-/// subdirectory is opened by its path, as the walk did before.
-const KEPT_DIRECTORIES: usize = 64;
-
-/// How many directory descriptors are kept now, across every walk of the process.
-static KEPT: AtomicUsize = AtomicUsize::new(0);
-
-/// A directory's descriptor kept open while its subdirectories wait to be read, so each
-/// is opened relative to it: opening by the full path walks every segment from the
-/// root again, 17.5 % of inspect's time on a tree of small folders.
-pub(crate) struct KeptDir(OwnedFd);
-
-impl KeptDir {
-    /// Keeps `fd` when the bound allows, else gives it back.
-    fn keep(fd: OwnedFd) -> Result<Arc<Self>, OwnedFd> {
-        let taken = KEPT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |kept| {
-            (kept < KEPT_DIRECTORIES).then_some(kept + 1)
-        });
-        match taken {
-            Ok(_) => Ok(Arc::new(KeptDir(fd))),
-            Err(_) => Err(fd),
-        }
-    }
-}
-
-impl Drop for KeptDir {
-    fn drop(&mut self) {
-        KEPT.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
 /// The descriptor of the directory being scanned: its own, or kept for its children.
 enum OpenDir {
     Owned(OwnedFd),
@@ -102,7 +70,7 @@ impl OpenDir {
     fn fd(&self) -> BorrowedFd<'_> {
         match self {
             OpenDir::Owned(fd) => fd.as_fd(),
-            OpenDir::Kept(kept) => kept.0.as_fd(),
+            OpenDir::Kept(kept) => kept.fd(),
         }
     }
 
@@ -266,7 +234,7 @@ fn read_entries(directory: &Pending, sorted: bool) -> std::io::Result<(OwnedFd, 
         // Not following a link: the name was a directory when its parent was read, and
         // one swapped for a link since is refused rather than followed.
         Some((parent, name)) => rustix::fs::openat(
-            &parent.0,
+            parent.fd(),
             name.as_c_str(),
             flags | OFlags::NOFOLLOW,
             Mode::empty(),
