@@ -8,6 +8,7 @@
 //! deep tree cannot overflow the call stack; symlinks are followed only inside the
 //! root, and everything left out is reported with its reason.
 
+mod kept;
 mod scan;
 
 use std::path::{Path, PathBuf};

@@ -91,3 +91,44 @@ fn every_listed_file_carries_the_figures_std_metadata_gives() {
         ]
     );
 }
+
+/// The walk stops reading a directory at the position ext4 gives its last entry; a
+/// directory too large for one `getdents64` buffer must still be read whole.
+#[test]
+fn a_directory_larger_than_one_read_is_listed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "n".repeat(120);
+    for n in 0..1500 {
+        write(dir.path(), &format!("wide/{name}{n:04}.md"), b"x");
+    }
+    let listing = LocalConnector::new(dir.path(), ConnectorLimits::default())
+        .unwrap()
+        .list();
+    assert_eq!(listing.files.len(), 1500);
+    assert!(listing.skipped.is_empty());
+}
+
+/// Directories are opened relative to their parent's descriptor while few enough are
+/// kept open; past that bound (a tree deeper than it, with a sibling left at each
+/// level) they are opened by path, and the listing is the same.
+#[test]
+fn a_tree_deeper_than_the_kept_descriptors_is_listed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut at = String::new();
+    // Four siblings a level: whichever the walk enters first, the others wait.
+    for level in 0..200 {
+        at.push_str(&format!("l{level}/"));
+        for side in 0..4 {
+            write(dir.path(), &format!("{at}side{side}/g.md"), b"x");
+        }
+    }
+    let limits = ConnectorLimits {
+        max_depth: 1000,
+        ..ConnectorLimits::default()
+    };
+    let listing = LocalConnector::new(dir.path(), limits).unwrap().list();
+    assert_eq!(listing.files.len(), 800);
+    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+    let deepest = format!("{at}side3/g.md");
+    assert!(listing.files.iter().any(|file| file.path == deepest));
+}

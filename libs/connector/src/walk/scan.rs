@@ -8,10 +8,12 @@ use std::fs;
 use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use rustix::fd::OwnedFd;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
+use super::kept::KeptDir;
 use super::{Tree, skipped};
 use crate::stat::FileStat;
 use crate::{SkipReason, Skipped};
@@ -30,6 +32,9 @@ pub(crate) struct Pending {
     /// while no link was followed on the way (then it is `path`).
     canonical: Option<PathBuf>,
     depth: usize,
+    /// The parent's open descriptor and this directory's name in it, when the parent
+    /// was kept open: then it is opened relative to it (no lookup from the root).
+    at: Option<(Arc<KeptDir>, CString)>,
 }
 
 impl Pending {
@@ -39,6 +44,40 @@ impl Pending {
             relative: String::new(),
             canonical: None,
             depth: 0,
+            at: None,
+        }
+    }
+}
+
+/// The descriptor of the directory being scanned: its own, or kept for its children.
+enum OpenDir {
+    Owned(OwnedFd),
+    Kept(Arc<KeptDir>),
+}
+
+impl OpenDir {
+    /// Kept when some entry is a directory (and the bound allows), else owned.
+    fn new(fd: OwnedFd, entries: &[DirEntry], directory: &Pending) -> Self {
+        let subdirectories = entries
+            .iter()
+            .any(|entry| entry.file_type == FileType::Directory);
+        if !subdirectories || directory.canonical.is_some() {
+            return OpenDir::Owned(fd);
+        }
+        KeptDir::keep(fd).map_or_else(OpenDir::Owned, OpenDir::Kept)
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        match self {
+            OpenDir::Owned(fd) => fd.as_fd(),
+            OpenDir::Kept(kept) => kept.fd(),
+        }
+    }
+
+    fn kept(&self) -> Option<&Arc<KeptDir>> {
+        match self {
+            OpenDir::Owned(_) => None,
+            OpenDir::Kept(kept) => Some(kept),
         }
     }
 }
@@ -75,17 +114,18 @@ enum Entry {
 
 /// The entries of `directory`, in name order when `sorted`.
 pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
-    let (fd, entries) = match read_entries(&directory.path, sorted) {
+    let (fd, entries) = match read_entries(directory, sorted) {
         Ok(read) => read,
         Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
     };
+    let dir = OpenDir::new(fd, &entries, directory);
     entries
-        .iter()
-        .map(|entry| found(&fd, entry, directory, tree))
+        .into_iter()
+        .map(|entry| found(&dir, entry, directory, tree))
         .collect()
 }
 
-fn found(fd: &OwnedFd, entry: &DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
+fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
     let (root, limits) = (tree.root, tree.limits);
     let name = OsStr::from_bytes(entry.name.to_bytes());
     let Some(name) = name.to_str() else {
@@ -93,7 +133,7 @@ fn found(fd: &OwnedFd, entry: &DirEntry, directory: &Pending, tree: &Tree<'_>) -
         return Found::Skip(skipped(lossy, SkipReason::NonUtf8Name));
     };
     let relative = join(&directory.relative, name);
-    match classify(fd, entry, name, tree, directory) {
+    match classify(dir.fd(), &entry, name, tree, directory) {
         Entry::Skip(reason) => Found::Skip(skipped(relative, reason)),
         Entry::File { stat, target } => {
             // Where the file really is: the link's target, or its name under the real
@@ -131,16 +171,35 @@ fn found(fd: &OwnedFd, entry: &DirEntry, directory: &Pending, tree: &Tree<'_>) -
             } else if directory.depth + 1 > limits.max_depth {
                 Found::Skip(skipped(relative, SkipReason::TooDeep))
             } else {
+                let path = directory.path.join(name);
+                let at = dir
+                    .kept()
+                    .filter(|_| opens_like_its_path(&entry, directory, &path))
+                    .map(|kept| (Arc::clone(kept), entry.name));
                 Found::Child(Pending {
-                    path: directory.path.join(name),
+                    path,
                     relative,
                     canonical,
                     depth: directory.depth + 1,
+                    at,
                 })
             }
         }
     }
 }
+
+/// Whether opening the directory `entry` relative to its parent gives exactly what
+/// opening `path` would: getdents said "directory" (a link is opened by its path), no
+/// link was followed on the way (a path through more than 40 links fails), and `path`
+/// is not too long for the system (the walk reports such a directory unreadable).
+fn opens_like_its_path(entry: &DirEntry, parent: &Pending, path: &Path) -> bool {
+    entry.file_type == FileType::Directory
+        && parent.canonical.is_none()
+        && path.as_os_str().len() < PATH_MAX
+}
+
+/// The longest path the system takes, its final NUL included.
+const PATH_MAX: usize = 4096;
 
 /// One name read from a directory.
 struct DirEntry {
@@ -153,6 +212,12 @@ struct DirEntry {
 /// `opendir` buffer size).
 const ENTRY_BUFFER: usize = 32 * 1024;
 
+/// The position ext4 (and so overlayfs over it) gives the last entry of a directory
+/// read by hash, the largest file offset: after it nothing is left to read, so the
+/// `getdents64` that would only confirm the end (one call in four of a directory of
+/// two files) is not made. Any other position reads on to the empty answer.
+const END_OF_DIRECTORY: u64 = i64::MAX as u64;
+
 thread_local! {
     /// Each walking thread reuses one entry buffer.
     static BUFFER: RefCell<Vec<MaybeUninit<u8>>> =
@@ -163,9 +228,19 @@ thread_local! {
 /// opened here: std's `read_dir` goes through the C library's `opendir`, which also
 /// `fstat`s every directory, one system call in five of a small directory's reading.
 /// The descriptor is returned so each file is stat'ed relative to it.
-fn read_entries(directory: &Path, sorted: bool) -> std::io::Result<(OwnedFd, Vec<DirEntry>)> {
+fn read_entries(directory: &Pending, sorted: bool) -> std::io::Result<(OwnedFd, Vec<DirEntry>)> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
-    let fd = rustix::fs::open(directory, flags, Mode::empty())?;
+    let fd = match &directory.at {
+        // Not following a link: the name was a directory when its parent was read, and
+        // one swapped for a link since is refused rather than followed.
+        Some((parent, name)) => rustix::fs::openat(
+            parent.fd(),
+            name.as_c_str(),
+            flags | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?,
+        None => rustix::fs::open(&directory.path, flags, Mode::empty())?,
+    };
     let mut entries = BUFFER.with_borrow_mut(|buffer| {
         let mut entries = Vec::new();
         let mut dir = RawDir::new(&fd, buffer);
@@ -178,11 +253,15 @@ fn read_entries(directory: &Path, sorted: bool) -> std::io::Result<(OwnedFd, Vec
                 Err(error) => return Err(error.into()),
             };
             let name = entry.file_name();
+            let at_end = entry.next_entry_cookie() == END_OF_DIRECTORY;
             if !matches!(name.to_bytes(), b"." | b"..") {
                 entries.push(DirEntry {
                     name: name.to_owned(),
                     file_type: entry.file_type(),
                 });
+            }
+            if at_end && dir.is_buffer_empty() {
+                break;
             }
         }
         Ok::<_, std::io::Error>(entries)
@@ -194,7 +273,7 @@ fn read_entries(directory: &Path, sorted: bool) -> std::io::Result<(OwnedFd, Vec
 }
 
 /// The entry's own status (a link is not followed), relative to its directory.
-fn stat_at(fd: &OwnedFd, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx> {
+fn stat_at(fd: BorrowedFd<'_>, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx> {
     Ok(rustix::fs::statx(
         fd,
         entry.name.as_c_str(),
@@ -204,7 +283,7 @@ fn stat_at(fd: &OwnedFd, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx>
 }
 
 fn classify(
-    fd: &OwnedFd,
+    fd: BorrowedFd<'_>,
     entry: &DirEntry,
     name: &str,
     tree: &Tree<'_>,
