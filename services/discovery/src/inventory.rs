@@ -205,11 +205,12 @@ impl InventoryShell {
     }
 }
 
-/// Frees a snapshot a delta replaced (its grouping and the answer prepared from it)
+/// Frees a snapshot a delta replaced (its grouping and the answer prepared from it,
+/// or an answer a newer one replaced)
 /// off the request path, when this was its last holder: freeing them cost about as
 /// much as the delta itself, and the caller waiting for the new answer gains nothing
 /// from it. Nothing is read from it afterwards.
-fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
+pub(crate) fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
     if Arc::strong_count(&replaced) > 1 {
         return; // another request still answers from it; the last one frees it
     }

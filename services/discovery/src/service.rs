@@ -126,13 +126,14 @@ impl Discovery {
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
-        let (prepared, fresh) = snapshot.prepared.get(&sources, || {
-            Prepared::new(candidates::build(
+        let (prepared, fresh) = snapshot.prepared.get(&sources, |previous| {
+            let batch = candidates::build(
                 &scope.project,
                 self.parts.catalog.packages(),
                 &sources,
                 &snapshot,
-            ))
+            );
+            Prepared::new(batch, previous)
         });
         if fresh {
             self.parts.inventory.reweigh(&scope.project, &snapshot);

@@ -364,7 +364,7 @@ impl ProjectSnapshot {
             Self {
                 revision: delta.revision,
                 sources: next,
-                prepared: PreparedSlot::default(),
+                prepared: self.prepared.successor(),
             },
             regrouped,
         )
