@@ -19,8 +19,9 @@ use neuralis_access::EvaluationRequest;
 use neuralis_assembly::{PackageView, package_order_key};
 
 use crate::answer::ContentAt;
-use crate::candidates::{Batch, FileSlot};
-use crate::ports::SourceInfo;
+use crate::candidates::{self, Batch, FileSlot};
+use crate::inventory::{InventoryShell, ProjectSnapshot};
+use crate::ports::{InstalledPackage, SourceInfo};
 
 mod ids;
 mod shown;
@@ -98,6 +99,26 @@ impl Prepared {
             skills,
         }
     }
+}
+
+/// The prepared answer of `snapshot` for `sources`: the one kept with it, or prepared
+/// now (reusing what it can of the answer before it) and then counted toward the
+/// inventory's memory bound.
+pub(crate) fn prepare(
+    project: &str,
+    installed: &[InstalledPackage],
+    sources: &[SourceInfo],
+    snapshot: &Arc<ProjectSnapshot>,
+    inventory: &InventoryShell,
+) -> Arc<Prepared> {
+    let (prepared, fresh) = snapshot.prepared.get(sources, |previous| {
+        let batch = candidates::build(project, installed, sources, snapshot);
+        Prepared::new(batch, previous)
+    });
+    if fresh {
+        inventory.reweigh(project, snapshot);
+    }
+    prepared
 }
 
 /// The prepared answer of one snapshot, kept inside it: it lives exactly as long as
