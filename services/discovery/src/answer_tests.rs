@@ -42,7 +42,7 @@ fn prepared(paths: &[&str]) -> Prepared {
             .collect(),
     };
     let snapshot = ProjectSnapshot::build(rows, &sources);
-    Prepared::new(candidates::build("p1", &[], &sources, &snapshot))
+    Prepared::new(candidates::build("p1", &[], &sources, &snapshot), None)
 }
 
 /// Every candidate visible, except the files at `hidden` (paths).

@@ -9,17 +9,22 @@
 //! A finish (or a moved revision at the end of the recovery window) is caught up by a
 //! delta: sync's rows changed since the revision held, applied to the held snapshot
 //! (see `snapshot`); a full re-read only when sync cannot answer from that revision.
+//! A finish is caught up as soon as its event arrives, in the background (see
+//! `eager`); a call that finds that catch-up running waits for it.
 
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use neuralis_bus::{BusNotice, Phase as BusPhase, Subscription};
 use neuralis_inventory::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
 
 use crate::api::DiscoveryError;
 use crate::ports::{IndexPort, RowsSince, SourceInfo};
 
+mod eager;
 mod snapshot;
 
 pub use snapshot::{ProjectSnapshot, Regrouped, RowFacts, SourceSnapshot};
@@ -27,21 +32,33 @@ pub use snapshot::{ProjectSnapshot, Regrouped, RowFacts, SourceSnapshot};
 struct State {
     inventory: Inventory<Arc<ProjectSnapshot>>,
     subscription: Option<Subscription>,
+    /// The follower's: every drain polls the subscription with it, so a notice that
+    /// arrives after a request drained still wakes the follower.
+    waker: Option<Waker>,
+    /// Per project, the background catch-up started last (see `eager`).
+    applying: HashMap<String, eager::Applying>,
 }
 
 /// The inventory of this discovery instance.
 pub struct InventoryShell {
     state: Mutex<State>,
+    /// Set once the finishes are caught up in the background.
+    eager: OnceLock<eager::Eager>,
+    me: Weak<InventoryShell>,
 }
 
 impl InventoryShell {
     /// An inventory that caches nothing until [`InventoryShell::attach`].
     pub fn new(settings: InventorySettings) -> Arc<Self> {
-        Arc::new(Self {
+        Arc::new_cyclic(|me| Self {
             state: Mutex::new(State {
                 inventory: Inventory::new(settings),
                 subscription: None,
+                waker: None,
+                applying: HashMap::new(),
             }),
+            eager: OnceLock::new(),
+            me: me.clone(),
         })
     }
 
@@ -53,7 +70,7 @@ impl InventoryShell {
             state.inventory.subscription_up();
             neuralis_metrics::subscription_attached();
         }
-        spawn_idle_drain(Arc::downgrade(self));
+        spawn_follower(Arc::downgrade(self));
     }
 
     /// Whether events are arriving (the cache is in use).
@@ -68,6 +85,15 @@ impl InventoryShell {
         sources: &[SourceInfo],
         index: &dyn IndexPort,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
+        let running = self
+            .drained()
+            .applying
+            .get(project)
+            .map(|applying| applying.done.clone());
+        if let Some(mut done) = running {
+            // Ends when the catch-up does, however it ends; then look up as always.
+            let _ = done.changed().await;
+        }
         let lookup = self.drained().inventory.lookup(project, Instant::now());
         use neuralis_metrics::{Lookup as Counted, inventory_lookup};
         match lookup {
@@ -197,19 +223,22 @@ impl InventoryShell {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The state, with every notice the bus already delivered applied.
+    /// The state, with every notice the bus already delivered applied (and the
+    /// finished writes' catch-ups started).
     fn drained(&self) -> MutexGuard<'_, State> {
         let mut state = self.lock();
-        drain(&mut state);
+        let finished = drain(&mut state);
+        self.start_eager(&mut state, finished);
         state
     }
 }
 
-/// Frees a snapshot a delta replaced (its grouping and the answer prepared from it)
+/// Frees a snapshot a delta replaced (its grouping and the answer prepared from it,
+/// or an answer a newer one replaced)
 /// off the request path, when this was its last holder: freeing them cost about as
 /// much as the delta itself, and the caller waiting for the new answer gains nothing
 /// from it. Nothing is read from it afterwards.
-fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
+pub(crate) fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
     if Arc::strong_count(&replaced) > 1 {
         return; // another request still answers from it; the last one frees it
     }
@@ -219,26 +248,36 @@ fn retire<T: Send + Sync + 'static>(replaced: Arc<T>) {
     }
 }
 
-fn drain(state: &mut State) {
+/// Applies every notice delivered; returns the projects a write finished (or failed) in.
+fn drain(state: &mut State) -> Vec<String> {
+    let mut finished = Vec::new();
+    let waker = state
+        .waker
+        .clone()
+        .unwrap_or_else(|| futures::task::noop_waker_ref().clone());
+    let mut cx = Context::from_waker(&waker);
     let Some(subscription) = state.subscription.as_mut() else {
-        return;
+        return finished;
     };
     loop {
-        match subscription.next().now_or_never() {
-            None => return,
-            Some(Some(notice)) => apply(&mut state.inventory, notice),
-            Some(None) => {
+        match subscription.poll_next_unpin(&mut cx) {
+            Poll::Pending => return finished,
+            Poll::Ready(Some(notice)) => {
+                finished.extend(apply(&mut state.inventory, notice));
+            }
+            Poll::Ready(None) => {
                 tracing::warn!("invalidation subscription ended; bypassing the inventory");
                 neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Lost);
                 state.subscription = None;
                 state.inventory.subscription_lost();
-                return;
+                return finished;
             }
         }
     }
 }
 
-fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) {
+/// Applies one notice; the project, when a write in it finished or failed.
+fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) -> Option<String> {
     match notice {
         BusNotice::Event(event) => {
             let (phase, counted) = match event.phase {
@@ -248,6 +287,7 @@ fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) {
             };
             neuralis_metrics::invalidation(counted);
             inventory.observe(&event.project, &event.write_id, phase, Instant::now());
+            return (phase != Phase::Start).then_some(event.project);
         }
         BusNotice::Lost => {
             tracing::warn!("invalidation subscription lost; dropping the inventory");
@@ -260,17 +300,26 @@ fn apply(inventory: &mut Inventory<Arc<ProjectSnapshot>>, notice: BusNotice) {
             inventory.subscription_up();
         }
     }
+    None
 }
 
-/// Applies notices while no request comes, so the bus never backs up.
-fn spawn_idle_drain(shell: Weak<InventoryShell>) {
+/// Applies notices as they arrive (woken by the subscription, every drain polling
+/// with this task's waker), and every 50 ms besides, so the bus never backs up and a
+/// finish starts its catch-up without waiting for a call.
+fn spawn_follower(shell: Weak<InventoryShell>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_millis(50));
-        loop {
-            tick.tick().await;
-            let Some(shell) = shell.upgrade() else { return };
+        futures::future::poll_fn(|cx| {
+            let Some(shell) = shell.upgrade() else {
+                return Poll::Ready(());
+            };
+            while tick.poll_tick(cx).is_ready() {}
             let mut state = shell.lock();
-            drain(&mut state);
-        }
+            state.waker = Some(cx.waker().clone());
+            let finished = drain(&mut state);
+            shell.start_eager(&mut state, finished);
+            Poll::Pending
+        })
+        .await;
     });
 }

@@ -8,31 +8,35 @@
 //! A prepared answer is reused only for the very snapshot it was prepared from (the
 //! same allocation, never an equal-looking one) and only while the sources read for
 //! the request equal those it was prepared with: a new snapshot, or a changed scope,
-//! privacy pattern or root of any source, prepares afresh.
+//! privacy pattern or root of any source, prepares afresh. Preparing afresh after a
+//! delta builds only the packages the delta changed: the others are shared with the
+//! answer prepared before it (compared input for input, never assumed).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use neuralis_access::EvaluationRequest;
-use neuralis_assembly::{
-    FileState, FileView, Origin, PackageView, assign_activation_ids, package_order_key,
-};
-use neuralis_layout::Contribution;
+use neuralis_assembly::{PackageView, package_order_key};
 
 use crate::answer::ContentAt;
-use crate::candidates::{Batch, Candidate, FileSlot, entry_path, policy_key};
-use crate::ports::SourceInfo;
+use crate::candidates::{self, Batch, FileSlot};
+use crate::inventory::{InventoryShell, ProjectSnapshot};
+use crate::ports::{InstalledPackage, SourceInfo};
 
+mod ids;
+mod shown;
 mod weight;
 
 /// The caller-independent part of a project's answer.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Prepared {
     /// The batch policy decides for each caller.
     pub request: EvaluationRequest,
     /// One per `request.files`: which file (or bundle entry) of which package it is.
     pub slots: Vec<FileSlot>,
-    /// One per package candidate, index for index with `request.packages`.
-    pub packages: Vec<Shown>,
+    /// One per package candidate, index for index with `request.packages`; shared with
+    /// the answers of other snapshots that show the package alike.
+    pub packages: Vec<Arc<Shown>>,
     /// The package candidates in the order an answer lists packages.
     pub order: Vec<usize>,
     /// Per package candidate, per file: its activation id when every skill is visible
@@ -43,7 +47,7 @@ pub(crate) struct Prepared {
 }
 
 /// A package candidate as an answer would show it were every file visible.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Shown {
     /// Every member file, each with its whole bundle; `enabled` and the files' states
     /// are placeholders, set from each caller's decisions.
@@ -56,15 +60,36 @@ pub(crate) struct Shown {
 }
 
 impl Prepared {
-    /// The owned, caller-independent form of `batch`.
-    pub(crate) fn new(batch: Batch<'_>) -> Self {
-        let packages: Vec<Shown> = batch.candidates.iter().map(shown).collect();
+    /// The owned, caller-independent form of `batch`. A package `previous` (the answer
+    /// of the snapshot this one was derived from) shows exactly as the batch's would is
+    /// shared, not built again: after a delta only the packages it changed are built.
+    pub(crate) fn new(batch: Batch<'_>, previous: Option<&Prepared>) -> Self {
+        let held: HashMap<&str, &Arc<Shown>> = previous
+            .map(|previous| {
+                previous
+                    .request
+                    .packages
+                    .iter()
+                    .map(|candidate| candidate.key.as_str())
+                    .zip(&previous.packages)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let packages: Vec<Arc<Shown>> = batch
+            .candidates
+            .iter()
+            .zip(&batch.request.packages)
+            .map(|(candidate, sent)| match held.get(sent.key.as_str()) {
+                Some(old) if shown::unchanged(old, candidate, &sent.key) => Arc::clone(old),
+                _ => Arc::new(shown::shown(candidate)),
+            })
+            .collect();
         let mut order: Vec<usize> = (0..packages.len()).collect();
         // Stable, as assembling a visible subset and sorting it would be.
         order.sort_by(|a, b| {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
-        let (ids, skills) = activation_ids(&packages, &order);
+        let (ids, skills) = ids::activation_ids(&packages, &order);
         Prepared {
             request: batch.request,
             slots: batch.slots,
@@ -76,120 +101,43 @@ impl Prepared {
     }
 }
 
-/// The activation ids an answer showing every skill assigns, and how many skills.
-/// Which other files are visible does not change them: only the skills compete.
-fn activation_ids(packages: &[Shown], order: &[usize]) -> (Vec<Vec<String>>, usize) {
-    let mut views: Vec<PackageView> = order.iter().map(|&at| packages[at].view.clone()).collect();
-    assign_activation_ids(&mut views);
-    let mut ids = vec![Vec::new(); packages.len()];
-    let mut skills = 0;
-    for (view, &at) in views.into_iter().zip(order) {
-        skills += view
-            .files
-            .iter()
-            .filter(|file| file.category == neuralis_layout::Category::Skill)
-            .count();
-        ids[at] = view
-            .files
-            .into_iter()
-            .map(|file| file.activation_id)
-            .collect();
+/// The prepared answer of `snapshot` for `sources`: the one kept with it, or prepared
+/// now (reusing what it can of the answer before it) and then counted toward the
+/// inventory's memory bound.
+pub(crate) fn prepare(
+    project: &str,
+    installed: &[InstalledPackage],
+    sources: &[SourceInfo],
+    snapshot: &Arc<ProjectSnapshot>,
+    inventory: &InventoryShell,
+) -> Arc<Prepared> {
+    let (prepared, fresh) = snapshot.prepared.get(sources, |previous| {
+        let batch = candidates::build(project, installed, sources, snapshot);
+        Prepared::new(batch, previous)
+    });
+    if fresh {
+        inventory.reweigh(project, snapshot);
     }
-    (ids, skills)
-}
-
-fn shown(candidate: &Candidate<'_>) -> Shown {
-    let package = candidate.package();
-    let (origin, rule) = match candidate {
-        Candidate::Installed(installed) => (
-            Origin::Installed {
-                package_id: installed.package_id.clone(),
-            },
-            None,
-        ),
-        Candidate::Source { source, .. } => (
-            Origin::Source {
-                slug: source.slug.clone(),
-            },
-            Some(package.rule.as_str().to_owned()),
-        ),
-    };
-    Shown {
-        view: PackageView {
-            origin,
-            name: package.name.clone(),
-            key: package.key.clone(),
-            policy_key: policy_key(candidate),
-            root: package.root.clone(),
-            rule,
-            enabled: true,
-            files: package
-                .files
-                .iter()
-                .map(|file| file_view(candidate, file))
-                .collect(),
-        },
-        content: package
-            .files
-            .iter()
-            .map(|file| content_at(candidate, file))
-            .collect(),
-        own_entry: package
-            .files
-            .iter()
-            .map(|file| {
-                file.bundle
-                    .iter()
-                    .map(|entry| entry_path(&file.path, entry) == file.path)
-                    .collect()
-            })
-            .collect(),
-    }
-}
-
-fn file_view(candidate: &Candidate<'_>, file: &Contribution) -> FileView {
-    let size = match candidate {
-        Candidate::Installed(installed) => installed.sizes.get(&file.path).copied().unwrap_or(0),
-        Candidate::Source { snapshot, .. } => snapshot.rows.get(&file.path).map_or(0, |r| r.size),
-    };
-    FileView {
-        path: file.path.clone(),
-        category: file.category,
-        id: file.id.clone(),
-        title: file.title.clone(),
-        description: file.description.clone(),
-        identity: file.identity,
-        default_enabled: file.default_enabled,
-        state: FileState::Active,
-        bundle: file.bundle.clone(),
-        activation_id: String::new(),
-        size,
-        allowed_tools: file.allowed_tools.clone(),
-    }
-}
-
-fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
-    match candidate {
-        Candidate::Installed(installed) => ContentAt::Installed {
-            package_id: installed.package_id.clone(),
-            path: file.path.clone(),
-        },
-        Candidate::Source { source, .. } => ContentAt::Source {
-            source_id: source.id.clone(),
-            slug: source.slug.clone(),
-            path: file.path.clone(),
-            root_uri: source.root_uri.clone(),
-        },
-    }
+    prepared
 }
 
 /// The prepared answer of one snapshot, kept inside it: it lives exactly as long as
 /// the snapshot (the inventory alone decides that, under its memory bound, which counts
 /// it: see [`PreparedSlot::bytes`]), and a copy of a snapshot starts with none, so an
 /// answer is never served from a grouping other than the one it was prepared from.
+///
+/// A snapshot a delta made starts with the answer of the snapshot it was made from as
+/// its `previous`: never served, only the parts it shares are reused (see
+/// [`Prepared::new`]), and let go once this snapshot's own answer is prepared.
 #[derive(Debug, Default)]
 pub(crate) struct PreparedSlot {
-    kept: Mutex<Option<Kept>>,
+    state: Mutex<SlotState>,
+}
+
+#[derive(Debug, Default)]
+struct SlotState {
+    kept: Option<Kept>,
+    previous: Option<Arc<Prepared>>,
 }
 
 #[derive(Debug)]
@@ -208,38 +156,68 @@ impl Clone for PreparedSlot {
 }
 
 impl PreparedSlot {
-    /// The prepared answer for `sources`, prepared by `prepare` unless the one kept was
-    /// prepared with equal sources; and whether it was prepared now (the snapshot then
-    /// weighs more: see [`crate::inventory::InventoryShell::reweigh`]).
+    /// The slot of a snapshot derived from this one's by a delta: empty, with this
+    /// snapshot's answer (or, if none was prepared, the one it would have reused) to
+    /// reuse parts of.
+    pub(crate) fn successor(&self) -> Self {
+        let state = self.lock();
+        let previous = match &state.kept {
+            Some(kept) => Some(Arc::clone(&kept.prepared)),
+            None => state.previous.clone(),
+        };
+        Self {
+            state: Mutex::new(SlotState {
+                kept: None,
+                previous,
+            }),
+        }
+    }
+
+    /// The prepared answer for `sources`, prepared by `prepare` (given an earlier
+    /// answer to reuse parts of, if any) unless the one kept was prepared with equal
+    /// sources; and whether it was prepared now (the snapshot then weighs more: see
+    /// [`crate::inventory::InventoryShell::reweigh`]).
     pub(crate) fn get(
         &self,
         sources: &[SourceInfo],
-        prepare: impl FnOnce() -> Prepared,
+        prepare: impl FnOnce(Option<&Prepared>) -> Prepared,
     ) -> (Arc<Prepared>, bool) {
-        if let Some(kept) = self.lock().as_ref()
-            && kept.sources == sources
-        {
-            return (Arc::clone(&kept.prepared), false);
-        }
+        let previous = {
+            let state = self.lock();
+            match &state.kept {
+                Some(kept) if kept.sources == sources => {
+                    return (Arc::clone(&kept.prepared), false);
+                }
+                Some(kept) => Some(Arc::clone(&kept.prepared)),
+                None => state.previous.clone(),
+            }
+        };
         // Prepared outside the lock: two first requests may both prepare; either is
         // right, the last one stays.
-        let prepared = Arc::new(prepare());
-        *self.lock() = Some(Kept {
-            sources: sources.to_vec(),
-            bytes: weight::bytes(&prepared) + weight::sources(sources),
-            prepared: Arc::clone(&prepared),
-        });
+        let prepared = Arc::new(prepare(previous.as_deref()));
+        let replaced = {
+            let mut state = self.lock();
+            state.kept = Some(Kept {
+                sources: sources.to_vec(),
+                bytes: weight::bytes(&prepared) + weight::sources(sources),
+                prepared: Arc::clone(&prepared),
+            });
+            state.previous.take()
+        };
+        for earlier in [previous, replaced].into_iter().flatten() {
+            crate::inventory::retire(earlier);
+        }
         (prepared, true)
     }
 
     /// What the kept answer weighs, 0 when none is kept.
     pub(crate) fn bytes(&self) -> usize {
-        self.lock().as_ref().map_or(0, |kept| kept.bytes)
+        self.lock().kept.as_ref().map_or(0, |kept| kept.bytes)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
         // A poisoned lock only means a panic elsewhere; every mutation is one call.
-        self.kept
+        self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -284,13 +262,14 @@ mod tests {
         prepared: &Cell<usize>,
     ) -> Arc<Prepared> {
         let before = prepared.get();
-        let (answer, fresh) = snapshot.prepared.get(sources, || {
+        let (answer, fresh) = snapshot.prepared.get(sources, |_| {
             prepared.set(prepared.get() + 1);
-            Prepared::new(Batch {
+            let batch = Batch {
                 request: EvaluationRequest::default(),
                 candidates: Vec::new(),
                 slots: Vec::new(),
-            })
+            };
+            Prepared::new(batch, None)
         });
         assert_eq!(
             fresh,
@@ -346,8 +325,11 @@ mod tests {
         };
         let snapshot = ProjectSnapshot::build(rows, &sources);
         let rows_only = snapshot.bytes();
-        let (answer, _) = snapshot.prepared.get(&sources, || {
-            Prepared::new(crate::candidates::build("p1", &[], &sources, &snapshot))
+        let (answer, _) = snapshot.prepared.get(&sources, |_| {
+            Prepared::new(
+                crate::candidates::build("p1", &[], &sources, &snapshot),
+                None,
+            )
         });
         assert!(!answer.request.files.is_empty(), "the answer holds files");
         let measured = weight::bytes(&answer);

@@ -9,11 +9,9 @@ use neuralis_proto::discovery::v1 as pb;
 
 use crate::answer::{Answer, ContentAt, assemble};
 use crate::api::DiscoveryError;
-use crate::candidates;
 use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
-use crate::prepared::Prepared;
 use crate::{convert, flags};
 use neuralis_authz::Permit;
 
@@ -64,6 +62,9 @@ impl Scope {
 impl Discovery {
     /// Discovery over its parts.
     pub fn new(parts: DiscoveryParts) -> Self {
+        parts
+            .inventory
+            .catch_up_on_finish(Arc::clone(&parts.index), Arc::clone(&parts.catalog));
         Self {
             parts,
             rekeyed: Default::default(),
@@ -126,17 +127,13 @@ impl Discovery {
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
-        let (prepared, fresh) = snapshot.prepared.get(&sources, || {
-            Prepared::new(candidates::build(
-                &scope.project,
-                self.parts.catalog.packages(),
-                &sources,
-                &snapshot,
-            ))
-        });
-        if fresh {
-            self.parts.inventory.reweigh(&scope.project, &snapshot);
-        }
+        let prepared = crate::prepared::prepare(
+            &scope.project,
+            self.parts.catalog.packages(),
+            &sources,
+            &snapshot,
+            &self.parts.inventory,
+        );
         // Access is decided now, for this caller, after the inventory read: a change
         // committed before this moment is honoured even if the request started earlier.
         let evaluation = self

@@ -23,6 +23,10 @@ use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, Layout, PackageRoo
 use crate::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, SourceInfo};
 use crate::prepared::PreparedSlot;
 
+mod relevant;
+
+use relevant::{Copied, Relevant, find};
+
 /// Per-row facts the answer needs besides the layout. (The privacy marker the sync
 /// stored is not kept: privacy is computed per request from the source's current
 /// patterns.)
@@ -53,7 +57,7 @@ pub struct SourceSnapshot {
     pub layout: Arc<Layout>,
     /// The facts of the relevant files (every file a package holds is one).
     pub rows: Arc<HashMap<String, RowFacts>>,
-    relevant: Arc<Files>,
+    relevant: Arc<Relevant>,
     /// Every other file, by parent folder. Shared whole between snapshots: a delta
     /// inside packages (the common one) copies no folder entry, so its cost does not
     /// grow with the files outside every package.
@@ -104,38 +108,44 @@ fn kept(row: IndexRow) -> (String, Kept) {
     )
 }
 
-fn indexed(files: &Files) -> Vec<IndexedFile> {
-    files
-        .iter()
-        .map(|(path, kept)| IndexedFile {
-            path: path.clone(),
-            payload: kept.payload.clone(),
-        })
-        .collect()
-}
-
 impl SourceSnapshot {
     /// Groups every file of a source, then splits them by the roots found.
     fn whole(slug: String, files: Files) -> Self {
-        let options = GroupOptions::synced(slug.clone());
-        let layout = group(&indexed(&files), &options);
-        let roots = PackageRoots::from_layout(&layout);
         let count = files.len();
         let path_bytes = files.keys().map(String::len).sum();
-        let mut relevant = Files::new();
+        let (input, facts): (Vec<IndexedFile>, Vec<RowFacts>) = files
+            .into_iter()
+            .map(|(path, kept)| {
+                let file = IndexedFile {
+                    path,
+                    payload: kept.payload,
+                };
+                (file, kept.facts)
+            })
+            .unzip();
+        let options = GroupOptions::synced(slug.clone());
+        let layout = group(&input, &options);
+        let roots = PackageRoots::from_layout(&layout);
+        let mut relevant = Relevant::new();
+        let mut rows = HashMap::new();
         let mut others: BTreeMap<String, Files> = BTreeMap::new();
-        for (path, kept) in files {
-            if roots.can_move_package(&path) {
-                relevant.insert(path, kept);
+        for (file, facts) in input.into_iter().zip(facts) {
+            if roots.can_move_package(&file.path) {
+                rows.insert(file.path.clone(), facts);
+                relevant.push(file); // still sorted: the map was
             } else {
+                let kept = Kept {
+                    payload: file.payload,
+                    facts,
+                };
                 others
-                    .entry(parent(&path).to_owned())
+                    .entry(parent(&file.path).to_owned())
                     .or_default()
-                    .insert(path, kept);
+                    .insert(file.path, kept);
             }
         }
         Self {
-            rows: Arc::new(facts(&relevant)),
+            rows: Arc::new(rows),
             slug,
             layout: Arc::new(layout),
             relevant: Arc::new(relevant),
@@ -148,14 +158,29 @@ impl SourceSnapshot {
 
     /// The payload of one row as indexed (relevant or not), by source-relative path.
     pub fn payload(&self, path: &str) -> Option<&FilePayload> {
-        self.relevant
-            .get(path)
-            .or_else(|| self.others.get(parent(path))?.get(path))
-            .map(|kept| &kept.payload)
+        match find(&self.relevant, path) {
+            Ok(at) => Some(&self.relevant[at].payload),
+            Err(_) => self
+                .others
+                .get(parent(path))?
+                .get(path)
+                .map(|kept| &kept.payload),
+        }
     }
 
     fn all_files(&self) -> Files {
-        let mut files = self.relevant.as_ref().clone();
+        let mut files: Files = self
+            .relevant
+            .iter()
+            .filter_map(|file| {
+                let facts = self.rows.get(&file.path)?.clone();
+                let kept = Kept {
+                    payload: file.payload.clone(),
+                    facts,
+                };
+                Some((file.path.clone(), kept))
+            })
+            .collect();
         for folder in self.others.values() {
             files.extend(folder.iter().map(|(p, k)| (p.clone(), k.clone())));
         }
@@ -180,7 +205,11 @@ impl SourceSnapshot {
             return Some(Self::whole(self.slug.clone(), files));
         }
         let mut next = self.clone();
-        let mut relevant: Option<Files> = None;
+        let mut copied = Copied {
+            held: self,
+            relevant: None,
+            rows: None,
+        };
         let mut moved = false;
         for path in removed
             .iter()
@@ -190,17 +219,15 @@ impl SourceSnapshot {
             moved |= self.roots.can_move_package(path);
         }
         for path in removed {
-            next.forget(&path, &mut relevant);
+            next.forget(&path, &mut copied);
         }
         for row in puts {
-            next.forget(&row.path, &mut relevant);
+            next.forget(&row.path, &mut copied);
             let (path, kept) = kept(row);
             next.count += 1;
             next.path_bytes += path.len();
             if self.roots.can_move_package(&path) {
-                relevant
-                    .get_or_insert_with(|| self.relevant.as_ref().clone())
-                    .insert(path, kept);
+                copied.insert(path, kept);
             } else {
                 let folder = Arc::make_mut(&mut next.others)
                     .entry(parent(&path).to_owned())
@@ -208,8 +235,12 @@ impl SourceSnapshot {
                 Arc::make_mut(folder).insert(path, kept);
             }
         }
+        let Copied { relevant, rows, .. } = copied;
         if let Some(relevant) = relevant {
             next.relevant = Arc::new(relevant);
+        }
+        if let Some(rows) = rows {
+            next.rows = Arc::new(rows);
         }
         if next.count == 0 {
             return None;
@@ -217,14 +248,10 @@ impl SourceSnapshot {
         if !moved {
             return Some(next);
         }
-        let layout = group(
-            &indexed(&next.relevant),
-            &GroupOptions::synced(self.slug.clone()),
-        );
+        let layout = group(&next.relevant, &GroupOptions::synced(self.slug.clone()));
         let roots = PackageRoots::from_layout(&layout);
         if roots == *self.roots {
             regrouped.relevant_only += 1;
-            next.rows = Arc::new(facts(&next.relevant));
             next.layout = Arc::new(layout);
             return Some(next);
         }
@@ -234,12 +261,8 @@ impl SourceSnapshot {
     }
 
     /// Drops `path` wherever it is held.
-    fn forget(&mut self, path: &str, relevant: &mut Option<Files>) {
-        let held = relevant.as_ref().unwrap_or(self.relevant.as_ref());
-        if held.contains_key(path) {
-            relevant
-                .get_or_insert_with(|| self.relevant.as_ref().clone())
-                .remove(path);
+    fn forget(&mut self, path: &str, copied: &mut Copied<'_>) {
+        if copied.remove(path) {
             self.count -= 1;
             self.path_bytes -= path.len();
             return;
@@ -261,13 +284,6 @@ impl SourceSnapshot {
             self.path_bytes -= path.len();
         }
     }
-}
-
-fn facts(files: &Files) -> HashMap<String, RowFacts> {
-    files
-        .iter()
-        .map(|(path, kept)| (path.clone(), kept.facts.clone()))
-        .collect()
 }
 
 impl ProjectSnapshot {
@@ -364,7 +380,7 @@ impl ProjectSnapshot {
             Self {
                 revision: delta.revision,
                 sources: next,
-                prepared: PreparedSlot::default(),
+                prepared: self.prepared.successor(),
             },
             regrouped,
         )
@@ -386,7 +402,7 @@ impl Weigh for ProjectSnapshot {
             .values()
             .map(|s| {
                 s.path_bytes
-                    + s.relevant.keys().map(String::len).sum::<usize>()
+                    + s.relevant.iter().map(|f| f.path.len()).sum::<usize>()
                     + s.count * ROW_OVERHEAD
             })
             .sum::<usize>()

@@ -45,6 +45,11 @@ pub struct FakeIndex {
     pub grown: Mutex<BTreeMap<(String, String), Vec<u8>>>,
     /// Files reached through an in-root symlink: (source, link path) to the real path.
     pub aliases: Mutex<BTreeMap<(String, String), String>>,
+    /// Held by a test to keep row reads waiting; `rows_waiting` counts the reads that
+    /// reached it.
+    pub rows_gate: tokio::sync::Mutex<()>,
+    pub rows_waiting: AtomicUsize,
+    pub source_reads: AtomicUsize,
 }
 
 impl FakeIndex {
@@ -76,6 +81,27 @@ impl FakeIndex {
             .unwrap()
     }
 
+    fn read_rows(&self) -> ProjectRows {
+        let files = self.files.lock().unwrap();
+        let aliases = self.aliases.lock().unwrap();
+        let rows = files
+            .iter()
+            .map(|((source, path), content)| IndexRow {
+                source_id: source.clone(),
+                path: path.clone(),
+                size: content.len() as u64,
+                payload: capture(path, Some(content)),
+                real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
+                // As the sync stores them: for the files the flags apply to.
+                content_flags: content_flags(path, content),
+            })
+            .collect();
+        ProjectRows {
+            revision: self.revision.load(Ordering::SeqCst) as u64,
+            rows,
+        }
+    }
+
     fn check_up(&self) -> Result<(), DiscoveryError> {
         if self.down.load(Ordering::SeqCst) {
             return Err(DiscoveryError::Unavailable("sync down".into()));
@@ -102,6 +128,7 @@ pub fn source(id: &str) -> SourceInfo {
 impl IndexPort for FakeIndex {
     async fn sources(&self, _project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
         self.check_up()?;
+        self.source_reads.fetch_add(1, Ordering::SeqCst);
         let ids: HashSet<String> = self
             .files
             .lock()
@@ -132,25 +159,12 @@ impl IndexPort for FakeIndex {
 
     async fn rows(&self, _project: &str) -> Result<ProjectRows, DiscoveryError> {
         self.check_up()?;
+        let read = self.read_rows();
+        // Read first, then held: what a held read returns predates what came meanwhile.
+        self.rows_waiting.fetch_add(1, Ordering::SeqCst);
+        drop(self.rows_gate.lock().await);
         self.row_reads.fetch_add(1, Ordering::SeqCst);
-        let files = self.files.lock().unwrap();
-        let aliases = self.aliases.lock().unwrap();
-        let rows = files
-            .iter()
-            .map(|((source, path), content)| IndexRow {
-                source_id: source.clone(),
-                path: path.clone(),
-                size: content.len() as u64,
-                payload: capture(path, Some(content)),
-                real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
-                // As the sync stores them: for the files the flags apply to.
-                content_flags: content_flags(path, content),
-            })
-            .collect();
-        Ok(ProjectRows {
-            revision: self.revision.load(Ordering::SeqCst) as u64,
-            rows,
-        })
+        Ok(read)
     }
 
     async fn revision(&self, _project: &str) -> Result<u64, DiscoveryError> {
