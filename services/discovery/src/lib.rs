@@ -28,6 +28,7 @@ mod answer;
 mod candidates;
 mod convert;
 mod flags;
+mod listing;
 mod prepared;
 mod reading;
 mod rekey;

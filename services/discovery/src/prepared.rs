@@ -20,6 +20,7 @@ use neuralis_layout::Contribution;
 
 use crate::answer::ContentAt;
 use crate::candidates::{Batch, Candidate, FileSlot, entry_path, policy_key};
+use crate::listing::Listing;
 use crate::ports::SourceInfo;
 
 mod weight;
@@ -40,6 +41,8 @@ pub(crate) struct Prepared {
     pub ids: Vec<Vec<String>>,
     /// How many skill files the package candidates hold.
     pub skills: usize,
+    /// The `ListPackages` messages of the packages, made once (see [`Listing`]).
+    pub listing: Listing,
 }
 
 /// A package candidate as an answer would show it were every file visible.
@@ -65,7 +68,9 @@ impl Prepared {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
         let (ids, skills) = activation_ids(&packages, &order);
+        let listing = Listing::new(&batch.candidates, &packages, &ids, &batch.slots);
         Prepared {
+            listing,
             request: batch.request,
             slots: batch.slots,
             packages,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use neuralis_access::Evaluation;
 use neuralis_assembly::{FileState, HydrationBudget, hydration_order, render_overview};
 use neuralis_layout::{Category, Trust};
 use neuralis_proto::discovery::v1 as pb;
@@ -14,7 +15,7 @@ use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
 use crate::prepared::Prepared;
-use crate::{convert, flags};
+use crate::{convert, flags, listing};
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -102,6 +103,23 @@ impl Discovery {
         permit: &Permit,
         scope: Option<&pb::Scope>,
     ) -> Result<Option<Decided>, DiscoveryError> {
+        let Some(evaluated) = self.evaluated(permit, scope).await? else {
+            return Ok(None);
+        };
+        Ok(Some(Decided {
+            answer: assemble(&evaluated.prepared, &evaluated.evaluation)?,
+            administrator: evaluated.administrator,
+            snapshot: evaluated.snapshot,
+        }))
+    }
+
+    /// Policy's decisions for the caller over the prepared batch, made now; `None` as
+    /// for [`Discovery::answer`].
+    async fn evaluated(
+        &self,
+        permit: &Permit,
+        scope: Option<&pb::Scope>,
+    ) -> Result<Option<Evaluated>, DiscoveryError> {
         let scope = validate_scope(scope)?;
         let acting = permit.for_project(&scope.project).ok();
         let Some(caller) = acting.and_then(|acting| acting.caller()) else {
@@ -144,8 +162,9 @@ impl Discovery {
             .access
             .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
-        Ok(Some(Decided {
-            answer: assemble(&prepared, &evaluation)?,
+        Ok(Some(Evaluated {
+            prepared,
+            evaluation,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
             snapshot,
         }))
@@ -172,6 +191,14 @@ pub(crate) struct Decided {
     pub administrator: bool,
     /// The inventory the answer was grouped from (its rows carry the content flags).
     pub snapshot: Arc<ProjectSnapshot>,
+}
+
+/// One caller's decisions over the prepared batch, made now.
+struct Evaluated {
+    prepared: Arc<Prepared>,
+    evaluation: Evaluation,
+    administrator: bool,
+    snapshot: Arc<ProjectSnapshot>,
 }
 
 /// The project of an already-validated scope.
@@ -204,17 +231,20 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
-        let Some(decided) = self.decided(permit, request.scope.as_ref()).await? else {
+        let Some(evaluated) = self.evaluated(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
         };
-        let Decided {
-            answer, snapshot, ..
-        } = decided;
-        // The flags are read off the views before they move into the response.
-        let flags = flags::of_answer(&answer, &snapshot);
-        let mut packages: Vec<pb::Package> =
-            answer.packages.into_iter().map(convert::package).collect();
-        flags::fill(&mut packages, flags);
+        let Evaluated {
+            prepared,
+            evaluation,
+            snapshot,
+            ..
+        } = evaluated;
+        let packages = match prepared.listing.list(&prepared.order, &evaluation)? {
+            Some(packages) => packages,
+            // A hidden skill: the activation ids are assigned afresh, with the views.
+            None => listing::of_answer(assemble(&prepared, &evaluation)?, &snapshot),
+        };
         // One page of what this caller may see (page 0 is everything).
         let (packages, next_page_token) = neuralis_proto::page::page(
             packages,
