@@ -32,6 +32,7 @@ mod listing;
 mod prepared;
 mod reading;
 mod rekey;
+mod scope;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

@@ -15,6 +15,7 @@ use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
 use crate::prepared::Prepared;
+use crate::scope::{project_of, validate_scope};
 use crate::{convert, flags, listing};
 use neuralis_authz::Permit;
 
@@ -31,35 +32,6 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
-}
-
-/// The validated `Scope` of a request.
-pub(crate) struct Scope {
-    project: String,
-    agent: Option<String>,
-    conversation: Option<String>,
-}
-
-impl Scope {
-    /// Why a verified caller may still not ask for this scope: its token is bound to
-    /// another project, agent or conversation. Such a call is answered empty.
-    fn mismatch(&self, caller: &neuralis_access::Caller) -> Option<&'static str> {
-        let differs = |bound: &Option<String>, asked: &Option<String>| match (bound, asked) {
-            (Some(bound), Some(asked)) => bound != asked,
-            _ => false,
-        };
-        if caller.project.as_deref().is_some_and(|p| p != self.project) {
-            return Some("project_mismatch");
-        }
-        // The token decides which agent the caller acts as; asking as another is refused.
-        if self.agent.is_some() && caller.agent != self.agent {
-            return Some("agent_mismatch");
-        }
-        if differs(&caller.conversation, &self.conversation) {
-            return Some("conversation_mismatch");
-        }
-        None
-    }
 }
 
 impl Discovery {
@@ -199,27 +171,6 @@ struct Evaluated {
     evaluation: Evaluation,
     administrator: bool,
     snapshot: Arc<ProjectSnapshot>,
-}
-
-/// The project of an already-validated scope.
-pub(crate) fn project_of(scope: &Option<pb::Scope>) -> &str {
-    scope.as_ref().map_or("", |s| s.project_id.as_str())
-}
-
-pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
-    let Some(scope) = scope else {
-        return Err(DiscoveryError::invalid("scope", "is required"));
-    };
-    if scope.project_id.trim().is_empty() {
-        return Err(DiscoveryError::invalid("scope.project_id", "is required"));
-    }
-    let conversation = Some(scope.conversation_id.clone()).filter(|c| !c.is_empty());
-    let agent = Some(scope.agent_id.clone()).filter(|a| !a.is_empty());
-    Ok(Scope {
-        agent,
-        project: scope.project_id.clone(),
-        conversation,
-    })
 }
 
 // === the handlers: each holds the permit of the `discovery` table ===
