@@ -163,7 +163,8 @@ impl Listing {
         Ok(Some(answer))
     }
 
-    /// The heap the messages hold (an estimate: their encoded size and the vectors).
+    /// The heap the messages hold (an estimate: their strings and vectors, as the rest
+    /// of the prepared answer is weighed).
     pub(crate) fn bytes(&self) -> usize {
         let files: usize = self
             .packages
