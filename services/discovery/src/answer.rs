@@ -313,7 +313,7 @@ fn shown_entries(bundle: &[String], decided: &[Option<DecisionCode>]) -> Vec<Str
         .collect()
 }
 
-fn file_state(code: DecisionCode) -> Option<FileState> {
+pub(crate) fn file_state(code: DecisionCode) -> Option<FileState> {
     match code {
         DecisionCode::Hidden => None,
         DecisionCode::VisibleActive => Some(FileState::Active),

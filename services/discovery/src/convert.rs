@@ -51,7 +51,7 @@ pub(crate) fn category(category: Category) -> pb::Category {
     }
 }
 
-fn state(state: FileState) -> pb::FileState {
+pub(crate) fn state(state: FileState) -> pb::FileState {
     match state {
         FileState::Active => pb::FileState::Active,
         FileState::OptIn => pb::FileState::OptIn,
@@ -60,7 +60,7 @@ fn state(state: FileState) -> pb::FileState {
     }
 }
 
-fn file(view: FileView) -> pb::PackageFile {
+pub(crate) fn file(view: FileView) -> pb::PackageFile {
     pb::PackageFile {
         path: view.path,
         category: category(view.category) as i32,

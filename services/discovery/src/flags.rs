@@ -39,19 +39,34 @@ pub(crate) fn of_file(
     else {
         return (Vec::new(), Vec::new());
     };
-    let own = names(of(snapshot, source_id, path));
+    let (own, entries) = of_file_with(|at| of(snapshot, source_id, at), file, path);
+    (own, entries.into_iter().map(|(_, entry)| entry).collect())
+}
+
+/// [`of_file`] for the source file at `path`, its flags looked up by `flags_of`; each
+/// flagged entry with its index in the file's bundle.
+pub(crate) fn of_file_with(
+    flags_of: impl Fn(&str) -> FlagSet,
+    file: &FileView,
+    path: &str,
+) -> (Vec<String>, Vec<(usize, pb::FlaggedEntry)>) {
+    let own = names(flags_of(path));
     if file.category != Category::Skill {
         return (own, Vec::new());
     }
     let entries = file
         .bundle
         .iter()
-        .filter_map(|entry| {
+        .enumerate()
+        .filter_map(|(at, entry)| {
             let entry_at = entry_path(path, entry);
-            let flags = of(snapshot, source_id, &entry_at);
-            (entry_at != *path && !flags.is_empty()).then(|| pb::FlaggedEntry {
-                file: entry.clone(),
-                content_flags: names(flags),
+            let flags = flags_of(&entry_at);
+            (entry_at != path && !flags.is_empty()).then(|| {
+                let flagged = pb::FlaggedEntry {
+                    file: entry.clone(),
+                    content_flags: names(flags),
+                };
+                (at, flagged)
             })
         })
         .collect();

@@ -28,9 +28,11 @@ mod answer;
 mod candidates;
 mod convert;
 mod flags;
+mod listing;
 mod prepared;
 mod reading;
 mod rekey;
+mod scope;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

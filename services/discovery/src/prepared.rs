@@ -21,6 +21,7 @@ use neuralis_assembly::{PackageView, package_order_key};
 use crate::answer::ContentAt;
 use crate::candidates::{self, Batch, FileSlot};
 use crate::inventory::{InventoryShell, ProjectSnapshot};
+use crate::listing::Listing;
 use crate::ports::{InstalledPackage, SourceInfo};
 
 mod ids;
@@ -44,6 +45,8 @@ pub(crate) struct Prepared {
     pub ids: Vec<Vec<String>>,
     /// How many skill files the package candidates hold.
     pub skills: usize,
+    /// The `ListPackages` messages of the packages, made once (see [`Listing`]).
+    pub listing: Listing,
 }
 
 /// A package candidate as an answer would show it were every file visible.
@@ -90,7 +93,9 @@ impl Prepared {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
         let (ids, skills) = ids::activation_ids(&packages, &order);
+        let listing = Listing::new(&batch.candidates, &packages, &ids, &batch.slots);
         Prepared {
+            listing,
             request: batch.request,
             slots: batch.slots,
             packages,

@@ -9,7 +9,8 @@ use neuralis_proto::discovery::v1 as pb;
 
 use crate::answer::Holder;
 use crate::api::DiscoveryError;
-use crate::service::{Discovery, project_of, validate_scope};
+use crate::scope::{project_of, validate_scope};
+use crate::service::Discovery;
 
 /// Hits asked when a request names no limit.
 const DEFAULT_LIMIT: u32 = 10;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use neuralis_access::Evaluation;
 use neuralis_assembly::{FileState, HydrationBudget, hydration_order, render_overview};
 use neuralis_layout::{Category, Trust};
 use neuralis_proto::discovery::v1 as pb;
@@ -12,7 +13,9 @@ use crate::api::DiscoveryError;
 use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
-use crate::{convert, flags};
+use crate::prepared::Prepared;
+use crate::scope::{project_of, validate_scope};
+use crate::{convert, flags, listing};
 use neuralis_authz::Permit;
 
 /// The parts discovery is built from.
@@ -28,35 +31,6 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
-}
-
-/// The validated `Scope` of a request.
-pub(crate) struct Scope {
-    project: String,
-    agent: Option<String>,
-    conversation: Option<String>,
-}
-
-impl Scope {
-    /// Why a verified caller may still not ask for this scope: its token is bound to
-    /// another project, agent or conversation. Such a call is answered empty.
-    fn mismatch(&self, caller: &neuralis_access::Caller) -> Option<&'static str> {
-        let differs = |bound: &Option<String>, asked: &Option<String>| match (bound, asked) {
-            (Some(bound), Some(asked)) => bound != asked,
-            _ => false,
-        };
-        if caller.project.as_deref().is_some_and(|p| p != self.project) {
-            return Some("project_mismatch");
-        }
-        // The token decides which agent the caller acts as; asking as another is refused.
-        if self.agent.is_some() && caller.agent != self.agent {
-            return Some("agent_mismatch");
-        }
-        if differs(&caller.conversation, &self.conversation) {
-            return Some("conversation_mismatch");
-        }
-        None
-    }
 }
 
 impl Discovery {
@@ -103,6 +77,23 @@ impl Discovery {
         permit: &Permit,
         scope: Option<&pb::Scope>,
     ) -> Result<Option<Decided>, DiscoveryError> {
+        let Some(evaluated) = self.evaluated(permit, scope).await? else {
+            return Ok(None);
+        };
+        Ok(Some(Decided {
+            answer: assemble(&evaluated.prepared, &evaluated.evaluation)?,
+            administrator: evaluated.administrator,
+            snapshot: evaluated.snapshot,
+        }))
+    }
+
+    /// Policy's decisions for the caller over the prepared batch, made now; `None` as
+    /// for [`Discovery::answer`].
+    async fn evaluated(
+        &self,
+        permit: &Permit,
+        scope: Option<&pb::Scope>,
+    ) -> Result<Option<Evaluated>, DiscoveryError> {
         let scope = validate_scope(scope)?;
         let acting = permit.for_project(&scope.project).ok();
         let Some(caller) = acting.and_then(|acting| acting.caller()) else {
@@ -141,8 +132,9 @@ impl Discovery {
             .access
             .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
-        Ok(Some(Decided {
-            answer: assemble(&prepared, &evaluation)?,
+        Ok(Some(Evaluated {
+            prepared,
+            evaluation,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
             snapshot,
         }))
@@ -171,25 +163,12 @@ pub(crate) struct Decided {
     pub snapshot: Arc<ProjectSnapshot>,
 }
 
-/// The project of an already-validated scope.
-pub(crate) fn project_of(scope: &Option<pb::Scope>) -> &str {
-    scope.as_ref().map_or("", |s| s.project_id.as_str())
-}
-
-pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, DiscoveryError> {
-    let Some(scope) = scope else {
-        return Err(DiscoveryError::invalid("scope", "is required"));
-    };
-    if scope.project_id.trim().is_empty() {
-        return Err(DiscoveryError::invalid("scope.project_id", "is required"));
-    }
-    let conversation = Some(scope.conversation_id.clone()).filter(|c| !c.is_empty());
-    let agent = Some(scope.agent_id.clone()).filter(|a| !a.is_empty());
-    Ok(Scope {
-        agent,
-        project: scope.project_id.clone(),
-        conversation,
-    })
+/// One caller's decisions over the prepared batch, made now.
+struct Evaluated {
+    prepared: Arc<Prepared>,
+    evaluation: Evaluation,
+    administrator: bool,
+    snapshot: Arc<ProjectSnapshot>,
 }
 
 // === the handlers: each holds the permit of the `discovery` table ===
@@ -201,17 +180,20 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
-        let Some(decided) = self.decided(permit, request.scope.as_ref()).await? else {
+        let Some(evaluated) = self.evaluated(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
         };
-        let Decided {
-            answer, snapshot, ..
-        } = decided;
-        // The flags are read off the views before they move into the response.
-        let flags = flags::of_answer(&answer, &snapshot);
-        let mut packages: Vec<pb::Package> =
-            answer.packages.into_iter().map(convert::package).collect();
-        flags::fill(&mut packages, flags);
+        let Evaluated {
+            prepared,
+            evaluation,
+            snapshot,
+            ..
+        } = evaluated;
+        let packages = match prepared.listing.list(&prepared.order, &evaluation)? {
+            Some(packages) => packages,
+            // A hidden skill: the activation ids are assigned afresh, with the views.
+            None => listing::of_answer(assemble(&prepared, &evaluation)?, &snapshot),
+        };
         // One page of what this caller may see (page 0 is everything).
         let (packages, next_page_token) = neuralis_proto::page::page(
             packages,

@@ -44,6 +44,7 @@ pub(super) fn bytes(prepared: &Prepared) -> usize {
         + prepared.packages.iter().map(|s| shown(s)).sum::<usize>()
         + std::mem::size_of_val(prepared.order.as_slice())
         + prepared.ids.iter().map(|ids| texts(ids)).sum::<usize>()
+        + prepared.listing.bytes()
 }
 
 /// The sources the answer was prepared with, kept beside it to compare.
