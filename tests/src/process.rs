@@ -125,11 +125,4 @@ pub async fn health(addr: SocketAddr, service: &str) -> Option<ServingStatus> {
     Some(answer.into_inner().status())
 }
 
-/// A port free right now.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use crate::ports::free_port;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use neuralis_tests::pki::Pki;
 use neuralis_tests::pod::{Container, Probe, Render, set_mode};
+use neuralis_tests::ports::free_port;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -334,14 +335,6 @@ fn is_root() -> bool {
         .arg("-u")
         .output()
         .is_ok_and(|out| out.stdout.starts_with(b"0\n"))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A database of this test's own on the test PostgreSQL, dropped afterwards.
