@@ -25,9 +25,9 @@ use sqlx::sqlite::{Sqlite, SqliteArguments};
 use sqlx::{SqlitePool, Transaction};
 use std::sync::LazyLock;
 
-/// Rows per upsert statement (14 parameters each).
+/// Rows per upsert statement.
 const ROWS_PER_STATEMENT: usize = 128;
-/// Chunks per insert statement (6 parameters each).
+/// Chunks per insert statement.
 const CHUNKS_PER_STATEMENT: usize = 128;
 /// Texts the writer's connection keeps prepared: every (upserts, inserts) pair a
 /// batch can need, with room to spare (see `open_embedded`).
@@ -56,23 +56,35 @@ const INDEX_CHUNKS: &str = "INSERT INTO index_chunks_fts \
      (rowid, body, project, source, path, ordinal) \
      SELECT rowid, body, project, source, path, ordinal FROM index_chunks WHERE rowid > ?";
 
-/// One full upsert statement; padding rows have a `NULL` project.
+/// One full upsert statement. The batch's project, source and revision are bound once
+/// (every row of a batch has them: `check_belongs`), each row binds its 11 other
+/// columns; padding rows have a `NULL` path.
 static UPSERT: LazyLock<String> = LazyLock::new(|| {
+    let row: Vec<String> = (1..=ROW_VALUES).map(|n| format!("v.column{n}")).collect();
     format!(
-        "INSERT INTO index_files ({}, revision) SELECT * FROM (VALUES {}) \
-         WHERE column1 IS NOT NULL {ON_CONFLICT_UPDATE}",
+        "INSERT INTO index_files ({}, revision) \
+         SELECT s.project, s.source, {}, s.revision \
+         FROM (SELECT ? AS project, ? AS source, ? AS revision) AS s, (VALUES {}) AS v \
+         WHERE v.column1 IS NOT NULL {ON_CONFLICT_UPDATE}",
         file_columns!(),
-        groups(ROWS_PER_STATEMENT, 14)
+        row.join(", "),
+        groups(ROWS_PER_STATEMENT, ROW_VALUES)
     )
 });
-/// One full chunk insert statement; padding rows have a `NULL` project.
+/// One full chunk insert statement: project and source bound once, each chunk binds
+/// path, ordinal, body and vector; padding rows have a `NULL` path.
 static INSERT_CHUNKS: LazyLock<String> = LazyLock::new(|| {
     format!(
         "INSERT INTO index_chunks (project, source, path, ordinal, body, vector) \
-         SELECT * FROM (VALUES {}) WHERE column1 IS NOT NULL",
-        groups(CHUNKS_PER_STATEMENT, 6)
+         SELECT s.project, s.source, v.column1, v.column2, v.column3, v.column4 \
+         FROM (SELECT ? AS project, ? AS source) AS s, (VALUES {}) AS v \
+         WHERE v.column1 IS NOT NULL",
+        groups(CHUNKS_PER_STATEMENT, CHUNK_VALUES)
     )
 });
+/// Values each row binds in `UPSERT`, each chunk in `INSERT_CHUNKS`.
+const ROW_VALUES: usize = 11;
+const CHUNK_VALUES: usize = 4;
 
 /// Applies a batch in one transaction on the writer's connection.
 pub(crate) async fn write_batch(pool: &SqlitePool, batch: &WriteBatch) -> Result<u64, IndexError> {
@@ -184,19 +196,25 @@ fn bulk(
     let text = bulk_text(writes.rows.len(), writes.chunks.len());
     // Audited: only fixed statements with placeholders enter the text.
     let mut query = sqlx::query(sqlx::AssertSqlSafe(text));
-    for row in &writes.rows {
-        query = bind_row(query, row, revision)?;
+    for rows in writes.rows.chunks(ROWS_PER_STATEMENT) {
+        query = query.bind(scope.project).bind(scope.source).bind(revision);
+        for row in rows {
+            query = bind_row(query, row)?;
+        }
     }
-    for _ in 0..padding(writes.rows.len(), ROWS_PER_STATEMENT) * 14 {
+    for _ in 0..padding(writes.rows.len(), ROWS_PER_STATEMENT) * ROW_VALUES {
         query = query.bind(None::<&str>);
     }
     if writes.chunks.is_empty() {
         return Ok(query);
     }
-    for (path, chunk) in &writes.chunks {
-        query = bind_chunk(query, scope, path, chunk);
+    for chunks in writes.chunks.chunks(CHUNKS_PER_STATEMENT) {
+        query = query.bind(scope.project).bind(scope.source);
+        for (path, chunk) in chunks {
+            query = bind_chunk(query, path, chunk);
+        }
     }
-    for _ in 0..padding(writes.chunks.len(), CHUNKS_PER_STATEMENT) * 6 {
+    for _ in 0..padding(writes.chunks.len(), CHUNKS_PER_STATEMENT) * CHUNK_VALUES {
         query = query.bind(None::<&str>);
     }
     Ok(query.bind(last_chunk))
@@ -207,14 +225,12 @@ fn padding(count: usize, per_statement: usize) -> usize {
     statements(count, per_statement) * per_statement - count
 }
 
+/// A row's values but project, source and revision, in `file_columns!` order.
 fn bind_row<'q>(
     query: Query<'q, Sqlite, SqliteArguments>,
     row: &FileRow,
-    revision: i64,
 ) -> Result<Query<'q, Sqlite, SqliteArguments>, IndexError> {
     Ok(query
-        .bind(row.project.as_str())
-        .bind(row.source.as_str())
         .bind(row.path.as_str())
         .bind(row.content_hash.as_str())
         .bind(codec::to_i64(row.size, "size")?)
@@ -225,19 +241,15 @@ fn bind_row<'q>(
         .bind(row.privacy_owner.as_deref())
         .bind(i64::from(row.payload_version))
         .bind(row.real_path.as_deref())
-        .bind(codec::encode_flags(&row.content_flags))
-        .bind(revision))
+        .bind(codec::encode_flags(&row.content_flags)))
 }
 
 fn bind_chunk<'q>(
     query: Query<'q, Sqlite, SqliteArguments>,
-    scope: Scope<'_>,
     path: &str,
     chunk: &ChunkRow,
 ) -> Query<'q, Sqlite, SqliteArguments> {
     query
-        .bind(scope.project)
-        .bind(scope.source)
         .bind(path)
         .bind(i64::from(chunk.ordinal))
         .bind(chunk.body.as_str())
