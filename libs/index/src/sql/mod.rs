@@ -16,7 +16,9 @@ use crate::{
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use std::path::Path;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// Which SQL backend a store talks to.
@@ -31,6 +33,9 @@ pub(crate) enum Dialect {
 pub struct SqlIndexStore {
     pool: AnyPool,
     dialect: Dialect,
+    /// The embedded store's batch writer: one connection on the SQLite driver itself
+    /// (`write/sqlite.rs` says why); `None` on PostgreSQL.
+    writer: Option<SqlitePool>,
 }
 
 /// The embedded store's settings, applied on every connection:
@@ -87,9 +92,25 @@ impl SqlIndexStore {
             .connect(&url)
             .await?;
         schema::migrate(&pool, Dialect::Sqlite, None).await?;
+        let options = SqliteConnectOptions::from_str(&url)?
+            .statement_cache_capacity(write::sqlite::STATEMENT_CACHE);
+        // One connection: batches commit one at a time anyway (SQLite has one writer).
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(30))
+            .test_before_acquire(false)
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
         Ok(Self {
             pool,
             dialect: Dialect::Sqlite,
+            writer: Some(writer),
         })
     }
 
@@ -126,11 +147,15 @@ impl SqlIndexStore {
         Ok(Self {
             pool,
             dialect: Dialect::Postgres,
+            writer: None,
         })
     }
 
     /// Closes every connection (the embedded file is then safe to copy or remove).
     pub async fn close(&self) {
+        if let Some(writer) = &self.writer {
+            writer.close().await;
+        }
         self.pool.close().await;
     }
 }
@@ -243,7 +268,10 @@ impl IndexStore for SqlIndexStore {
     }
 
     async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
-        write::write_batch(&self.pool, self.dialect, batch).await
+        match &self.writer {
+            Some(writer) => write::sqlite::write_batch(writer, batch).await,
+            None => write::write_batch(&self.pool, batch).await,
+        }
     }
 
     async fn search_text(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 pub use super::deltas::*;
 pub use super::pruning::*;
+pub use super::writes::*;
 
 pub(crate) type Store = Arc<dyn IndexStore>;
 
@@ -53,7 +54,7 @@ pub(crate) fn row(project: &str, source: &str, path: &str) -> FileRow {
     }
 }
 
-fn chunk(ordinal: u32, body: &str) -> ChunkRow {
+pub(crate) fn chunk(ordinal: u32, body: &str) -> ChunkRow {
     ChunkRow {
         ordinal,
         body: body.into(),
@@ -61,7 +62,7 @@ fn chunk(ordinal: u32, body: &str) -> ChunkRow {
     }
 }
 
-fn put(row: FileRow, chunks: Option<Vec<ChunkRow>>) -> RowWrite {
+pub(crate) fn put(row: FileRow, chunks: Option<Vec<ChunkRow>>) -> RowWrite {
     RowWrite::Put { row, chunks }
 }
 
@@ -73,7 +74,7 @@ pub(crate) fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> Write
     }
 }
 
-async fn write(store: &Store, batch: WriteBatch) -> u64 {
+pub(crate) async fn write(store: &Store, batch: WriteBatch) -> u64 {
     store.write_batch(&batch).await.expect("batch commits")
 }
 

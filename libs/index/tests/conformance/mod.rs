@@ -4,6 +4,7 @@
 pub mod cases;
 pub mod deltas;
 pub mod pruning;
+pub mod writes;
 
 /// A fresh, empty store for one case, and how to clean it up afterwards.
 pub trait Fixture: Sized {
@@ -57,6 +58,8 @@ macro_rules! all_conformance_cases {
             a_failed_batch_leaves_the_index_as_it_was,
             a_batch_naming_a_path_twice_is_refused,
             a_large_batch_commits_whole,
+            rewritten_chunks_of_the_newest_rows_stay_searchable,
+            mixed_batches_of_many_statements_write_every_row_once,
             a_project_snapshot_carries_the_revision_it_was_read_at,
             deleting_a_source_deletes_its_rows_and_raises_the_revision,
             text_search_finds_words_within_the_project_only,

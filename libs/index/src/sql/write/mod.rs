@@ -2,13 +2,15 @@
 //! once at the end.
 //!
 //! The statements differ by backend, for speed only:
-//! - SQLite: multi-row `VALUES` statements with anonymous `?` placeholders. SQLite finds
-//!   a named parameter (`$N`) by a linear scan and the driver asks for every parameter's
-//!   name, so binding a 2,000-parameter statement was quadratic (the largest cost of a
-//!   full sync before this). A JSON record set (`json_each`) was tried too: SQLite
-//!   re-parses a row's JSON for every column it extracts, which cost more than binding.
-//!   Paths to delete do travel as one JSON array, one statement per batch. Chunk rows
-//!   reach the full-text index in one statement per batch (see `schema.rs`).
+//! - SQLite (`sqlite.rs`): multi-row `VALUES` statements with anonymous `?`
+//!   placeholders, on the SQLite driver, a batch in five round trips to its worker.
+//!   SQLite finds a named parameter (`$N`) by a linear scan and the driver asks for
+//!   every parameter's name, so binding a 2,000-parameter statement was quadratic (the
+//!   largest cost of a full sync before this). A JSON record set (`json_each`) was
+//!   tried too: SQLite re-parses a row's JSON for every column it extracts, which cost
+//!   more than binding. Paths to delete do travel as one JSON array, one statement per
+//!   batch. Chunk rows reach the full-text index in one statement per batch (see
+//!   `schema.rs`).
 //! - PostgreSQL: one statement per table and batch, whatever its size: the rows travel
 //!   as one JSON array parameter, expanded server-side by `json_to_recordset` (the
 //!   `UNNEST` idea without array binds, which the driver layer shared by both backends
@@ -17,22 +19,17 @@
 #[cfg(test)]
 mod plans;
 mod postgres;
-mod sqlite;
+pub(crate) mod sqlite;
 
-use super::Dialect;
 use super::codec;
 use super::rows::raise_revision;
 use crate::{ChunkRow, FileRow, IndexError, RowWrite, WriteBatch};
 use sqlx::AnyPool;
 
-/// Applies a batch: chunk deletes, row deletes, row upserts, chunk inserts, then the
-/// revision. Each path appears at most once, so the grouping cannot reorder two writes
-/// of one path.
-pub(crate) async fn write_batch(
-    pool: &AnyPool,
-    dialect: Dialect,
-    batch: &WriteBatch,
-) -> Result<u64, IndexError> {
+/// Applies a batch on PostgreSQL: chunk deletes, row deletes, row upserts, chunk
+/// inserts, then the revision. Each path appears at most once, so the grouping cannot
+/// reorder two writes of one path.
+pub(crate) async fn write_batch(pool: &AnyPool, batch: &WriteBatch) -> Result<u64, IndexError> {
     let writes = BatchWrites::of(batch)?;
     let scope = Scope {
         project: &batch.project,
@@ -40,15 +37,12 @@ pub(crate) async fn write_batch(
     };
     let mut tx = pool.begin().await?;
     // The revision is raised first: every row and tombstone of the batch carries it,
-    // and on PostgreSQL the project's row lock, held to the commit, makes the writes of
-    // one project commit in revision order, so a delta read at revision R never misses
-    // a write that later commits with a revision at or below R.
+    // and the project's row lock, held to the commit, makes the writes of one project
+    // commit in revision order, so a delta read at revision R never misses a write that
+    // later commits with a revision at or below R.
     let revision = raise_revision(&mut tx, &batch.project).await?;
     let revision_value = codec::to_i64(revision, "revision")?;
-    match dialect {
-        Dialect::Sqlite => sqlite::apply(&mut tx, scope, &writes, revision_value).await?,
-        Dialect::Postgres => postgres::apply(&mut tx, scope, &writes, revision_value).await?,
-    }
+    postgres::apply(&mut tx, scope, &writes, revision_value).await?;
     tx.commit().await?;
     Ok(revision)
 }
