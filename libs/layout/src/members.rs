@@ -94,3 +94,56 @@ pub(crate) fn bind<'f, 'a>(
         ends,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::layout::{IndexedFile, RootRule};
+    use crate::roots::{nearest_root, scan};
+    use crate::rows::{PathText, sorted_unique};
+
+    /// Each root lists exactly the rows whose deepest enclosing root it is (the plain
+    /// ancestor lookup), in path order, when a nested root splits its parent's rows.
+    #[test]
+    fn each_root_lists_the_rows_it_binds_in_path_order() {
+        let paths = [
+            "p/.claude/rules/x.md",
+            "p/README.md",
+            "p/package.json",
+            "p/.claude/settings.json",
+            "p/src/a.rs",
+            "q/b.md",
+            "top.md",
+            "p/a-b/c.md",
+            "p/a/b.md",
+        ];
+        for dirs in [vec!["", "p", "p/.claude"], vec!["", "p/a", "q"], vec![""]] {
+            let files: Vec<IndexedFile> =
+                paths.iter().map(|p| IndexedFile::path_only(*p)).collect();
+            let (mut text, mut diagnostics) = (PathText::default(), Vec::new());
+            let rows = sorted_unique(&files, &mut text, &mut diagnostics);
+            let roots: Vec<Root<'_>> = dirs
+                .iter()
+                .map(|dir| Root {
+                    dir,
+                    rule: RootRule::Marker,
+                    name: String::new(),
+                })
+                .collect();
+            let members = bind(&rows, &scan(&rows).runs, &roots);
+            let listed: Vec<Vec<&str>> = members
+                .per_root()
+                .map(|rows| rows.iter().map(|row| row.path).collect())
+                .collect();
+            let by_dir: HashMap<&str, usize> =
+                dirs.iter().enumerate().map(|(i, d)| (*d, i)).collect();
+            let mut expected = vec![Vec::new(); roots.len()];
+            for row in &rows {
+                expected[nearest_root(row.path, &by_dir)].push(row.path);
+            }
+            assert_eq!(listed, expected, "roots {dirs:?}");
+        }
+    }
+}
