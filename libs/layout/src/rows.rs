@@ -147,7 +147,9 @@ pub(crate) fn sorted_unique<'a>(
 /// of the row's path), one miss after another; the reads ahead do not depend on the
 /// work of the rows before them, so several misses are outstanding at once.
 fn read_rows<'a>(files: &'a [IndexedFile], text: &mut String) -> Vec<Row<'a>> {
-    text.reserve(estimated_text_len(files));
+    // An estimate that cannot be had (first rows far longer than the rest) is
+    // skipped rather than failing: the string then grows as it goes.
+    let _ = text.try_reserve(estimated_text_len(files));
     let mut rows = Vec::with_capacity(files.len());
     let mut seen = 0usize;
     for (index, file) in files.iter().enumerate() {
@@ -183,7 +185,7 @@ fn estimated_text_len(files: &[IndexedFile]) -> usize {
     let sampled = &files[..files.len().min(SAMPLED_ROWS)];
     let sampled_len: usize = sampled.iter().map(|file| file.path.len()).sum();
     let per_row = sampled_len.div_ceil(sampled.len().max(1));
-    files.len() * (per_row + per_row / 8 + 1)
+    files.len().saturating_mul(per_row + per_row / 8 + 1)
 }
 
 /// Keeps one row per path of rows sorted by path, the one with the smallest
@@ -309,6 +311,24 @@ mod tests {
                 (false, false, false),
             ]
         );
+    }
+
+    /// The reservation for the path text covers paths of one length (short or long),
+    /// without reserving more than twice what they need, and is nothing for no rows.
+    #[test]
+    fn the_path_text_estimate_covers_paths_of_one_length() {
+        assert_eq!(estimated_text_len(&[]), 0);
+        let files: Vec<IndexedFile> = (0..1000)
+            .map(|i| IndexedFile::path_only(format!("packages/p{i:04}/x.md")))
+            .collect();
+        let total: usize = files.iter().map(|file| file.path.len()).sum();
+        let estimate = estimated_text_len(&files);
+        assert!(
+            (total..=total * 2).contains(&estimate),
+            "{estimate} for {total}"
+        );
+        let long = vec![IndexedFile::path_only("x".repeat(1 << 20)); 2];
+        assert!(estimated_text_len(&long) >= 2 << 20);
     }
 
     /// The sorted rows read their own paths, from the packed copies (the input-order
