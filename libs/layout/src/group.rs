@@ -4,18 +4,18 @@
 //! The input order never matters: rows are sorted (and de-duplicated) first.
 
 use crate::admission::{Form, admit, read_ahead, skill_fallback};
-use crate::binding::Binding;
 use crate::bundle::bundle_with;
 use crate::category::Category;
 use crate::layout::{
     Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
     SourceForm, Unloaded, UnloadedReason,
 };
+use crate::members::{Members, bind};
 use crate::naming::assign_keys;
 use crate::path_set::PathSet;
 use crate::recognize::{Context, Shape, recognize};
 use crate::roots::{self, Root};
-use crate::rows::{PathText, Row, sorted_unique};
+use crate::rows::{PathText, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
 
 /// Groups the index rows of one source (or one installed package directory) into
@@ -49,10 +49,15 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let recognized = recognized(&roots, &members, installed, &folders.skills);
     let mut answers = admit_in_memory_order(&recognized, &roots);
     let mut recognized = recognized.iter().peekable();
-    for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
+    for (index, (root, rows)) in roots.iter().zip(members.per_root()).enumerate() {
         // The root's paths, listed once and only for a root with a skill to bundle.
         let mut paths: Option<Vec<&str>> = None;
-        let mut contributions = Vec::new();
+        let upcoming = recognized.clone().take_while(|file| file.root == index);
+        // Sized once: grown from nothing, a package's 264-byte contributions were copied
+        // at every doubling.
+        let mut contributions = Vec::with_capacity(
+            answers.admitted_among(upcoming.filter(|file| file.needs_admission()).count()),
+        );
         while let Some(file) = recognized.next_if(|file| file.root == index) {
             let admitted = match file.shape {
                 Shape::Unloaded(reason) => Err(reason),
@@ -69,7 +74,7 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
                     {
                         let root_skill = folder == root.dir;
                         let paths =
-                            paths.get_or_insert_with(|| files.iter().map(|row| row.path).collect());
+                            paths.get_or_insert_with(|| rows.iter().map(|row| row.path).collect());
                         contribution.bundle =
                             bundle_with(folder, paths, root_skill, &folders.skills);
                     }
@@ -100,65 +105,6 @@ pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     layout
 }
 
-/// The rows bound to each root, in path order: one vector sliced per root.
-struct Members<'a> {
-    files: Vec<Row<'a>>,
-    /// Where each root's rows end in `files`.
-    ends: Vec<usize>,
-}
-
-impl<'a> Members<'a> {
-    fn per_root(&self) -> impl Iterator<Item = &[Row<'a>]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.files[start..end])
-    }
-}
-
-/// Binds each run of rows in one folder to the deepest root enclosing that folder
-/// (one merge step per run, not per row), then places the rows root by root.
-fn bind<'a>(files: &[Row<'a>], runs: &[usize], roots: &[Root<'_>]) -> Members<'a> {
-    let mut binding = Binding::new(roots);
-    let mut root_of_run = Vec::with_capacity(runs.len());
-    let mut counts = vec![0usize; roots.len()];
-    let run_ends = runs
-        .iter()
-        .skip(1)
-        .copied()
-        .chain(std::iter::once(files.len()));
-    for (&start, end) in runs.iter().zip(run_ends) {
-        let root = binding.nearest(files[start].path);
-        root_of_run.push(root);
-        counts[root] += end - start;
-    }
-    let mut next: Vec<usize> = counts
-        .iter()
-        .scan(0, |total, count| {
-            let start = *total;
-            *total += count;
-            Some(start)
-        })
-        .collect();
-    let ends: Vec<usize> = next.iter().zip(&counts).map(|(s, c)| s + c).collect();
-    let mut placed: Vec<Option<Row<'a>>> = vec![None; files.len()];
-    let run_ends = runs
-        .iter()
-        .skip(1)
-        .copied()
-        .chain(std::iter::once(files.len()));
-    for ((&start, end), &root) in runs.iter().zip(run_ends).zip(&root_of_run) {
-        for row in &files[start..end] {
-            placed[next[root]] = Some(*row);
-            next[root] += 1;
-        }
-    }
-    Members {
-        files: placed.into_iter().flatten().collect(),
-        ends,
-    }
-}
-
 /// A file recognition makes something of: a skill, a candidate, or unloaded.
 struct Recognized<'a> {
     /// The index of the root the file binds to.
@@ -178,18 +124,18 @@ impl Recognized<'_> {
 /// can only be bundle content or unrelated.
 fn recognized<'a>(
     roots: &[Root<'a>],
-    members: &Members<'a>,
+    members: &Members<'_, 'a>,
     installed: bool,
     skills: &PathSet<'a>,
 ) -> Vec<Recognized<'a>> {
     let mut recognized = Vec::new();
-    for (index, (root, files)) in roots.iter().zip(members.per_root()).enumerate() {
+    for (index, (root, rows)) in roots.iter().zip(members.per_root()).enumerate() {
         let context = Context {
             root,
             installed,
             skills,
         };
-        for row in files.iter().filter(|row| row.may_contribute()) {
+        for row in rows.iter().filter(|row| row.may_contribute()) {
             let shape = recognize(row.path, &context);
             if matches!(shape, Shape::BundleContent | Shape::Other) {
                 continue;
@@ -272,6 +218,14 @@ struct Answers {
 }
 
 impl Answers {
+    /// How many of the next `count` skills and candidates in path order were admitted.
+    fn admitted_among(&self, count: usize) -> usize {
+        let upcoming = self.visits.iter().skip(self.next).take(count);
+        upcoming
+            .filter(|&&visit| matches!(self.answers.get(visit), Some(Some(Ok(_)))))
+            .count()
+    }
+
     /// The answer for the next skill or candidate in path order.
     fn next(&mut self) -> Option<Result<Contribution, UnloadedReason>> {
         let visit = *self.visits.get(self.next)?;

@@ -29,6 +29,7 @@ mod binding;
 pub mod bundle;
 mod group;
 pub mod layout;
+mod members;
 pub mod naming;
 mod path_order;
 mod path_set;
