@@ -124,11 +124,18 @@ fn capture_all(
         .map_or(1, usize::from)
         .clamp(1, READ_THREADS);
     let listed = &files;
-    let mut captured: Vec<(usize, Captured)> = std::thread::scope(|scope| {
+    let (mut rows, mut captured) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|first| scope.spawn(move || read_batches(connector, listed, first, threads)))
             .collect();
-        workers
+        // Meanwhile, on the core the reading leaves free, the rows are laid out (40 MB
+        // of fresh pages on the bench tree), their paths moved in once the files are
+        // no longer borrowed.
+        let rows: Vec<IndexedFile> = listed
+            .iter()
+            .map(|_| IndexedFile::path_only(String::new()))
+            .collect();
+        let captured: Vec<(usize, Captured)> = workers
             .into_iter()
             .flat_map(|worker| {
                 // A reading thread panics only on a bug: the panic goes on, as it
@@ -137,30 +144,22 @@ fn capture_all(
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect()
+            .collect();
+        (rows, captured)
     });
-    captured.sort_unstable_by_key(|(at, _)| *at);
-    let mut captured = captured.into_iter().peekable();
-    let mut flags = Vec::new();
     // The listing is consumed: each row takes its file's path rather than a copy.
-    let rows = files
-        .into_iter()
-        .enumerate()
-        .map(
-            |(at, file)| match captured.next_if(|(read, _)| *read == at) {
-                Some((_, found)) => {
-                    if !found.flags.is_empty() {
-                        flags.push((file.path.clone(), found.flags));
-                    }
-                    IndexedFile {
-                        path: file.path,
-                        payload: found.payload,
-                    }
-                }
-                None => IndexedFile::path_only(file.path),
-            },
-        )
-        .collect();
+    for (row, file) in rows.iter_mut().zip(files) {
+        row.path = file.path;
+    }
+    captured.sort_unstable_by_key(|(at, _)| *at);
+    let mut flags = Vec::new();
+    for (at, found) in captured {
+        let row = &mut rows[at];
+        if !found.flags.is_empty() {
+            flags.push((row.path.clone(), found.flags));
+        }
+        row.payload = found.payload;
+    }
     (rows, flags)
 }
 
