@@ -280,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn every_file_of_the_listing_is_read_by_exactly_one_thread_in_listing_order() {
+    fn every_file_to_read_is_read_by_exactly_one_thread() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let names: Vec<String> = (0..3 * READ_BATCH + 7)
             .map(|n| format!("f{n:05}.md"))
