@@ -40,9 +40,12 @@ pub(crate) fn walk(
     let parallel = (threads > 1)
         .then(|| parallel_walk(&tree, threads))
         .flatten();
-    let mut listing = parallel.unwrap_or_else(|| sequential_walk(&tree));
-    sort(&mut listing);
-    listing
+    // The parallel listing is merged from sorted parts: sorted already.
+    parallel.unwrap_or_else(|| {
+        let mut listing = sequential_walk(&tree);
+        sort(&mut listing);
+        listing
+    })
 }
 
 /// The tree being walked.
@@ -337,6 +340,31 @@ mod tests {
             assert_eq!(parallel, ordered, "{threads} threads");
         }
         assert!(ordered.files.len() > 300, "the linked folder is listed too");
+    }
+
+    #[test]
+    fn the_parallel_listing_comes_sorted_by_path_without_a_final_sort() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for n in 0..300 {
+            write(&root, &format!("d{}/e{}/f{n}.md", n % 7, n % 11), b"x");
+            write(&root, &format!("d{}.md/x{n}", n % 5), &[0; 200]);
+        }
+        let limits = ConnectorLimits {
+            max_file_size: 100,
+            ..ConnectorLimits::default()
+        };
+        let root_inode = Inode::of(&std::fs::metadata(&root).unwrap());
+        let tree = Tree {
+            root: &root,
+            root_inode,
+            limits: &limits,
+            forbidden: &[],
+        };
+        for threads in [2, 3, 8] {
+            let parallel = parallel_walk(&tree, threads).expect("under the limit");
+            assert_eq!(parallel, sorted(parallel.clone()), "{threads} threads");
+        }
     }
 
     #[test]
