@@ -109,6 +109,7 @@ mod tests {
             },
             content: Vec::new(),
             own_entry: Vec::new(),
+            flags: Vec::new(),
         })
     }
 
