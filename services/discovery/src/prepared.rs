@@ -249,26 +249,12 @@ impl PreparedSlot {
 mod tests {
     use std::cell::Cell;
 
-    use neuralis_access::{Scope, SourceScope};
     use neuralis_inventory::Weigh;
 
     use super::*;
+    use crate::fixtures::{row, source};
     use crate::inventory::ProjectSnapshot;
     use crate::ports::{IndexRow, ProjectRows};
-
-    fn source(patterns: &[&str]) -> SourceInfo {
-        SourceInfo {
-            id: "p1/repo.00".into(),
-            slug: "repo".into(),
-            scope: SourceScope {
-                scope: Scope::Project,
-                owner: "p1".into(),
-            },
-            root_uri: "machine://m1/repo".into(),
-            local_root: None,
-            privacy_patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
-        }
-    }
 
     fn snapshot() -> Arc<ProjectSnapshot> {
         Arc::new(ProjectSnapshot::build(
@@ -336,12 +322,8 @@ mod tests {
             revision: 1,
             rows: (0..20)
                 .map(|i| IndexRow {
-                    source_id: "p1/repo.00".into(),
-                    path: format!("tools/t{i}/skills/s/SKILL.md"),
                     size: 10,
-                    payload: neuralis_layout::FilePayload::default(),
-                    real_path: None,
-                    content_flags: Default::default(),
+                    ..row(&format!("tools/t{i}/skills/s/SKILL.md"))
                 })
                 .collect(),
         };

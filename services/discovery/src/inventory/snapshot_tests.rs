@@ -131,19 +131,25 @@ fn shared(before: &Prepared, after: &Prepared, root: &str) -> (bool, bool) {
     )
 }
 
-/// `rows` after `put`, and `snapshot` after the delta putting it.
-fn put(
-    rows: &mut BTreeMap<String, IndexRow>,
-    snapshot: &ProjectSnapshot,
-    put: IndexRow,
-) -> ProjectSnapshot {
+/// The answers prepared (each through its snapshot's slot) before and after a delta
+/// putting the row `write` makes of the tree's rows; the one after is checked against
+/// an answer prepared from scratch.
+fn before_and_after(
+    write: impl FnOnce(&BTreeMap<String, IndexRow>) -> IndexRow,
+) -> (Arc<Prepared>, Arc<Prepared>) {
+    let mut rows = tree();
+    let snapshot = full(&rows, 1);
+    let before = prepared_patched(&snapshot);
+    let put = write(&rows);
     rows.insert(put.path.clone(), put.clone());
     let delta = ProjectDelta {
-        revision: snapshot.revision + 1,
+        revision: 2,
         rows: vec![put],
         removed: Vec::new(),
     };
-    snapshot.apply(delta, &sources()).0
+    let after = prepared_patched(&snapshot.apply(delta, &sources()).0);
+    assert_eq!(*after, prepared_afresh(&full(&rows, 2)));
+    (before, after)
 }
 
 /// Issue 13: after a write inside one package, the answer prepared for the new
@@ -152,16 +158,7 @@ fn put(
 /// scratch.
 #[test]
 fn a_write_to_one_package_rebuilds_only_that_package_and_its_messages() {
-    let mut rows = tree();
-    let snapshot = full(&rows, 1);
-    let before = prepared_patched(&snapshot);
-    let next = put(
-        &mut rows,
-        &snapshot,
-        row("tools/t0/skills/new/SKILL.md", &skill("new")),
-    );
-    let after = prepared_patched(&next);
-    assert_eq!(*after, prepared_afresh(&full(&rows, 2)));
+    let (before, after) = before_and_after(|_| row("tools/t0/skills/new/SKILL.md", &skill("new")));
     for root in ["tools/t1", "tools/t2", "tools/t3"] {
         assert_eq!(shared(&before, &after, root), (true, true), "{root}");
     }
@@ -173,16 +170,10 @@ fn a_write_to_one_package_rebuilds_only_that_package_and_its_messages() {
 /// listing never shows the flags of the file before the write.
 #[test]
 fn a_write_changing_only_content_flags_remakes_that_package_s_messages() {
-    let mut rows = tree();
-    let snapshot = full(&rows, 1);
-    let before = prepared_patched(&snapshot);
-    let flagged = IndexRow {
-        content_flags: [neuralis_content_flags::Flag::ALL[0]].into_iter().collect(),
+    let (before, after) = before_and_after(|rows| IndexRow {
+        content_flags: content_flags(1),
         ..rows["tools/t1/rules/r.md"].clone()
-    };
-    let next = put(&mut rows, &snapshot, flagged);
-    let after = prepared_patched(&next);
-    assert_eq!(*after, prepared_afresh(&full(&rows, 2)));
+    });
     assert_eq!(shared(&before, &after, "tools/t1"), (false, false));
     assert_eq!(shared(&before, &after, "tools/t0"), (true, true));
 }
@@ -192,16 +183,7 @@ fn a_write_changing_only_content_flags_remakes_that_package_s_messages() {
 /// elsewhere: both are qualified now).
 #[test]
 fn a_write_moving_a_package_s_activation_ids_remakes_only_its_messages() {
-    let mut rows = tree();
-    let snapshot = full(&rows, 1);
-    let before = prepared_patched(&snapshot);
-    let next = put(
-        &mut rows,
-        &snapshot,
-        row("tools/t0/skills/twin/SKILL.md", &skill("t1")),
-    );
-    let after = prepared_patched(&next);
-    assert_eq!(*after, prepared_afresh(&full(&rows, 2)));
+    let (before, after) = before_and_after(|_| row("tools/t0/skills/twin/SKILL.md", &skill("t1")));
     assert_eq!(shared(&before, &after, "tools/t1"), (true, false));
     assert_eq!(shared(&before, &after, "tools/t2"), (true, true));
 }
