@@ -113,6 +113,9 @@ mod tests {
         })
     }
 
+    /// A package of the table: origin, key, root, and its files (path, category, id).
+    type Table<'a> = (Origin, &'a str, &'a str, &'a [(&'a str, Category, &'a str)]);
+
     /// The skeleton gives every id the rule gives the whole views: collisions between
     /// installed and source packages, between packages of one source, and within one
     /// package (folder-qualified), with other files in between.
@@ -123,7 +126,7 @@ mod tests {
             package_id: "acme.review".into(),
         };
         let (rule, skill, docs) = (Category::Rule, Category::Skill, Category::Docs);
-        let table: [(Origin, &str, &str, &[(&str, Category, &str)]); 4] = [
+        let table: [Table<'_>; 4] = [
             (
                 source("repo"),
                 "a",
