@@ -1,9 +1,10 @@
 //! `ListPackages` straight from the prepared answer (issue 13, warm answers). The
-//! message of every package and file is made once per prepared answer, as it would be
-//! shown were everything visible (activation ids and content flags included: both are
-//! the same for every caller who sees every skill); a call copies only the messages its
-//! caller's decisions let through, setting the states from them. No view is assembled
-//! and converted per call.
+//! message of every package and file is made once, as it would be shown were
+//! everything visible (activation ids and content flags included: both are the same
+//! for every caller who sees every skill), and kept by the next prepared answer for
+//! every package a delta left as it was (issue 13, "cost proportional to the change");
+//! a call copies only the messages its caller's decisions let through, setting the
+//! states from them. No view is assembled and converted per call.
 //!
 //! Nothing about access is here: the decisions are the caller's, made by policy for
 //! this call. When they hide a skill, the activation ids may differ from the prepared
