@@ -2,44 +2,20 @@
 //! would be assigned afresh (seed: a bare id goes to one skill; the others are
 //! qualified, and only while they collide with a visible skill).
 
-use neuralis_access::{Decision, DecisionCode, Evaluation, Scope, SourceScope};
+use neuralis_access::{Decision, DecisionCode, Evaluation};
 use neuralis_assembly::assign_activation_ids;
-use neuralis_layout::FilePayload;
 
 use super::*;
 use crate::candidates;
+use crate::fixtures::{row, source};
 use crate::inventory::ProjectSnapshot;
-use crate::ports::{IndexRow, ProjectRows, SourceInfo};
-
-fn source() -> SourceInfo {
-    SourceInfo {
-        id: "p1/repo.00".into(),
-        slug: "repo".into(),
-        scope: SourceScope {
-            scope: Scope::Project,
-            owner: "p1".into(),
-        },
-        root_uri: "machine://m1/repo".into(),
-        local_root: None,
-        privacy_patterns: Vec::new(),
-    }
-}
+use crate::ports::ProjectRows;
 
 fn prepared(paths: &[&str]) -> Prepared {
-    let sources = vec![source()];
+    let sources = vec![source(&[])];
     let rows = ProjectRows {
         revision: 1,
-        rows: paths
-            .iter()
-            .map(|path| IndexRow {
-                source_id: "p1/repo.00".into(),
-                path: (*path).to_owned(),
-                size: 1,
-                payload: FilePayload::default(),
-                real_path: None,
-                content_flags: Default::default(),
-            })
-            .collect(),
+        rows: paths.iter().map(|path| row(path)).collect(),
     };
     let snapshot = ProjectSnapshot::build(rows, &sources);
     Prepared::new(candidates::build("p1", &[], &sources, &snapshot), None)

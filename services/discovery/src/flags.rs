@@ -11,6 +11,7 @@ use neuralis_proto::discovery::v1 as pb;
 use crate::answer::{Answer, ContentAt};
 use crate::candidates::entry_path;
 use crate::inventory::ProjectSnapshot;
+use crate::prepared::FileFlags;
 
 /// The flags of the file at `source_id`/`path`; none for an installed package's file
 /// (not indexed) or a row the snapshot does not hold.
@@ -45,7 +46,7 @@ pub(crate) fn of_file(
 
 /// [`of_file`] for the source file at `path`, its flags looked up by `flags_of`; each
 /// flagged entry with its index in the file's bundle.
-pub(crate) fn of_file_with(
+fn of_file_with(
     flags_of: impl Fn(&str) -> FlagSet,
     file: &FileView,
     path: &str,
@@ -71,6 +72,30 @@ pub(crate) fn of_file_with(
         })
         .collect();
     (own, entries)
+}
+
+/// [`of_file`] from the flags a prepared package holds (see [`FileFlags`]: none for its
+/// skill's own entry, none for an installed file), each flagged entry with its index
+/// in the file's bundle.
+pub(crate) fn of_shown(
+    file: &FileView,
+    flags: &FileFlags,
+) -> (Vec<String>, Vec<(usize, pb::FlaggedEntry)>) {
+    let entries = flags
+        .entries
+        .iter()
+        .zip(&file.bundle)
+        .enumerate()
+        .filter(|(_, (flags, _))| !flags.is_empty())
+        .map(|(at, (flags, entry))| {
+            let flagged = pb::FlaggedEntry {
+                file: entry.clone(),
+                content_flags: names(*flags),
+            };
+            (at, flagged)
+        })
+        .collect();
+    (names(flags.own), entries)
 }
 
 /// Each shown file's flags, per package in answer order.

@@ -27,6 +27,8 @@ pub mod service;
 mod answer;
 mod candidates;
 mod convert;
+#[cfg(test)]
+mod fixtures;
 mod flags;
 mod listing;
 mod prepared;

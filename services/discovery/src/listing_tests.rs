@@ -3,31 +3,20 @@
 //! same packages, files, states, bundle entries, flags and activation ids, for any
 //! decisions policy may make.
 
-use neuralis_access::{Decision, DecisionCode, Evaluation, Scope, SourceScope};
+use neuralis_access::{Decision, DecisionCode, Evaluation};
 use neuralis_content_flags::{Flag, FlagSet};
-use neuralis_layout::FilePayload;
 use proptest::prelude::*;
 
 use super::*;
 use crate::answer::assemble;
-use crate::candidates;
 use crate::inventory::ProjectSnapshot;
 use crate::ports::{IndexRow, ProjectRows, SourceInfo};
 use crate::prepared::Prepared;
+use crate::{candidates, fixtures};
 
+/// One agent's private subtree: its files are not sent for anyone else.
 fn source() -> SourceInfo {
-    SourceInfo {
-        id: "p1/repo.00".into(),
-        slug: "repo".into(),
-        scope: SourceScope {
-            scope: Scope::Project,
-            owner: "p1".into(),
-        },
-        root_uri: "machine://m1/repo".into(),
-        local_root: None,
-        // One agent's private subtree: its files are not sent for anyone else.
-        privacy_patterns: vec!["tools/*/skills/mine-{agent}/**".into()],
-    }
+    fixtures::source(&["tools/*/skills/mine-{agent}/**"])
 }
 
 /// Three tools: colliding skill ids, bundles with flagged entries, rules and docs; each
@@ -69,12 +58,9 @@ fn snapshot() -> ProjectSnapshot {
         rows: PATHS
             .iter()
             .map(|(path, bits)| IndexRow {
-                source_id: "p1/repo.00".into(),
-                path: (*path).to_owned(),
-                size: 1,
-                payload: FilePayload::default(),
                 real_path: (*path == ALIAS).then(|| "tools/b/skills/mine-a2/x.md".to_owned()),
                 content_flags: flags(*bits),
+                ..fixtures::row(path)
             })
             .collect(),
     };

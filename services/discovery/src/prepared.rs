@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use neuralis_access::EvaluationRequest;
 use neuralis_assembly::{PackageView, package_order_key};
+use neuralis_content_flags::FlagSet;
 
 use crate::answer::ContentAt;
 use crate::candidates::{self, Batch, FileSlot};
@@ -45,7 +46,9 @@ pub(crate) struct Prepared {
     pub ids: Vec<Vec<String>>,
     /// How many skill files the package candidates hold.
     pub skills: usize,
-    /// The `ListPackages` messages of the packages, made once (see [`Listing`]).
+    /// The `ListPackages` messages of the packages (see [`Listing`]): a package shared
+    /// with the answer before this one shares its messages too, unless its activation
+    /// ids moved.
     pub listing: Listing,
 }
 
@@ -60,6 +63,19 @@ pub(crate) struct Shown {
     /// Per file, per bundle entry: whether the entry is the skill's own file (decided
     /// with the skill, not on its own).
     pub own_entry: Vec<Vec<bool>>,
+    /// Per file, the content flags its row holds now, index for index with
+    /// `view.files`: part of what the package shows (the listing's messages carry
+    /// them), so a package whose flags changed is not the same package.
+    pub flags: Vec<FileFlags>,
+}
+
+/// A member file's content flags as indexed: its own and, for a skill, each bundle
+/// entry's in bundle order (none for the skill's own file: its flags are the file's).
+/// Empty for an installed package's file (not indexed).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct FileFlags {
+    pub own: FlagSet,
+    pub entries: Vec<FlagSet>,
 }
 
 impl Prepared {
@@ -93,7 +109,8 @@ impl Prepared {
             package_order_key(&packages[*a].view).cmp(&package_order_key(&packages[*b].view))
         });
         let (ids, skills) = ids::activation_ids(&packages, &order);
-        let listing = Listing::new(&batch.candidates, &packages, &ids, &batch.slots);
+        let earlier = previous.map(|previous| &previous.listing);
+        let listing = Listing::new(&packages, &ids, &batch.slots, earlier);
         Prepared {
             listing,
             request: batch.request,
@@ -232,26 +249,12 @@ impl PreparedSlot {
 mod tests {
     use std::cell::Cell;
 
-    use neuralis_access::{Scope, SourceScope};
     use neuralis_inventory::Weigh;
 
     use super::*;
+    use crate::fixtures::{row, source};
     use crate::inventory::ProjectSnapshot;
     use crate::ports::{IndexRow, ProjectRows};
-
-    fn source(patterns: &[&str]) -> SourceInfo {
-        SourceInfo {
-            id: "p1/repo.00".into(),
-            slug: "repo".into(),
-            scope: SourceScope {
-                scope: Scope::Project,
-                owner: "p1".into(),
-            },
-            root_uri: "machine://m1/repo".into(),
-            local_root: None,
-            privacy_patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
-        }
-    }
 
     fn snapshot() -> Arc<ProjectSnapshot> {
         Arc::new(ProjectSnapshot::build(
@@ -319,12 +322,8 @@ mod tests {
             revision: 1,
             rows: (0..20)
                 .map(|i| IndexRow {
-                    source_id: "p1/repo.00".into(),
-                    path: format!("tools/t{i}/skills/s/SKILL.md"),
                     size: 10,
-                    payload: neuralis_layout::FilePayload::default(),
-                    real_path: None,
-                    content_flags: Default::default(),
+                    ..row(&format!("tools/t{i}/skills/s/SKILL.md"))
                 })
                 .collect(),
         };

@@ -9,27 +9,13 @@ mod fakes;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use fakes::listing::{named, packages};
 use fakes::{good, harness, publish};
 use neuralis_bus::Phase;
-use neuralis_discovery::DiscoveryApi;
-use neuralis_proto::discovery::v1 as pb;
-
-fn list() -> pb::ListPackagesRequest {
-    pb::ListPackagesRequest {
-        scope: Some(pb::Scope {
-            project_id: "p1".into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
 
 async fn ids(h: &fakes::Harness) -> Vec<String> {
-    h.discovery
-        .list_packages(good(), list())
+    packages(h, good())
         .await
-        .unwrap()
-        .packages
         .into_iter()
         .flat_map(|p| p.files.into_iter().map(|f| f.id))
         .collect()
@@ -47,20 +33,30 @@ async fn until(counter: &AtomicUsize, value: usize) {
     panic!("the counter stayed at {}", counter.load(Ordering::SeqCst));
 }
 
-const ONE: &str = "---\nname: one\n---\n";
+/// Skill `one`, listed; then skill `two` written and its finish published, with the
+/// catch-up it starts reading and held at the index's gate until the guard drops.
+async fn caught_up_reading_at_the_gate(h: &fakes::Harness) -> tokio::sync::MutexGuard<'_, ()> {
+    h.index
+        .put("repo", "tools/a/skills/one/SKILL.md", &named("one"));
+    assert_eq!(ids(h).await, ["one"]);
+    let gate = h.index.rows_gate.lock().await;
+    h.index
+        .put("repo", "tools/a/skills/two/SKILL.md", &named("two"));
+    publish(&h.bus, Phase::Finish, "w1").await;
+    until(&h.index.rows_waiting, 2).await;
+    gate
+}
 
 #[tokio::test]
 async fn a_finish_is_caught_up_before_any_call_asks() {
     let h = harness().await;
-    h.index.put("repo", "tools/a/skills/one/SKILL.md", ONE);
+    h.index
+        .put("repo", "tools/a/skills/one/SKILL.md", &named("one"));
     assert_eq!(ids(&h).await, ["one"]);
     assert_eq!(h.index.row_reads.load(Ordering::SeqCst), 1);
 
-    h.index.put(
-        "repo",
-        "tools/a/skills/two/SKILL.md",
-        "---\nname: two\n---\n",
-    );
+    h.index
+        .put("repo", "tools/a/skills/two/SKILL.md", &named("two"));
     publish(&h.bus, Phase::Start, "w1").await;
     publish(&h.bus, Phase::Finish, "w1").await;
     // No call yet: the event alone starts the catch-up.
@@ -82,17 +78,7 @@ async fn a_finish_is_caught_up_before_any_call_asks() {
 #[tokio::test]
 async fn a_call_during_the_catch_up_waits_for_it_instead_of_starting_its_own() {
     let h = Arc::new(harness().await);
-    h.index.put("repo", "tools/a/skills/one/SKILL.md", ONE);
-    assert_eq!(ids(&h).await, ["one"]);
-
-    let gate = h.index.rows_gate.lock().await;
-    h.index.put(
-        "repo",
-        "tools/a/skills/two/SKILL.md",
-        "---\nname: two\n---\n",
-    );
-    publish(&h.bus, Phase::Finish, "w1").await;
-    until(&h.index.rows_waiting, 2).await; // the catch-up reads, held at the gate
+    let gate = caught_up_reading_at_the_gate(&h).await;
     let sources = h.index.source_reads.load(Ordering::SeqCst);
     let call = tokio::spawn({
         let h = Arc::clone(&h);
@@ -114,25 +100,12 @@ async fn a_call_during_the_catch_up_waits_for_it_instead_of_starting_its_own() {
 
 #[tokio::test]
 async fn a_write_during_the_catch_up_refuses_its_store_and_the_call_sees_both() {
-    let h = Arc::new(harness().await);
-    h.index.put("repo", "tools/a/skills/one/SKILL.md", ONE);
-    assert_eq!(ids(&h).await, ["one"]);
-
-    let gate = h.index.rows_gate.lock().await;
-    h.index.put(
-        "repo",
-        "tools/a/skills/two/SKILL.md",
-        "---\nname: two\n---\n",
-    );
-    publish(&h.bus, Phase::Finish, "w1").await;
-    until(&h.index.rows_waiting, 2).await;
+    let h = harness().await;
+    let gate = caught_up_reading_at_the_gate(&h).await;
     // A second write finishes while the first catch-up is reading: what that read
     // returns may predate it, so it must not be stored as current.
-    h.index.put(
-        "repo",
-        "tools/a/skills/three/SKILL.md",
-        "---\nname: three\n---\n",
-    );
+    h.index
+        .put("repo", "tools/a/skills/three/SKILL.md", &named("three"));
     publish(&h.bus, Phase::Finish, "w2").await;
     for _ in 0..100 {
         tokio::task::yield_now().await;

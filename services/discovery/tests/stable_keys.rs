@@ -6,27 +6,16 @@
 
 mod fakes;
 
+use fakes::listing::{list_request, packages};
 use fakes::{good, harness};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_layout::naming::{KeyMove, package_key};
-use neuralis_proto::discovery::v1 as pb;
-
-fn list() -> pb::ListPackagesRequest {
-    pb::ListPackagesRequest {
-        scope: Some(pb::Scope {
-            project_id: "p1".into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
 
 const SKILL: &str = "---\nname: review\n---\nRead the diff.\n";
 
 async fn keys(h: &fakes::Harness) -> Vec<(String, String)> {
-    let answer = h.discovery.list_packages(good(), list()).await.unwrap();
-    let mut keys: Vec<(String, String)> = answer
-        .packages
+    let mut keys: Vec<(String, String)> = packages(h, good())
+        .await
         .iter()
         .map(|p| (p.name.clone(), p.key.clone()))
         .collect();
@@ -87,7 +76,12 @@ async fn a_failed_rekey_is_retried_by_the_next_answer() {
     h.access
         .down
         .store(true, std::sync::atomic::Ordering::SeqCst);
-    assert!(h.discovery.list_packages(good(), list()).await.is_err());
+    assert!(
+        h.discovery
+            .list_packages(good(), list_request())
+            .await
+            .is_err()
+    );
     h.access
         .down
         .store(false, std::sync::atomic::Ordering::SeqCst);

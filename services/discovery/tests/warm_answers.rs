@@ -9,28 +9,15 @@ mod fakes;
 
 use std::sync::atomic::Ordering;
 
+use fakes::listing::{named, packages};
 use fakes::{good, harness, publish, token};
 use neuralis_bus::Phase;
-use neuralis_discovery::{CallerToken, DiscoveryApi};
-use neuralis_proto::discovery::v1 as pb;
-
-fn list() -> pb::ListPackagesRequest {
-    pb::ListPackagesRequest {
-        scope: Some(pb::Scope {
-            project_id: "p1".into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
+use neuralis_discovery::CallerToken;
 
 /// Every (package root, file path) of the caller's answer.
 async fn listed(h: &fakes::Harness, caller: CallerToken) -> Vec<(String, String)> {
-    h.discovery
-        .list_packages(caller, list())
+    packages(h, caller)
         .await
-        .unwrap()
-        .packages
         .into_iter()
         .flat_map(|p| {
             let root = p.root.clone();
@@ -42,11 +29,8 @@ async fn listed(h: &fakes::Harness, caller: CallerToken) -> Vec<(String, String)
 #[tokio::test]
 async fn a_newer_snapshot_is_never_answered_from_the_grouping_prepared_before_it() {
     let h = harness().await;
-    h.index.put(
-        "repo",
-        "tools/a/skills/one/SKILL.md",
-        "---\nname: one\n---\n",
-    );
+    h.index
+        .put("repo", "tools/a/skills/one/SKILL.md", &named("one"));
     let before = listed(&h, good()).await;
     assert_eq!(before.len(), 1);
     // The same snapshot, answered twice: one fill.
@@ -54,13 +38,10 @@ async fn a_newer_snapshot_is_never_answered_from_the_grouping_prepared_before_it
     assert_eq!(h.index.row_reads.load(Ordering::SeqCst), 1);
 
     // A write that adds a file and a whole new package: the next answer groups anew.
-    h.index.put(
-        "repo",
-        "tools/a/skills/two/SKILL.md",
-        "---\nname: two\n---\n",
-    );
     h.index
-        .put("repo", "tools/b/rules/style.md", "---\nname: style\n---\n");
+        .put("repo", "tools/a/skills/two/SKILL.md", &named("two"));
+    h.index
+        .put("repo", "tools/b/rules/style.md", &named("style"));
     publish(&h.bus, Phase::Start, "w1").await;
     publish(&h.bus, Phase::Finish, "w1").await;
     let after = listed(&h, good()).await;
@@ -82,15 +63,12 @@ async fn access_is_decided_for_each_caller_on_the_same_prepared_answer() {
     h.index.put(
         "repo",
         ".claude/skills/private-alice/SKILL.md",
-        "---\nname: zqalice\n---\n",
-    );
-    h.index.put(
-        "repo",
-        ".claude/skills/shared/SKILL.md",
-        "---\nname: shared\n---\n",
+        &named("zqalice"),
     );
     h.index
-        .put("repo", ".claude/docs/guide.md", "---\nname: guide\n---\n");
+        .put("repo", ".claude/skills/shared/SKILL.md", &named("shared"));
+    h.index
+        .put("repo", ".claude/docs/guide.md", &named("guide"));
     h.index.privacy.lock().unwrap().insert(
         "repo".into(),
         vec![".claude/skills/private-{agent}/**".into()],

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use super::*;
-use crate::prepared::Prepared;
+use crate::listing::Listed;
+use crate::prepared::{Prepared, Shown};
 
 const SOURCE: &str = "p/repo.00000000000000aa";
 
@@ -110,38 +111,81 @@ fn prepared_patched(snapshot: &ProjectSnapshot) -> Arc<Prepared> {
     prepared
 }
 
-/// Issue 13: after a write inside one package, the answer prepared for the new
-/// snapshot shares every other package's shown form with the answer before it, builds
-/// the written package anew, and equals an answer prepared from scratch.
-#[test]
-fn a_write_to_one_package_rebuilds_only_that_package() {
+/// Package candidate `root` of `prepared`: its shown form and its messages.
+fn by_root(prepared: &Prepared, root: &str) -> (Arc<Shown>, Arc<Listed>) {
+    let at = prepared.packages.iter().position(|s| s.view.root == root);
+    let at = at.expect("the package is prepared");
+    (
+        Arc::clone(&prepared.packages[at]),
+        Arc::clone(prepared.listing.listed(at)),
+    )
+}
+
+/// Whether `before` and `after` share package `root`'s shown form, and its messages.
+fn shared(before: &Prepared, after: &Prepared, root: &str) -> (bool, bool) {
+    let ((shown_before, listed_before), (shown_after, listed_after)) =
+        (by_root(before, root), by_root(after, root));
+    (
+        Arc::ptr_eq(&shown_before, &shown_after),
+        Arc::ptr_eq(&listed_before, &listed_after),
+    )
+}
+
+/// The answers prepared (each through its snapshot's slot) before and after a delta
+/// putting the row `write` makes of the tree's rows; the one after is checked against
+/// an answer prepared from scratch.
+fn before_and_after(
+    write: impl FnOnce(&BTreeMap<String, IndexRow>) -> IndexRow,
+) -> (Arc<Prepared>, Arc<Prepared>) {
     let mut rows = tree();
     let snapshot = full(&rows, 1);
     let before = prepared_patched(&snapshot);
-    let new = row("tools/t0/skills/new/SKILL.md", &skill("new"));
-    rows.insert(new.path.clone(), new.clone());
+    let put = write(&rows);
+    rows.insert(put.path.clone(), put.clone());
     let delta = ProjectDelta {
         revision: 2,
-        rows: vec![new],
+        rows: vec![put],
         removed: Vec::new(),
     };
-    let (next, _) = snapshot.apply(delta, &sources());
-    let after = prepared_patched(&next);
+    let after = prepared_patched(&snapshot.apply(delta, &sources()).0);
     assert_eq!(*after, prepared_afresh(&full(&rows, 2)));
-    let by_root = |p: &Prepared, root: &str| {
-        let at = p.packages.iter().position(|s| s.view.root == root);
-        Arc::clone(&p.packages[at.expect("the package is prepared")])
-    };
+    (before, after)
+}
+
+/// Issue 13: after a write inside one package, the answer prepared for the new
+/// snapshot shares every other package's shown form and messages with the answer
+/// before it, builds the written package anew, and equals an answer prepared from
+/// scratch.
+#[test]
+fn a_write_to_one_package_rebuilds_only_that_package_and_its_messages() {
+    let (before, after) = before_and_after(|_| row("tools/t0/skills/new/SKILL.md", &skill("new")));
     for root in ["tools/t1", "tools/t2", "tools/t3"] {
-        assert!(
-            Arc::ptr_eq(&by_root(&before, root), &by_root(&after, root)),
-            "{root}"
-        );
+        assert_eq!(shared(&before, &after, root), (true, true), "{root}");
     }
-    assert!(!Arc::ptr_eq(
-        &by_root(&before, "tools/t0"),
-        &by_root(&after, "tools/t0")
-    ));
+    assert_eq!(shared(&before, &after, "tools/t0"), (false, false));
+}
+
+/// The messages carry content flags: a write that changes only a file's flags (same
+/// size, same payload) makes its package's shown form and messages anew, so the
+/// listing never shows the flags of the file before the write.
+#[test]
+fn a_write_changing_only_content_flags_remakes_that_package_s_messages() {
+    let (before, after) = before_and_after(|rows| IndexRow {
+        content_flags: content_flags(1),
+        ..rows["tools/t1/rules/r.md"].clone()
+    });
+    assert_eq!(shared(&before, &after, "tools/t1"), (false, false));
+    assert_eq!(shared(&before, &after, "tools/t0"), (true, true));
+}
+
+/// A package unchanged by a write keeps its shown form, but its messages are made
+/// anew when the write moved its activation ids (a skill of the same name appeared
+/// elsewhere: both are qualified now).
+#[test]
+fn a_write_moving_a_package_s_activation_ids_remakes_only_its_messages() {
+    let (before, after) = before_and_after(|_| row("tools/t0/skills/twin/SKILL.md", &skill("t1")));
+    assert_eq!(shared(&before, &after, "tools/t1"), (true, false));
+    assert_eq!(shared(&before, &after, "tools/t2"), (true, true));
 }
 
 #[test]
@@ -227,6 +271,8 @@ enum Write {
 /// Paths that form, feed, leave and sit outside packages.
 const PATHS: &[&str] = &[
     "tools/t0/skills/s/SKILL.md",
+    "tools/t0/skills/s/run.sh",
+    "tools/t0/skills/s/ref/notes.md",
     "tools/t0/skills/x/SKILL.md",
     "tools/t1/rules/r.md",
     "tools/t9/agents/a.md",
@@ -253,6 +299,17 @@ fn body(path: &str, version: u8) -> String {
     }
 }
 
+/// Some flags for `bits` (bit i: `Flag::ALL[i]`), few combinations.
+fn content_flags(bits: u8) -> neuralis_content_flags::FlagSet {
+    neuralis_content_flags::Flag::ALL
+        .into_iter()
+        .take(2)
+        .enumerate()
+        .filter(|(i, _)| bits & 1 << i != 0)
+        .map(|(_, flag)| flag)
+        .collect()
+}
+
 fn write() -> impl Strategy<Value = Write> {
     let at = 0..PATHS.len();
     prop_oneof![
@@ -268,7 +325,8 @@ proptest! {
     /// sequence of puts, deletes, renames and a deleted source, the held snapshot with
     /// each write's delta applied answers exactly what a full re-read answers, and the
     /// answer prepared from it reusing the one before (prepared after some writes, not
-    /// after others) equals one prepared from scratch.
+    /// after others) equals one prepared from scratch, its listing (messages, flags
+    /// and activation ids) included.
     #[test]
     fn a_delta_after_writes_answers_as_a_full_re_read(writes in prop::collection::vec(write(), 1..25)) {
         let mut rows = tree();
@@ -279,7 +337,11 @@ proptest! {
             let removed = |path: &str| RemovedRow::File { slug: "repo".into(), path: path.into() };
             match write {
                 Write::Put(p, v) => {
-                    let put = row(PATHS[p], &body(PATHS[p], v));
+                    // Flags vary apart from the body: a write may change them alone.
+                    let put = IndexRow {
+                        content_flags: content_flags(v % 4),
+                        ..row(PATHS[p], &body(PATHS[p], v))
+                    };
                     rows.insert(put.path.clone(), put.clone());
                     delta.rows.push(put);
                 }

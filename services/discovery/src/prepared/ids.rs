@@ -109,8 +109,12 @@ mod tests {
             },
             content: Vec::new(),
             own_entry: Vec::new(),
+            flags: Vec::new(),
         })
     }
+
+    /// A package of the table: origin, key, root, and its files (path, category, id).
+    type Table<'a> = (Origin, &'a str, &'a str, &'a [(&'a str, Category, &'a str)]);
 
     /// The skeleton gives every id the rule gives the whole views: collisions between
     /// installed and source packages, between packages of one source, and within one
@@ -118,44 +122,53 @@ mod tests {
     #[test]
     fn skeleton_ids_equal_the_ids_of_the_whole_views() {
         let source = |slug: &str| Origin::Source { slug: slug.into() };
-        let packages = vec![
-            package(
+        let installed = Origin::Installed {
+            package_id: "acme.review".into(),
+        };
+        let (rule, skill, docs) = (Category::Rule, Category::Skill, Category::Docs);
+        let table: [Table<'_>; 4] = [
+            (
                 source("repo"),
                 "a",
                 "tools/a",
-                vec![
-                    file("tools/a/rules/r.md", Category::Rule, "review"),
-                    file("tools/a/skills/review/SKILL.md", Category::Skill, "review"),
-                    file("tools/a/skills/v2/SKILL.md", Category::Skill, "review"),
+                &[
+                    ("tools/a/rules/r.md", rule, "review"),
+                    ("tools/a/skills/review/SKILL.md", skill, "review"),
+                    ("tools/a/skills/v2/SKILL.md", skill, "review"),
                 ],
             ),
-            package(
-                Origin::Installed {
-                    package_id: "acme.review".into(),
-                },
+            (
+                installed,
                 "acme.review",
                 "",
-                vec![file("skills/review/SKILL.md", Category::Skill, "review")],
+                &[("skills/review/SKILL.md", skill, "review")],
             ),
-            package(
+            (
                 source("repo"),
                 "b",
                 "tools/b",
-                vec![
-                    file("tools/b/skills/review/SKILL.md", Category::Skill, "review"),
-                    file("tools/b/skills/lint/SKILL.md", Category::Skill, "lint"),
+                &[
+                    ("tools/b/skills/review/SKILL.md", skill, "review"),
+                    ("tools/b/skills/lint/SKILL.md", skill, "lint"),
                 ],
             ),
-            package(
+            (
                 source("other"),
                 "root",
                 "",
-                vec![
-                    file("docs/x.md", Category::Docs, "x"),
-                    file("skills/lint/SKILL.md", Category::Skill, "lint"),
+                &[
+                    ("docs/x.md", docs, "x"),
+                    ("skills/lint/SKILL.md", skill, "lint"),
                 ],
             ),
         ];
+        let packages: Vec<Arc<Shown>> = table
+            .into_iter()
+            .map(|(origin, key, root, files)| {
+                let files = files.iter().map(|(p, c, id)| file(p, *c, id)).collect();
+                package(origin, key, root, files)
+            })
+            .collect();
         let order = vec![1, 3, 0, 2];
         let (ids, skills) = activation_ids(&packages, &order);
 

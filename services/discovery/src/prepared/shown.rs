@@ -4,14 +4,16 @@
 //!
 //! [`shown`] and [`unchanged`] read the same inputs: the candidate's origin (installed
 //! package id, or source id, slug and root URI), the package's name, key, root, rule and
-//! per file the fields a [`FileView`] copies, and each file's indexed size. The views are
+//! per file the fields a [`FileView`] copies, and each file's indexed size and content
+//! flags (with, for a skill, its bundle entries' flags). The views are
 //! destructured whole in [`unchanged`], so a field added to them does not compile until
 //! it is compared too.
 
 use neuralis_assembly::{FileState, FileView, Origin, PackageView};
-use neuralis_layout::Contribution;
+use neuralis_content_flags::FlagSet;
+use neuralis_layout::{Category, Contribution};
 
-use super::Shown;
+use super::{FileFlags, Shown};
 use crate::answer::ContentAt;
 use crate::candidates::{Candidate, entry_path, policy_key};
 
@@ -61,6 +63,14 @@ pub(super) fn shown(candidate: &Candidate<'_>) -> Shown {
                     .collect()
             })
             .collect(),
+        flags: package
+            .files
+            .iter()
+            .map(|file| FileFlags {
+                own: flags(candidate, &file.path),
+                entries: entry_flags(candidate, file).collect(),
+            })
+            .collect(),
     }
 }
 
@@ -94,13 +104,22 @@ pub(super) fn unchanged(old: &Shown, candidate: &Candidate<'_>, key: &str) -> bo
         && *root == package.root
         && files.len() == package.files.len()
         && old.content.len() == package.files.len()
+        && old.flags.len() == package.files.len()
         && files
             .iter()
             .zip(&old.content)
+            .zip(&old.flags)
             .zip(&package.files)
-            .all(|((view, at), file)| {
-                same_file(view, file, size(candidate, file)) && same_place(at, candidate, file)
+            .all(|(((view, at), flagged), file)| {
+                same_file(view, file, size(candidate, file))
+                    && same_place(at, candidate, file)
+                    && same_flags(flagged, candidate, file)
             })
+}
+
+fn same_flags(old: &FileFlags, candidate: &Candidate<'_>, file: &Contribution) -> bool {
+    old.own == flags(candidate, &file.path)
+        && old.entries.iter().copied().eq(entry_flags(candidate, file))
 }
 
 fn same_file(view: &FileView, file: &Contribution, indexed: u64) -> bool {
@@ -159,6 +178,37 @@ fn size(candidate: &Candidate<'_>, file: &Contribution) -> u64 {
         Candidate::Installed(installed) => installed.sizes.get(&file.path).copied().unwrap_or(0),
         Candidate::Source { snapshot, .. } => snapshot.rows.get(&file.path).map_or(0, |r| r.size),
     }
+}
+
+/// The content flags of the row at `path` (none for an installed package's file, or a
+/// row the snapshot does not hold).
+fn flags(candidate: &Candidate<'_>, path: &str) -> FlagSet {
+    match candidate {
+        Candidate::Installed(_) => FlagSet::default(),
+        Candidate::Source { snapshot, .. } => snapshot
+            .rows
+            .get(path)
+            .map(|row| row.content_flags)
+            .unwrap_or_default(),
+    }
+}
+
+/// A skill's bundle entries' flags, in bundle order (none for its own file, nor for a
+/// file that is no skill or an installed package's).
+fn entry_flags<'a>(
+    candidate: &'a Candidate<'_>,
+    file: &'a Contribution,
+) -> impl Iterator<Item = FlagSet> + 'a {
+    let skill = file.category == Category::Skill && matches!(candidate, Candidate::Source { .. });
+    let bundle = if skill { file.bundle.as_slice() } else { &[] };
+    bundle.iter().map(move |entry| {
+        let path = entry_path(&file.path, entry);
+        if path == file.path {
+            FlagSet::default()
+        } else {
+            flags(candidate, &path)
+        }
+    })
 }
 
 fn file_view(candidate: &Candidate<'_>, file: &Contribution) -> FileView {

@@ -8,7 +8,7 @@ use std::mem::size_of;
 use neuralis_access::{FileCandidate, PackageCandidate};
 use neuralis_assembly::{FileView, Origin, PackageView};
 
-use super::{Prepared, Shown};
+use super::{FileFlags, Prepared, Shown};
 use crate::answer::ContentAt;
 use crate::ports::SourceInfo;
 
@@ -91,6 +91,10 @@ fn shown(s: &Shown) -> usize {
         + s.own_entry
             .iter()
             .map(|own| size_of::<Vec<bool>>() + own.len())
+            .sum::<usize>()
+        + s.flags
+            .iter()
+            .map(|f| size_of::<FileFlags>() + size_of_val(f.entries.as_slice()))
             .sum::<usize>()
 }
 

@@ -27,6 +27,8 @@ use neuralis_identity::{
 };
 use neuralis_layout::{Category, capture};
 
+pub mod listing;
+
 /// A fake index: files per source, with counters.
 #[derive(Default)]
 pub struct FakeIndex {
