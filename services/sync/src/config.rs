@@ -42,7 +42,7 @@ impl Default for SyncConfig {
             index: IndexStoreConfig::default(),
             bus: BusConfig::default(),
             max_file_size: 1024 * 1024,
-            batch_size: 500,
+            batch_size: 2_000,
             write_timeout_secs: 30,
             auto_debounce_ms: 500,
             chunk_max_bytes: 2_000,
