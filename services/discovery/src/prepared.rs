@@ -150,7 +150,9 @@ pub(crate) fn prepare(
 ///
 /// A snapshot a delta made starts with the answer of the snapshot it was made from as
 /// its `previous`: never served, only the parts it shares are reused (see
-/// [`Prepared::new`]), and let go once this snapshot's own answer is prepared.
+/// [`Prepared::new`]), and let go once this snapshot's own answer is prepared. Until
+/// then the snapshot holds it, so the snapshot weighs it (the memory bound counts what
+/// is held, not only what is served).
 #[derive(Debug, Default)]
 pub(crate) struct PreparedSlot {
     state: Mutex<SlotState>,
@@ -159,7 +161,14 @@ pub(crate) struct PreparedSlot {
 #[derive(Debug, Default)]
 struct SlotState {
     kept: Option<Kept>,
-    previous: Option<Arc<Prepared>>,
+    previous: Option<Held>,
+}
+
+/// An earlier answer a successor holds to reuse parts of, with its weight.
+#[derive(Debug, Clone)]
+struct Held {
+    prepared: Arc<Prepared>,
+    bytes: usize,
 }
 
 #[derive(Debug)]
@@ -184,7 +193,10 @@ impl PreparedSlot {
     pub(crate) fn successor(&self) -> Self {
         let state = self.lock();
         let previous = match &state.kept {
-            Some(kept) => Some(Arc::clone(&kept.prepared)),
+            Some(kept) => Some(Held {
+                prepared: Arc::clone(&kept.prepared),
+                bytes: kept.bytes,
+            }),
             None => state.previous.clone(),
         };
         Self {
@@ -211,7 +223,10 @@ impl PreparedSlot {
                     return (Arc::clone(&kept.prepared), false);
                 }
                 Some(kept) => Some(Arc::clone(&kept.prepared)),
-                None => state.previous.clone(),
+                None => state
+                    .previous
+                    .as_ref()
+                    .map(|held| Arc::clone(&held.prepared)),
             }
         };
         // Prepared outside the lock: two first requests may both prepare; either is
@@ -224,7 +239,7 @@ impl PreparedSlot {
                 bytes: weight::bytes(&prepared) + weight::sources(sources),
                 prepared: Arc::clone(&prepared),
             });
-            state.previous.take()
+            state.previous.take().map(|held| held.prepared)
         };
         for earlier in [previous, replaced].into_iter().flatten() {
             crate::inventory::retire(earlier);
@@ -232,9 +247,15 @@ impl PreparedSlot {
         (prepared, true)
     }
 
-    /// What the kept answer weighs, 0 when none is kept.
+    /// What the answer this slot holds weighs: the kept one, or else the earlier one a
+    /// successor holds to reuse; 0 when it holds none.
     pub(crate) fn bytes(&self) -> usize {
-        self.lock().kept.as_ref().map_or(0, |kept| kept.bytes)
+        let state = self.lock();
+        match (&state.kept, &state.previous) {
+            (Some(kept), _) => kept.bytes,
+            (None, Some(held)) => held.bytes,
+            (None, None) => 0,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
@@ -344,5 +365,42 @@ mod tests {
         );
         // Every file is held several times over (candidate, shown view, content).
         assert!(measured > answer.request.files.len() * 3 * 24);
+    }
+
+    #[test]
+    fn a_successor_weighs_the_earlier_answer_it_holds_until_its_own_is_prepared() {
+        let sources = vec![source(&[])];
+        let rows = ProjectRows {
+            revision: 1,
+            rows: vec![row("tools/t/skills/s/SKILL.md")],
+        };
+        let snapshot = ProjectSnapshot::build(rows, &sources);
+        let build = || {
+            Prepared::new(
+                crate::candidates::build("p1", &[], &sources, &snapshot),
+                None,
+            )
+        };
+        let slot = PreparedSlot::default();
+        assert_eq!(slot.successor().bytes(), 0, "nothing held, nothing weighed");
+        let (answer, _) = slot.get(&sources, |_| build());
+        let kept = slot.bytes();
+        assert!(kept > 0);
+
+        let successor = slot.successor();
+        assert_eq!(successor.bytes(), kept, "the held answer is counted");
+        // Its successor in turn holds the same earlier answer, and counts it too.
+        assert_eq!(successor.successor().bytes(), kept);
+
+        let (own, fresh) = successor.get(&sources, |previous| {
+            assert!(previous.is_some_and(|p| std::ptr::eq(p, answer.as_ref())));
+            build()
+        });
+        assert!(fresh);
+        assert_eq!(
+            successor.bytes(),
+            weight::bytes(&own) + weight::sources(&sources),
+            "once its own answer is kept, only that one is counted"
+        );
     }
 }
