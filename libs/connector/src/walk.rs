@@ -327,13 +327,7 @@ mod tests {
             max_depth: 3,
             ..ConnectorLimits::default()
         };
-        let root_inode = Inode::of(&std::fs::metadata(&root).unwrap());
-        let tree = Tree {
-            root: &root,
-            root_inode,
-            limits: &limits,
-            forbidden: &[],
-        };
+        let tree = test_tree(&root, &limits);
         let ordered = sorted(sequential_walk(&tree));
         for threads in [2, 3, 8] {
             let parallel = sorted(parallel_walk(&tree, threads).expect("under the limit"));
@@ -354,13 +348,7 @@ mod tests {
             max_file_size: 100,
             ..ConnectorLimits::default()
         };
-        let root_inode = Inode::of(&std::fs::metadata(&root).unwrap());
-        let tree = Tree {
-            root: &root,
-            root_inode,
-            limits: &limits,
-            forbidden: &[],
-        };
+        let tree = test_tree(&root, &limits);
         for threads in [2, 3, 8] {
             let parallel = parallel_walk(&tree, threads).expect("under the limit");
             assert_eq!(parallel, sorted(parallel.clone()), "{threads} threads");
@@ -395,5 +383,15 @@ mod tests {
             ..ConnectorLimits::default()
         };
         assert_eq!(walk(&root, root_inode, &limits, &[]).files.len(), 20);
+    }
+
+    /// The tree at `root` with `limits` and nothing forbidden.
+    fn test_tree<'a>(root: &'a Path, limits: &'a ConnectorLimits) -> Tree<'a> {
+        Tree {
+            root,
+            root_inode: Inode::of(&std::fs::metadata(root).unwrap()),
+            limits,
+            forbidden: &[],
+        }
     }
 }
