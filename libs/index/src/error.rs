@@ -53,3 +53,25 @@ impl From<sqlx::Error> for IndexError {
         }
     }
 }
+
+impl From<rusqlite::Error> for IndexError {
+    fn from(err: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode as C;
+        match err.sqlite_error_code() {
+            Some(C::CannotOpen | C::NotADatabase | C::SystemIoFailure | C::DiskFull) => {
+                IndexError::Unavailable(err.to_string())
+            }
+            // Another connection held the write lock past `busy_timeout`.
+            Some(C::DatabaseBusy | C::DatabaseLocked) => IndexError::Unavailable(err.to_string()),
+            _ => match err {
+                rusqlite::Error::FromSqlConversionFailure(..)
+                | rusqlite::Error::IntegralValueOutOfRange(..)
+                | rusqlite::Error::InvalidColumnType(..) => IndexError::Corrupt {
+                    field: "column",
+                    message: err.to_string(),
+                },
+                other => IndexError::Backend(other.to_string()),
+            },
+        }
+    }
+}

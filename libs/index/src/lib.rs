@@ -99,8 +99,9 @@ pub trait IndexStore: Send + Sync + 'static {
         path: &str,
     ) -> Result<Option<FileRow>, IndexError>;
     /// Applies one batch in one transaction and raises the project's revision once;
-    /// returns the new revision. On error nothing of the batch is applied.
-    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError>;
+    /// returns the new revision. On error nothing of the batch is applied. The store
+    /// takes the batch: the embedded one hands it to its writer thread.
+    async fn write_batch(&self, batch: WriteBatch) -> Result<u64, IndexError>;
 
     /// Full-text search over the project's chunks, best first.
     async fn search_text(

@@ -43,7 +43,7 @@ async fn the_embedded_store_is_one_file_that_survives_a_reopen() {
         source: "s".into(),
         writes: vec![],
     };
-    store.write_batch(&batch).await.expect("commits");
+    store.write_batch(batch).await.expect("commits");
     store.close().await;
     let reopened = SqlIndexStore::open_embedded(&path).await.expect("reopens");
     assert_eq!(reopened.revision("p").await.expect("read"), 1);

@@ -81,7 +81,7 @@ async fn replicas_starting_together_migrate_once() {
         source: "s".into(),
         writes: vec![],
     };
-    first.write_batch(&batch).await.expect("commits");
+    first.write_batch(batch).await.expect("commits");
     assert_eq!(second.revision("p").await.expect("read"), 1);
     first.close().await;
     second.close().await;

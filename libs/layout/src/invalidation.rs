@@ -11,7 +11,7 @@ use crate::layout::{GroupOptions, IndexedFile, Layout, RootRule};
 use crate::manifest::manifest_kind;
 use crate::vocabulary::{
     COPILOT_IDENTITY, IDENTITY_BASENAMES, NEVER_CONTRIBUTION_DIRS, ROOT_RULE_FILES, SKILL_FILE,
-    category_folder, is_marker, split_parent,
+    category_folder, is_marker, segments, split_parent,
 };
 
 /// The package roots of a project's current layout, for [`PackageRoots::can_move_package`].
@@ -88,21 +88,34 @@ impl PackageRoots {
     /// Whether writing (creating, changing or deleting) the file at `path` can change
     /// which packages exist or what they hold.
     pub fn can_move_package(&self, path: &str) -> bool {
+        self.binds(path) || could_form_or_feed_a_package(path)
+    }
+
+    /// Whether a write of `path` can move a package under either layout (a sync asks
+    /// under the roots before its run and after it): the same answer as asking each,
+    /// with the part that does not depend on the roots worked out once.
+    pub fn can_move_package_in_either(&self, other: &PackageRoots, path: &str) -> bool {
+        self.binds(path) || other.binds(path) || could_form_or_feed_a_package(path)
+    }
+
+    /// Whether these roots bind `path`: the source root binds everything, or the path
+    /// is a root or lies inside one (deleting a root's own folder entry is a write at
+    /// the root path itself). The roots are sorted, so each of the path's few folders
+    /// is a binary search, whatever the number of roots.
+    fn binds(&self, path: &str) -> bool {
         if self.source_root_binds_all || path.is_empty() {
             return true;
         }
-        // Inside a root when one of the path's folders is a root; deleting a root's own
-        // folder entry is a write at the root path itself. The roots are sorted, so each
-        // of the few candidates is a binary search, whatever the number of roots.
+        if self.nested.is_empty() {
+            return false;
+        }
         let is_root = |dir: &str| {
             self.nested
                 .binary_search_by(|root| root.as_str().cmp(dir))
                 .is_ok()
         };
-        let inside_a_root = path
-            .match_indices('/')
-            .any(|(slash, _)| is_root(&path[..slash]));
-        inside_a_root || is_root(path) || could_form_or_feed_a_package(path)
+        let slashes = path.bytes().enumerate().filter(|(_, b)| *b == b'/');
+        slashes.map(|(at, _)| at).any(|at| is_root(&path[..at])) || is_root(path)
     }
 }
 
@@ -116,19 +129,25 @@ pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
 }
 
 /// Outside every nested root: could this file create a root, remove one, or bind to
-/// the source-root package?
+/// the source-root package? One pass over the path's folders (a sync asks this of
+/// every file it writes).
 fn could_form_or_feed_a_package(path: &str) -> bool {
     let (parent, base) = split_parent(path);
-    let dirs = || parent.split('/').filter(|dir| !dir.is_empty());
     let forms_a_root = |dir: &str| is_marker(dir) || category_folder(dir).is_some();
-    // No root forms under template(s)/ or workflows/, and nothing there is a
-    // contribution; but a marker or category folder above one still forms a root
-    // (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a skill whose
-    // bundle the file joins (`skills/a/templates/…`).
-    if let Some(at) = dirs().position(|d| NEVER_CONTRIBUTION_DIRS.contains(&d)) {
-        return dirs().take(at).any(forms_a_root);
+    let mut formed_above = false;
+    if !parent.is_empty() {
+        for dir in segments(parent).filter(|dir| !dir.is_empty()) {
+            // No root forms under template(s)/ or workflows/, and nothing there is a
+            // contribution; but a marker or category folder above one still forms a
+            // root (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a
+            // skill whose bundle the file joins (`skills/a/templates/…`).
+            if NEVER_CONTRIBUTION_DIRS.contains(&dir) {
+                return formed_above;
+            }
+            formed_above = formed_above || forms_a_root(dir);
+        }
     }
-    let creates_root = dirs().any(forms_a_root)
+    let creates_root = formed_above
         || base == SKILL_FILE
         || manifest_kind(path).is_some()
         || is_marker(base)
@@ -214,5 +233,37 @@ mod tests {
     fn a_source_root_skill_makes_every_write_relevant() {
         let roots = PackageRoots::new([""], true);
         assert!(roots.can_move_package("src/main.rs"));
+    }
+
+    /// Asking under two layouts at once is asking under each: a sync that asked the
+    /// combined question must never call harmless a write one of them calls moving.
+    #[test]
+    fn asking_under_either_layout_is_asking_under_each() {
+        use proptest::prelude::*;
+        let segment = prop::sample::select(vec![
+            "a",
+            "b",
+            "skills",
+            "rules",
+            ".claude",
+            "templates",
+            "workflows",
+            "SKILL.md",
+            "AGENTS.md",
+            "package.json",
+            ".claude-plugin",
+            "plugin.json",
+            "x.md",
+            "",
+        ]);
+        let path = prop::collection::vec(segment, 0..5).prop_map(|parts| parts.join("/"));
+        let roots = (prop::collection::vec(path.clone(), 0..4), any::<bool>())
+            .prop_map(|(roots, all)| PackageRoots::new(roots.iter().map(String::as_str), all));
+        proptest!(|(before in roots.clone(), after in roots, asked in path)| {
+            prop_assert_eq!(
+                before.can_move_package_in_either(&after, &asked),
+                before.can_move_package(&asked) || after.can_move_package(&asked)
+            );
+        });
     }
 }

@@ -19,16 +19,17 @@ use std::time::Duration;
 pub async fn commit_batch(
     store: &dyn IndexStore,
     bus: &dyn InvalidationBus,
-    batch: &WriteBatch,
+    batch: WriteBatch,
     moves_package: bool,
     timeout: Duration,
 ) -> Result<u64, SyncError> {
     if !moves_package {
         return write_within(store, batch, timeout).await;
     }
+    let (project, source) = (batch.project.clone(), batch.source.clone());
     let target = WriteTarget {
-        project: &batch.project,
-        source: &batch.source,
+        project: &project,
+        source: &source,
     };
     announced(store, bus, target, write_within(store, batch, timeout)).await
 }
@@ -69,7 +70,7 @@ pub async fn announced(
 
 async fn write_within(
     store: &dyn IndexStore,
-    batch: &WriteBatch,
+    batch: WriteBatch,
     timeout: Duration,
 ) -> Result<u64, SyncError> {
     match tokio::time::timeout(timeout, store.write_batch(batch)).await {
@@ -167,7 +168,7 @@ mod tests {
     #[tokio::test]
     async fn a_write_that_cannot_be_announced_is_not_written() {
         let (_dir, store) = store().await;
-        let outcome = commit_batch(&store, &DownBus, &batch(), true, Duration::from_secs(5)).await;
+        let outcome = commit_batch(&store, &DownBus, batch(), true, Duration::from_secs(5)).await;
         assert!(
             matches!(outcome, Err(SyncError::Unavailable(_))),
             "{outcome:?}"
@@ -178,8 +179,7 @@ mod tests {
     #[tokio::test]
     async fn a_quiet_write_needs_no_bus() {
         let (_dir, store) = store().await;
-        let revision =
-            commit_batch(&store, &DownBus, &batch(), false, Duration::from_secs(5)).await;
+        let revision = commit_batch(&store, &DownBus, batch(), false, Duration::from_secs(5)).await;
         assert_eq!(revision.expect("written"), 1);
     }
 
@@ -188,7 +188,7 @@ mod tests {
         let (_dir, store) = store().await;
         let bus = InProcessBus::default();
         let mut events = bus.subscribe().await.expect("subscribed");
-        commit_batch(&store, &bus, &batch(), true, Duration::from_secs(5))
+        commit_batch(&store, &bus, batch(), true, Duration::from_secs(5))
             .await
             .expect("written");
         let phases: Vec<(Phase, u64)> = [events.next().await, events.next().await]

@@ -116,7 +116,7 @@ async fn rows_indexed_before_the_flags_existed_get_them_at_the_next_sync_by_a_pa
         source: "repo".into(),
         writes,
     };
-    store.write_batch(&batch).await.expect("writes");
+    store.write_batch(batch).await.expect("writes");
     let chunks_before = store.chunk_rows();
     let (_, entries) = support::entries(&harness.client, PROJECT).await;
     assert!(

@@ -16,9 +16,8 @@ use crate::{
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use std::path::Path;
-use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Which SQL backend a store talks to.
@@ -33,9 +32,9 @@ pub(crate) enum Dialect {
 pub struct SqlIndexStore {
     pool: AnyPool,
     dialect: Dialect,
-    /// The embedded store's batch writer: one connection on the SQLite driver itself
-    /// (`write/sqlite.rs` says why); `None` on PostgreSQL.
-    writer: Option<SqlitePool>,
+    /// The embedded store's batch writer: one connection on a thread of its own
+    /// (`write/sqlite/mod.rs` says why); `None` on PostgreSQL.
+    writer: Option<Arc<write::sqlite::EmbeddedWriter>>,
 }
 
 /// The embedded store's settings, applied on every connection:
@@ -92,25 +91,11 @@ impl SqlIndexStore {
             .connect(&url)
             .await?;
         schema::migrate(&pool, Dialect::Sqlite, None).await?;
-        let options = SqliteConnectOptions::from_str(&url)?
-            .statement_cache_capacity(write::sqlite::STATEMENT_CACHE);
-        // One connection: batches commit one at a time anyway (SQLite has one writer).
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(Duration::from_secs(30))
-            .test_before_acquire(false)
-            .after_connect(|connection, _| {
-                Box::pin(async move {
-                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
-                    Ok(())
-                })
-            })
-            .connect_with(options)
-            .await?;
+        let writer = write::sqlite::EmbeddedWriter::open(path, SQLITE_PRAGMAS).await?;
         Ok(Self {
             pool,
             dialect: Dialect::Sqlite,
-            writer: Some(writer),
+            writer: Some(Arc::new(writer)),
         })
     }
 
@@ -267,10 +252,10 @@ impl IndexStore for SqlIndexStore {
         rows::file_row(&self.pool, project, source, path).await
     }
 
-    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
+    async fn write_batch(&self, batch: WriteBatch) -> Result<u64, IndexError> {
         match &self.writer {
-            Some(writer) => write::sqlite::write_batch(writer, batch).await,
-            None => write::write_batch(&self.pool, batch).await,
+            Some(writer) => writer.write(batch).await,
+            None => write::write_batch(&self.pool, &batch).await,
         }
     }
 
@@ -328,17 +313,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_embedded_full_text_index_merges_sixteen_segments_at_a_time() {
+    async fn the_embedded_full_text_index_merges_sixty_four_segments_at_a_time() {
         let folder = tempfile::tempdir().expect("tempdir");
         let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
             .await
             .expect("opens");
-        let automerge: i64 =
-            sqlx::query_scalar("SELECT v FROM index_chunks_fts_config WHERE k = 'automerge'")
-                .fetch_one(&store.pool)
-                .await
-                .expect("the setting is stored");
-        assert_eq!(automerge, 16);
+        for setting in ["automerge", "crisismerge"] {
+            let value: i64 =
+                sqlx::query_scalar("SELECT v FROM index_chunks_fts_config WHERE k = $1")
+                    .bind(setting)
+                    .fetch_one(&store.pool)
+                    .await
+                    .expect("the setting is stored");
+            assert_eq!(value, 64, "{setting}");
+        }
         store.close().await;
     }
 

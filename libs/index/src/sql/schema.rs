@@ -170,9 +170,22 @@ UPDATE index_files SET payload_version = 0;
 const SQLITE_FULL_TEXT_MERGES: &str =
     "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 16);";
 
+/// SQLite: segments are merged 64 at a time, by the incremental merge and by the crisis
+/// merge alike (FTS5's crisis merge, at 16 segments by default, merged a whole level at
+/// once whatever `automerge` said). A sync commits one segment per batch, so a first
+/// sync of 100,000 files (about 50 batches) rewrote every term of three quarters of its
+/// segments once more before it finished: an eighth of the writer's instructions
+/// (callgrind, `BENCHMARKS.md`, "Issue 13"). At 64 a term is rewritten once per 64-fold
+/// growth of the index instead of 16-fold, so the index does less work in all, not the
+/// same work later; what it costs is a query reading up to 63 segments per level (one
+/// B-tree seek each per query term). Search answers do not depend on the segmenting.
+const SQLITE_WIDER_MERGES: &str =
+    "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 64); \
+     INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('crisismerge', 64);";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 7] {
-    let (chunks, full_text, ids, deltas, flags, merges) = match dialect {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 8] {
+    let (chunks, full_text, ids, deltas, flags, merges, wider_merges) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
             SQLITE_BULK_FULL_TEXT,
@@ -180,6 +193,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 7] {
             SQLITE_DELTAS,
             SQLITE_CONTENT_FLAGS,
             SQLITE_FULL_TEXT_MERGES,
+            SQLITE_WIDER_MERGES,
         ),
         // Nothing to change: the GIN index follows the rows.
         Dialect::Postgres => (
@@ -188,6 +202,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 7] {
             POSTGRES_IDS_AND_REAL_PATHS,
             POSTGRES_DELTAS,
             POSTGRES_CONTENT_FLAGS,
+            "SELECT 1;",
             "SELECT 1;",
         ),
     };
@@ -199,6 +214,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 7] {
         (5, deltas),
         (6, flags),
         (7, merges),
+        (8, wider_merges),
     ]
 }
 

@@ -75,7 +75,7 @@ pub(crate) fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> Write
 }
 
 pub(crate) async fn write(store: &Store, batch: WriteBatch) -> u64 {
-    store.write_batch(&batch).await.expect("batch commits")
+    store.write_batch(batch).await.expect("batch commits")
 }
 
 pub async fn a_source_slug_is_unique_within_its_project(store: Store) {
@@ -418,7 +418,7 @@ pub async fn a_failed_batch_leaves_the_index_as_it_was(store: Store) {
             put(foreign, None),
         ],
     );
-    let failed = store.write_batch(&doomed).await;
+    let failed = store.write_batch(doomed).await;
     assert!(
         matches!(
             failed,
@@ -459,7 +459,7 @@ pub async fn a_batch_naming_a_path_twice_is_refused(store: Store) {
             },
         ],
     );
-    let refused = store.write_batch(&twice).await;
+    let refused = store.write_batch(twice).await;
     assert!(
         matches!(
             refused,
@@ -700,7 +700,7 @@ pub async fn concurrent_batches_each_raise_the_revision_once(store: Store) {
         tokio::spawn(async move {
             let path = format!("f{n}.md");
             store
-                .write_batch(&batch("p1", "s", vec![put(row("p1", "s", &path), None)]))
+                .write_batch(batch("p1", "s", vec![put(row("p1", "s", &path), None)]))
                 .await
         })
     });

@@ -116,7 +116,7 @@ pub async fn a_delta_after_random_writes_equals_a_full_re_read(store: Store) {
                 }
             }
             store
-                .write_batch(&batch(project, slug, writes))
+                .write_batch(batch(project, slug, writes))
                 .await
                 .expect("batch commits");
         }
@@ -162,7 +162,7 @@ pub async fn a_delta_carries_deletes_renames_and_deleted_sources(store: Store) {
         chunks: None,
     };
     store
-        .write_batch(&batch(
+        .write_batch(batch(
             project,
             "repo",
             vec![put("repo", "a.md"), put("repo", "b.md")],
@@ -170,7 +170,7 @@ pub async fn a_delta_carries_deletes_renames_and_deleted_sources(store: Store) {
         .await
         .expect("commits");
     let before = store
-        .write_batch(&batch(project, "gone", vec![put("gone", "x.md")]))
+        .write_batch(batch(project, "gone", vec![put("gone", "x.md")]))
         .await
         .expect("commits");
     let unchanged = store.changes_since(project, before).await.expect("read");
@@ -180,7 +180,7 @@ pub async fn a_delta_carries_deletes_renames_and_deleted_sources(store: Store) {
         "nothing since the current revision"
     );
     store
-        .write_batch(&batch(
+        .write_batch(batch(
             project,
             "repo",
             vec![
@@ -221,7 +221,7 @@ pub async fn a_delta_from_before_the_floor_or_beyond_the_revision_is_refused(sto
         .await
         .expect("created");
     let revision = store
-        .write_batch(&batch(
+        .write_batch(batch(
             project,
             "repo",
             vec![RowWrite::Put {

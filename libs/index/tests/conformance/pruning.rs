@@ -18,7 +18,7 @@ fn delete(path: &str) -> RowWrite {
 
 async fn write(store: &Store, project: &str, slug: &str, writes: Vec<RowWrite>) -> u64 {
     store
-        .write_batch(&batch(project, slug, writes))
+        .write_batch(batch(project, slug, writes))
         .await
         .expect("batch commits")
 }

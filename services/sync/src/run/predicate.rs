@@ -42,7 +42,7 @@ impl MovePredicate {
 
     /// Whether a write of `path` can move a package candidate.
     pub fn moves(&self, path: &str) -> bool {
-        self.before.can_move_package(path) || self.after.can_move_package(path)
+        self.before.can_move_package_in_either(&self.after, path)
     }
 }
 

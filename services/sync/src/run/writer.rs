@@ -210,7 +210,7 @@ impl<'a> Writer<'a> {
             invalidation::commit_batch(
                 deps.store.as_ref(),
                 deps.bus.as_ref(),
-                &batch,
+                batch,
                 moving,
                 timeout,
             )

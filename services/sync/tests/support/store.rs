@@ -89,7 +89,7 @@ impl IndexStore for CountingStore {
     ) -> Result<Option<FileRow>, IndexError> {
         self.inner.file_row(project, source, path).await
     }
-    async fn write_batch(&self, batch: &WriteBatch) -> Result<u64, IndexError> {
+    async fn write_batch(&self, batch: WriteBatch) -> Result<u64, IndexError> {
         if self.fail_writes.load(Ordering::SeqCst) {
             return Err(IndexError::Unavailable("write failed on purpose".into()));
         }
@@ -97,12 +97,12 @@ impl IndexStore for CountingStore {
             // A backend that never answers: only the write timeout ends this.
             std::future::pending::<()>().await;
         }
+        let (rows, chunk_rows) = (batch.writes.len() as u64, batch.chunk_rows() as u64);
         let revision = self.inner.write_batch(batch).await?;
         self.batches.fetch_add(1, Ordering::SeqCst);
-        self.rows_written
-            .fetch_add(batch.writes.len() as u64, Ordering::SeqCst);
+        self.rows_written.fetch_add(rows, Ordering::SeqCst);
         self.chunk_rows_written
-            .fetch_add(batch.chunk_rows() as u64, Ordering::SeqCst);
+            .fetch_add(chunk_rows, Ordering::SeqCst);
         Ok(revision)
     }
     async fn search_text(

@@ -25,6 +25,7 @@ use super::codec;
 use super::rows::raise_revision;
 use crate::{ChunkRow, FileRow, IndexError, RowWrite, WriteBatch};
 use sqlx::AnyPool;
+use std::borrow::Cow;
 
 /// Applies a batch on PostgreSQL: chunk deletes, row deletes, row upserts, chunk
 /// inserts, then the revision. Each path appears at most once, so the grouping cannot
@@ -63,8 +64,14 @@ struct BatchWrites<'a> {
 }
 
 impl<'a> BatchWrites<'a> {
+    /// Checks that the batch is whole ([`check`]) and sorts it.
     fn of(batch: &'a WriteBatch) -> Result<Self, IndexError> {
-        let mut seen = std::collections::HashSet::with_capacity(batch.writes.len());
+        check(batch)?;
+        Ok(Self::sorted(batch))
+    }
+
+    /// Sorts a batch [`check`] accepted.
+    fn sorted(batch: &'a WriteBatch) -> Self {
         let mut writes = BatchWrites {
             rows: Vec::with_capacity(batch.writes.len()),
             chunks: Vec::new(),
@@ -72,40 +79,48 @@ impl<'a> BatchWrites<'a> {
             deleted: Vec::new(),
         };
         for write in &batch.writes {
-            let path = match write {
-                RowWrite::Put { row, .. } => row.path.as_str(),
-                RowWrite::Delete { path } => path.as_str(),
-            };
-            if !seen.insert(path) {
-                return Err(IndexError::InvalidValue {
-                    field: "batch.writes",
-                    message: format!("{path:?} is written twice in one batch"),
-                });
-            }
-            writes.add(batch, write)?;
-        }
-        Ok(writes)
-    }
-
-    fn add(&mut self, batch: &WriteBatch, write: &'a RowWrite) -> Result<(), IndexError> {
-        match write {
-            RowWrite::Put { row, chunks } => {
-                check_belongs(batch, row)?;
-                codec::to_i64(row.size, "size")?;
-                self.rows.push(row);
-                if let Some(chunks) = chunks {
-                    self.chunk_replacing.push(&row.path);
-                    self.chunks
-                        .extend(chunks.iter().map(|chunk| (row.path.as_str(), chunk)));
+            match write {
+                RowWrite::Put { row, chunks } => {
+                    writes.rows.push(row);
+                    if let Some(chunks) = chunks {
+                        writes.chunk_replacing.push(&row.path);
+                        writes
+                            .chunks
+                            .extend(chunks.iter().map(|chunk| (row.path.as_str(), chunk)));
+                    }
+                }
+                RowWrite::Delete { path } => {
+                    writes.chunk_replacing.push(path);
+                    writes.deleted.push(path);
                 }
             }
-            RowWrite::Delete { path } => {
-                self.chunk_replacing.push(path);
-                self.deleted.push(path);
-            }
         }
-        Ok(())
+        writes
     }
+}
+
+/// A batch is whole when each path appears once (so grouping the writes by statement
+/// cannot reorder two writes of one path), every row belongs to the batch's source and
+/// every size fits its column.
+fn check(batch: &WriteBatch) -> Result<(), IndexError> {
+    let mut seen = std::collections::HashSet::with_capacity(batch.writes.len());
+    for write in &batch.writes {
+        let path = match write {
+            RowWrite::Put { row, .. } => {
+                check_belongs(batch, row)?;
+                codec::to_i64(row.size, "size")?;
+                row.path.as_str()
+            }
+            RowWrite::Delete { path } => path.as_str(),
+        };
+        if !seen.insert(path) {
+            return Err(IndexError::InvalidValue {
+                field: "batch.writes",
+                message: format!("{path:?} is written twice in one batch"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A batch writes one source of one project; a row of another would raise the wrong
@@ -124,10 +139,13 @@ fn check_belongs(batch: &WriteBatch, row: &FileRow) -> Result<(), IndexError> {
     }
 }
 
-/// The payload column's text.
-fn payload_text(row: &FileRow) -> String {
-    // A JSON value always serializes.
-    serde_json::to_string(&row.payload).unwrap_or_default()
+/// The payload column's text (a plain file's, `null`, without serializing).
+fn payload_text(row: &FileRow) -> Cow<'static, str> {
+    match &row.payload {
+        serde_json::Value::Null => Cow::Borrowed("null"),
+        // A JSON value always serializes.
+        payload => Cow::Owned(serde_json::to_string(payload).unwrap_or_default()),
+    }
 }
 
 /// Lowercase hex, how a vector's bytes travel inside a JSON record set.
