@@ -316,13 +316,32 @@ impl LocalConnector {
 
     fn read_open(&self, path: &str, file: fs::File, size: u64) -> Result<Vec<u8>, ConnectorError> {
         let limit = self.limits.max_file_size;
-        let mut content = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         // The file may grow between the stat and the read: never read past the limit.
-        file.take(limit.saturating_add(1))
-            .read_to_end(&mut content)
-            .map_err(|source| io_error(path, source))?;
+        let mut file = file.take(limit.saturating_add(1));
+        let expected = usize::try_from(size.min(limit)).unwrap_or(0);
+        let mut content = vec![0; expected.saturating_add(1)];
+        let first = read_once(&mut file, &mut content).map_err(|source| io_error(path, source))?;
+        content.truncate(first);
+        // A read of a regular file stops short only at its end, so a first read that
+        // returns the very size the open file had holds all of it (one `read` a file
+        // instead of two: the end-of-file probe was a third of the sync's reads). A
+        // file that grew or shrank since reads on to its end.
+        if first != 0 && first != expected {
+            file.read_to_end(&mut content)
+                .map_err(|source| io_error(path, source))?;
+        }
         self.check_size(path, content.len() as u64)?;
         Ok(content)
+    }
+}
+
+/// One `read`, retried when a signal interrupts it.
+fn read_once(file: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buffer) {
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            outcome => return outcome,
+        }
     }
 }
 
@@ -330,5 +349,48 @@ fn io_error(path: &str, source: std::io::Error) -> ConnectorError {
     ConnectorError::Io {
         path: path.to_owned(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConnectorLimits, LocalConnector};
+
+    /// A read takes the file as it is when read, whatever size the open file had at its
+    /// stat: one that grew since is read to its new end, one that shrank to its
+    /// shorter one, and one past the limit by then is refused.
+    #[test]
+    fn a_read_returns_the_whole_file_whatever_its_size_was_at_the_stat() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let limits = ConnectorLimits {
+            max_file_size: 16,
+            ..ConnectorLimits::default()
+        };
+        let connector = LocalConnector::new(dir.path(), limits).expect("connector");
+        let path = dir.path().join("f.txt");
+        for (content, size_at_stat) in [
+            (&b"0123456789"[..], 10),
+            (b"0123456789", 4),
+            (b"0123456789", 0),
+            (b"0123", 10),
+            (b"", 0),
+            (b"", 3),
+            (b"0123456789abcdef", 16),
+            (b"0123456789abcdef", 2),
+        ] {
+            std::fs::write(&path, content).expect("written");
+            let file = std::fs::File::open(&path).expect("opens");
+            let read = connector.read_open("f.txt", file, size_at_stat);
+            assert_eq!(read.expect("reads"), content, "stat said {size_at_stat}");
+        }
+        std::fs::write(&path, b"0123456789abcdefX").expect("written");
+        for size_at_stat in [0, 10, 16, 17] {
+            let file = std::fs::File::open(&path).expect("opens");
+            let read = connector.read_open("f.txt", file, size_at_stat);
+            assert!(
+                read.is_err(),
+                "17 bytes past a 16-byte limit, stat said {size_at_stat}"
+            );
+        }
     }
 }

@@ -120,22 +120,22 @@ pub async fn run_sync(
     }
     let context = Arc::new(prepare::Context::new(deps, source, &connector));
     let (content_jobs, streamed_jobs) = survey.jobs(deps.rules.as_ref());
+    // The other files start being read now, while the content files are read and the
+    // package roots worked out: nothing is written before the predicate is known, and
+    // the read-ahead bound holds what waits. An error drops them, which stops them.
+    let recaptured = predicate::recaptured(&survey, &streamed_jobs);
+    let streamed = pipeline::Readers::start(&context, streamed_jobs);
     let content = pipeline::prepare_all(&context, content_jobs).await?;
     counters.bytes_read += content.bytes_read;
     counters.files_skipped += content.skipped.len() as u64;
     report(updates, counters, content.skipped.clone(), survey.revision);
 
-    let moves = predicate::MovePredicate::new(
-        deps.rules.as_ref(),
-        source,
-        &survey,
-        &content,
-        &streamed_jobs,
-    );
+    let moves =
+        predicate::MovePredicate::new(deps.rules.as_ref(), source, &survey, &content, &recaptured);
     let mut writer = writer::Writer::new(deps, source, &connector, moves, updates);
     writer.start_from(counters, survey.revision);
     let deletes = survey.plan.delete.drain(..).chain(content.vanished);
-    let written = write_all(&mut writer, deletes, content.files, &context, streamed_jobs).await;
+    let written = write_all(&mut writer, deletes, content.files, streamed).await;
     match written {
         Ok(()) => writer.finish().await,
         Err(err) => {
@@ -151,8 +151,7 @@ async fn write_all(
     writer: &mut writer::Writer<'_>,
     deletes: impl Iterator<Item = String>,
     content: Vec<prepare::PreparedFile>,
-    context: &Arc<prepare::Context>,
-    streamed: Vec<prepare::Job>,
+    streamed: pipeline::Readers,
 ) -> Result<(), SyncError> {
     for path in deletes {
         writer.delete(path).await?;
@@ -160,7 +159,7 @@ async fn write_all(
     for file in content {
         writer.put(file).await?;
     }
-    pipeline::stream_into(context, streamed, writer).await
+    streamed.stream_into(writer).await
 }
 
 fn report(updates: &Updates, counters: Counters, skipped: Vec<Skipped>, revision: u64) {

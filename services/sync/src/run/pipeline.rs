@@ -65,21 +65,27 @@ pub async fn prepare_all(context: &Arc<Context>, jobs: Vec<Job>) -> Result<Prepa
     Ok(prepared)
 }
 
-/// Prepares every job and hands each outcome to `writer` as it comes.
-pub async fn stream_into(
-    context: &Arc<Context>,
-    jobs: Vec<Job>,
-    writer: &mut Writer<'_>,
-) -> Result<(), SyncError> {
-    let mut receiver = spawn_readers(context, jobs, false);
-    while let Some(group) = receiver.recv().await {
-        let (outcomes, share) = group?;
-        for outcome in outcomes {
-            writer.take(outcome).await?;
-        }
-        drop(share);
+/// The streamed files' readers, started ahead of the writer: they read until the
+/// read-ahead bound is full, and stop when dropped.
+pub struct Readers(mpsc::Receiver<Group>);
+
+impl Readers {
+    /// Starts preparing `jobs`, in order.
+    pub fn start(context: &Arc<Context>, jobs: Vec<Job>) -> Self {
+        Self(spawn_readers(context, jobs, false))
     }
-    Ok(())
+
+    /// Hands each outcome to `writer` as it comes.
+    pub async fn stream_into(mut self, writer: &mut Writer<'_>) -> Result<(), SyncError> {
+        while let Some(group) = self.0.recv().await {
+            let (outcomes, share) = group?;
+            for outcome in outcomes {
+                writer.take(outcome).await?;
+            }
+            drop(share);
+        }
+        Ok(())
+    }
 }
 
 /// Starts the readers; they stop early when the receiver is dropped.

@@ -24,16 +24,17 @@ pub struct MovePredicate {
 
 impl MovePredicate {
     /// The predicate for a run planned by `survey`, whose content files are
-    /// `content`; `streamed` are the other files it reads or refreshes.
+    /// `content`; `recaptured` are the other files whose stored payload the run
+    /// replaces ([`recaptured`]).
     pub fn new(
         rules: &dyn LayoutRules,
         source: &SourceRecord,
         survey: &Survey,
         content: &Prepared,
-        streamed: &[Job],
+        recaptured: &HashSet<String>,
     ) -> Self {
         let before = before_the_run(survey);
-        let after = after_the_run(survey, content, streamed);
+        let after = after_the_run(survey, content, recaptured);
         Self {
             before: rules.package_roots(&source.slug, &before),
             after: rules.package_roots(&source.slug, &after),
@@ -60,22 +61,32 @@ fn before_the_run(survey: &Survey) -> Vec<IndexedFile> {
         .collect()
 }
 
+/// The streamed files (`streamed`: neither content files nor left alone) that have a
+/// stored payload: the run recaptures theirs, so the stored one does not count after
+/// it. Only a stored payload can be superseded, so a full sync into an empty source
+/// (no stored payloads) holds none of its paths here.
+pub fn recaptured(survey: &Survey, streamed: &[Job]) -> HashSet<String> {
+    streamed
+        .iter()
+        .map(|job| &job.stat.path)
+        .filter(|path| survey.payloads.contains_key(*path))
+        .cloned()
+        .collect()
+}
+
 /// The listed files that stay readable, with their new payload where the run captured
 /// one, their stored payload where it keeps it, the default (a plain file) otherwise.
-fn after_the_run(survey: &Survey, content: &Prepared, streamed: &[Job]) -> Vec<IndexedFile> {
+fn after_the_run(
+    survey: &Survey,
+    content: &Prepared,
+    recaptured: &HashSet<String>,
+) -> Vec<IndexedFile> {
     let prepared: HashMap<&str, &serde_json::Value> = content
         .files
         .iter()
         .map(|file| (file.row.path.as_str(), &file.row.payload))
         .collect();
     let unreadable: HashSet<&str> = content.skipped.iter().map(|s| s.path.as_str()).collect();
-    // Only a stored payload can be superseded by a recapture: a full sync into an empty
-    // source (no stored payloads) hashes none of its paths here.
-    let recaptured: HashSet<&str> = streamed
-        .iter()
-        .map(|job| job.stat.path.as_str())
-        .filter(|path| survey.payloads.contains_key(*path))
-        .collect();
     survey
         .files
         .iter()
