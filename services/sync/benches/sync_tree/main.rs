@@ -1,9 +1,10 @@
 //! A load loop, not a micro-benchmark: syncs a synthetic tree (100,000 files by
 //! default, a few percent markdown contributions) on each store and prints, as markdown
 //! for BENCHMARKS.md, a full sync and a no-change re-sync as ratios to two baselines
-//! measured on the same tree right before, in the same run: ripgrep reading every file
-//! (`rg -uuu`), and a plain parallel walk that stats every file. Each round uses a fresh
-//! store; the rounds show the spread on a shared machine.
+//! measured on the same tree in the same round: ripgrep reading every file (`rg -uuu`,
+//! the mean of a run right before the full sync and one right after it), and a plain
+//! parallel walk that stats every file. Each round uses a fresh store; the rounds show
+//! the spread on a shared machine, the summary their median.
 //!
 //! `cargo bench -p neuralis-sync --bench sync_tree`. Settings, from the environment:
 //! `NEURALIS_BENCH_FILES` (tree size), `NEURALIS_BENCH_ROUNDS` (default 3),
@@ -152,8 +153,11 @@ fn verifiers() -> Arc<neuralis_authz::Verifiers> {
 }
 
 async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
-    let ripgrep = baseline::ripgrep(root);
+    // ripgrep runs right before the full sync and right after it, and the baseline is
+    // the mean of the two: on a shared machine whose speed drifts over seconds, one run
+    // on one side alone moved the ratio by a quarter.
     let walk = baseline::parallel_walk(root);
+    let ripgrep_before = baseline::ripgrep(root);
     let defaults = SyncConfig::default();
     let config = SyncConfig {
         max_file_size: 1024 * 1024,
@@ -187,6 +191,9 @@ async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
         .await
         .expect("full sync");
     let full_time = started.elapsed();
+    let ripgrep = baseline::ripgrep(root)
+        .zip(ripgrep_before)
+        .map(|(after, before)| (after + before) / 2);
     let started = Instant::now();
     let again = service
         .local()
@@ -257,10 +264,16 @@ fn summarize<'a>(store: &str, rounds: impl Iterator<Item = &'a Round>) {
     if rounds.is_empty() {
         return;
     }
-    let spread = |values: Vec<f64>| {
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(0.0, f64::max);
-        format!("{low:.2}–{high:.2}x")
+    let spread = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        let (low, high) = (values[0], values[values.len() - 1]);
+        let middle = values.len() / 2;
+        let median = if values.len().is_multiple_of(2) {
+            (values[middle - 1] + values[middle]) / 2.0
+        } else {
+            values[middle]
+        };
+        format!("{low:.2}–{high:.2}x (median {median:.2}x)")
     };
     let full_rg: Vec<f64> = rounds
         .iter()
