@@ -48,8 +48,24 @@ impl Flag {
 /// Which checks apply to a file, from its path: hidden comments are a markdown matter;
 /// unicode and piped execution apply to every text file.
 pub fn is_markdown(path: &str) -> bool {
-    let lower = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    lower.ends_with(".md") || lower.ends_with(".mdc") || lower.ends_with(".markdown")
+    // Asked of every file a sync reads: compared in place, nothing allocated.
+    let base = basename(path);
+    [".md", ".mdc", ".markdown"]
+        .iter()
+        .any(|extension| ends_with_ignoring_ascii_case(base, extension))
+}
+
+/// The last `/`-separated segment of `path`.
+fn basename(path: &str) -> &str {
+    match path.bytes().rposition(|byte| byte == b'/') {
+        Some(slash) => &path[slash + 1..],
+        None => path,
+    }
+}
+
+fn ends_with_ignoring_ascii_case(text: &str, suffix: &str) -> bool {
+    let (text, suffix) = (text.as_bytes(), suffix.as_bytes());
+    text.len() >= suffix.len() && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
 
 impl Flag {
@@ -125,9 +141,9 @@ pub fn is_checked(path: &str) -> bool {
     if is_markdown(path) {
         return true;
     }
-    let mut parts = path.rsplit('/');
-    let base = parts.next().unwrap_or(path);
-    if parts.any(|dir| dir == "scripts") {
+    let base = basename(path);
+    let folders = &path[..path.len() - base.len()];
+    if folders.starts_with("scripts/") || folders.contains("/scripts/") {
         return true;
     }
     base.rsplit_once('.').is_some_and(|(_, ext)| {
@@ -216,5 +232,56 @@ mod tests {
         for path in ["skills/a/logo.png", "data/x.json", "Cargo.lock", "scripts"] {
             assert!(!is_checked(path), "{path}");
         }
+    }
+
+    /// The path rules as first written (lowercased copies, `split`): the in-place
+    /// forms answer the same for every path.
+    fn markdown_as_written(path: &str) -> bool {
+        let lower = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        lower.ends_with(".md") || lower.ends_with(".mdc") || lower.ends_with(".markdown")
+    }
+
+    fn checked_as_written(path: &str) -> bool {
+        if markdown_as_written(path) {
+            return true;
+        }
+        let mut parts = path.rsplit('/');
+        let base = parts.next().unwrap_or(path);
+        if parts.any(|dir| dir == "scripts") {
+            return true;
+        }
+        base.rsplit_once('.').is_some_and(|(_, ext)| {
+            SCRIPT_EXTENSIONS
+                .iter()
+                .any(|known| ext.eq_ignore_ascii_case(known))
+        })
+    }
+
+    #[test]
+    fn which_files_are_checked_is_decided_by_the_path_rules_as_written() {
+        use proptest::prelude::*;
+        let segment = prop::sample::select(vec![
+            "scripts",
+            "Scripts",
+            "a",
+            "x.MD",
+            "y.md",
+            "z.Mdc",
+            "w.markdown",
+            "run.sh",
+            "t.TS",
+            "scripts.md",
+            ".md",
+            "md",
+            "a.b.py",
+            "ü.md",
+            "é",
+            "",
+        ]);
+        let path = prop::collection::vec(segment, 0..5).prop_map(|parts| parts.join("/"));
+        proptest!(|(path in path)| {
+            prop_assert_eq!(is_markdown(&path), markdown_as_written(&path), "{}", path);
+            prop_assert_eq!(is_checked(&path), checked_as_written(&path), "{}", path);
+        });
     }
 }

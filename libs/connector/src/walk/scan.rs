@@ -161,17 +161,15 @@ fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -
             }
         }
         Entry::Directory { canonical } => {
-            let at = canonical
-                .clone()
-                .unwrap_or_else(|| directory.path.join(name));
-            if tree.is_forbidden(&at)
+            let path = directory.path.join(name);
+            let real = canonical.as_ref().unwrap_or(&path);
+            if tree.is_forbidden(real)
                 || limits.excluded_dirs.iter().any(|excluded| excluded == name)
             {
                 Found::Skip(skipped(relative, SkipReason::Excluded))
             } else if directory.depth + 1 > limits.max_depth {
                 Found::Skip(skipped(relative, SkipReason::TooDeep))
             } else {
-                let path = directory.path.join(name);
                 let at = dir
                     .kept()
                     .filter(|_| opens_like_its_path(&entry, directory, &path))

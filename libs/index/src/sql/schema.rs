@@ -179,8 +179,7 @@ const SQLITE_FULL_TEXT_MERGES: &str =
 /// growth of the index instead of 16-fold, so the index does less work in all, not the
 /// same work later; what it costs is a query reading up to 63 segments per level (one
 /// B-tree seek each per query term). Search answers do not depend on the segmenting.
-const SQLITE_WIDER_MERGES: &str =
-    "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 64); \
+const SQLITE_WIDER_MERGES: &str = "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 64); \
      INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('crisismerge', 64);";
 
 /// The migrations of one dialect, in order: (version, statements).
