@@ -14,7 +14,7 @@ use super::super::{BatchWrites, ON_CONFLICT_UPDATE, Scope, payload_text};
 use super::Progress;
 use crate::sql::codec::{self, file_columns};
 use crate::{ChunkRow, FileRow, IndexError, WriteBatch, vector};
-use rusqlite::{Connection, Statement, Transaction, TransactionBehavior};
+use rusqlite::{Connection, Statement, ToSql, Transaction, TransactionBehavior};
 use std::sync::LazyLock;
 
 /// Rows per upsert statement.
@@ -173,20 +173,9 @@ fn upsert_rows(
     rows: &[&FileRow],
     progress: &Progress,
 ) -> Result<(), IndexError> {
-    for rows in rows.chunks(ROWS_PER_STATEMENT) {
-        // A statement comes back from the cache with no value bound: the rows this
-        // group leaves unbound are `NULL`s.
-        let mut statement = tx.prepare_cached(&UPSERT)?;
-        statement.raw_bind_parameter(1, scope.project)?;
-        statement.raw_bind_parameter(2, scope.source)?;
-        statement.raw_bind_parameter(3, revision)?;
-        for (at, row) in rows.iter().enumerate() {
-            bind_row(&mut statement, 4 + at * ROW_VALUES, row)?;
-        }
-        statement.raw_execute()?;
-        progress.still_wanted()?;
-    }
-    Ok(())
+    let shared: [&dyn ToSql; 3] = [&scope.project, &scope.source, &revision];
+    let shape = (ROWS_PER_STATEMENT, ROW_VALUES);
+    in_statements(tx, &UPSERT, &shared, rows, shape, progress, bind_row)
 }
 
 /// The batch's chunk rows, `CHUNKS_PER_STATEMENT` per statement.
@@ -196,12 +185,40 @@ fn insert_chunks(
     chunks: &[(&str, &ChunkRow)],
     progress: &Progress,
 ) -> Result<(), IndexError> {
-    for chunks in chunks.chunks(CHUNKS_PER_STATEMENT) {
-        let mut statement = tx.prepare_cached(&INSERT_CHUNKS)?;
-        statement.raw_bind_parameter(1, scope.project)?;
-        statement.raw_bind_parameter(2, scope.source)?;
-        for (at, (path, chunk)) in chunks.iter().enumerate() {
-            bind_chunk(&mut statement, 3 + at * CHUNK_VALUES, path, chunk)?;
+    let shared: [&dyn ToSql; 2] = [&scope.project, &scope.source];
+    let shape = (CHUNKS_PER_STATEMENT, CHUNK_VALUES);
+    in_statements(
+        tx,
+        &INSERT_CHUNKS,
+        &shared,
+        chunks,
+        shape,
+        progress,
+        bind_chunk,
+    )
+}
+
+/// Runs `text` once per group of `per_statement` items: the `shared` values first, then
+/// each item's `width` values bound by `bind` from its first parameter on. A statement
+/// comes back from the cache with no value bound, so the items a group leaves out are
+/// `NULL`s, which the statements' `WHERE` drops.
+fn in_statements<T>(
+    tx: &Transaction<'_>,
+    text: &str,
+    shared: &[&dyn ToSql],
+    items: &[T],
+    (per_statement, width): (usize, usize),
+    progress: &Progress,
+    bind: fn(&mut Statement<'_>, usize, &T) -> Result<(), IndexError>,
+) -> Result<(), IndexError> {
+    for group in items.chunks(per_statement) {
+        let mut statement = tx.prepare_cached(text)?;
+        for (at, value) in shared.iter().enumerate() {
+            statement.raw_bind_parameter(at + 1, value)?;
+        }
+        let first = shared.len() + 1;
+        for (at, item) in group.iter().enumerate() {
+            bind(&mut statement, first + at * width, item)?;
         }
         statement.raw_execute()?;
         progress.still_wanted()?;
@@ -211,7 +228,7 @@ fn insert_chunks(
 
 /// A row's values but project, source and revision, in `file_columns!` order, from
 /// parameter `first` on.
-fn bind_row(statement: &mut Statement<'_>, first: usize, row: &FileRow) -> Result<(), IndexError> {
+fn bind_row(statement: &mut Statement<'_>, first: usize, row: &&FileRow) -> Result<(), IndexError> {
     statement.raw_bind_parameter(first, row.path.as_str())?;
     statement.raw_bind_parameter(first + 1, row.content_hash.as_str())?;
     statement.raw_bind_parameter(first + 2, codec::to_i64(row.size, "size")?)?;
@@ -232,8 +249,7 @@ fn bind_row(statement: &mut Statement<'_>, first: usize, row: &FileRow) -> Resul
 fn bind_chunk(
     statement: &mut Statement<'_>,
     first: usize,
-    path: &str,
-    chunk: &ChunkRow,
+    (path, chunk): &(&str, &ChunkRow),
 ) -> Result<(), IndexError> {
     statement.raw_bind_parameter(first, path)?;
     statement.raw_bind_parameter(first + 1, i64::from(chunk.ordinal))?;
