@@ -48,3 +48,59 @@ async fn the_embedded_store_is_one_file_that_survives_a_reopen() {
     let reopened = SqlIndexStore::open_embedded(&path).await.expect("reopens");
     assert_eq!(reopened.revision("p").await.expect("read"), 1);
 }
+
+/// A caller that stops waiting for its write (the sync's write timeout drops the
+/// future) gets nothing written: the writer thread, busy with an earlier batch when the
+/// caller left, never applies the abandoned one, and the batches after it still commit.
+#[tokio::test]
+async fn a_write_its_caller_abandons_before_it_starts_is_never_applied() {
+    use conformance::cases::{batch, chunk, put, row};
+    use futures::FutureExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqlIndexStore::open_embedded(&dir.path().join("index.db"))
+        .await
+        .expect("opens");
+    // Large enough that the thread is still on it when the next write is abandoned.
+    let large: Vec<_> = (0..20_000)
+        .map(|n| {
+            let path = format!("big/{n:05}.md");
+            put(
+                row("p", "s", &path),
+                Some(vec![chunk(0, &format!("text {n}"))]),
+            )
+        })
+        .collect();
+    let busy = store.write_batch(batch("p", "s", large));
+    let abandoned = store.write_batch(batch("p", "s", vec![put(row("p", "s", "gone.md"), None)]));
+    let (busy, abandoned) = {
+        let mut busy = Box::pin(busy);
+        // Queue the large batch, then the small one, and leave the small one.
+        assert!(
+            (&mut busy).now_or_never().is_none(),
+            "the large batch is still running"
+        );
+        let mut abandoned = Box::pin(abandoned);
+        assert!(
+            (&mut abandoned).now_or_never().is_none(),
+            "queued behind the large one"
+        );
+        (busy, abandoned)
+    };
+    drop(abandoned);
+    assert_eq!(busy.await.expect("the large batch commits"), 1);
+    let after = store
+        .write_batch(batch("p", "s", vec![put(row("p", "s", "kept.md"), None)]))
+        .await
+        .expect("a later batch commits");
+    assert_eq!(after, 2, "the abandoned batch raised no revision");
+    let paths: Vec<String> = store
+        .source_rows("p", "s")
+        .await
+        .expect("rows")
+        .into_iter()
+        .map(|row| row.path)
+        .filter(|path| !path.starts_with("big/"))
+        .collect();
+    assert_eq!(paths, ["kept.md"]);
+    store.close().await;
+}
