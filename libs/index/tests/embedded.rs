@@ -56,10 +56,8 @@ async fn the_embedded_store_is_one_file_that_survives_a_reopen() {
 async fn a_write_its_caller_abandons_before_it_starts_is_never_applied() {
     use conformance::cases::{batch, chunk, put, row};
     use futures::FutureExt;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = SqlIndexStore::open_embedded(&dir.path().join("index.db"))
-        .await
-        .expect("opens");
+    let fixture = fresh("abandoned").await;
+    let store = &fixture.store;
     // Large enough that the thread is still on it when the next write is abandoned.
     let large: Vec<_> = (0..20_000)
         .map(|n| {
@@ -102,5 +100,5 @@ async fn a_write_its_caller_abandons_before_it_starts_is_never_applied() {
         .filter(|path| !path.starts_with("big/"))
         .collect();
     assert_eq!(paths, ["kept.md"]);
-    store.close().await;
+    conformance::Fixture::cleanup(fixture).await;
 }

@@ -25,7 +25,6 @@ use super::codec;
 use super::rows::raise_revision;
 use crate::{ChunkRow, FileRow, IndexError, RowWrite, WriteBatch};
 use sqlx::AnyPool;
-use std::borrow::Cow;
 
 /// Applies a batch on PostgreSQL: chunk deletes, row deletes, row upserts, chunk
 /// inserts, then the revision. Each path appears at most once, so the grouping cannot
@@ -139,13 +138,10 @@ fn check_belongs(batch: &WriteBatch, row: &FileRow) -> Result<(), IndexError> {
     }
 }
 
-/// The payload column's text (a plain file's, `null`, without serializing).
-fn payload_text(row: &FileRow) -> Cow<'static, str> {
-    match &row.payload {
-        serde_json::Value::Null => Cow::Borrowed("null"),
-        // A JSON value always serializes.
-        payload => Cow::Owned(serde_json::to_string(payload).unwrap_or_default()),
-    }
+/// The payload column's text.
+fn payload_text(row: &FileRow) -> String {
+    // A JSON value always serializes.
+    serde_json::to_string(&row.payload).unwrap_or_default()
 }
 
 /// Lowercase hex, how a vector's bytes travel inside a JSON record set.

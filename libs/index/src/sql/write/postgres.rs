@@ -109,7 +109,7 @@ fn row_record(row: &FileRow) -> RowRecord<'_> {
         size: row.size,
         modified: row.modified,
         classification: &row.classification,
-        payload: payload_text(row).into_owned(),
+        payload: payload_text(row),
         usable_manifest: i64::from(row.usable_manifest),
         privacy_owner: row.privacy_owner.as_deref(),
         payload_version: row.payload_version,

@@ -234,15 +234,12 @@ fn bind_row(statement: &mut Statement<'_>, first: usize, row: &&FileRow) -> Resu
     statement.raw_bind_parameter(first + 2, codec::to_i64(row.size, "size")?)?;
     statement.raw_bind_parameter(first + 3, row.modified)?;
     statement.raw_bind_parameter(first + 4, row.classification.as_str())?;
-    statement.raw_bind_parameter(first + 5, payload_text(row).as_ref())?;
+    statement.raw_bind_parameter(first + 5, payload_text(row))?;
     statement.raw_bind_parameter(first + 6, i64::from(row.usable_manifest))?;
     statement.raw_bind_parameter(first + 7, row.privacy_owner.as_deref())?;
     statement.raw_bind_parameter(first + 8, i64::from(row.payload_version))?;
     statement.raw_bind_parameter(first + 9, row.real_path.as_deref())?;
-    match row.content_flags.as_slice() {
-        [] => statement.raw_bind_parameter(first + 10, "")?,
-        flags => statement.raw_bind_parameter(first + 10, codec::encode_flags(flags))?,
-    }
+    statement.raw_bind_parameter(first + 10, codec::encode_flags(&row.content_flags))?;
     Ok(())
 }
 

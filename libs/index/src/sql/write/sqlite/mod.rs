@@ -93,11 +93,18 @@ impl EmbeddedWriter {
     }
 }
 
-/// Frees a written batch on a blocking thread: the caller goes on at once.
+/// Writes a batch holds at least before freeing it is worth a blocking task: a sync's
+/// batches (thousands of rows, about a millisecond to free) go to one, a single-file
+/// write is freed at once (the hand-over would cost more than the freeing).
+const FREED_ASIDE_FROM: usize = 256;
+
+/// Frees a written batch, a large one on a blocking thread: the caller goes on at once.
 fn free_elsewhere(batch: WriteBatch) {
     match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => drop(runtime.spawn_blocking(move || drop(batch))),
-        Err(_) => drop(batch),
+        Ok(runtime) if batch.writes.len() >= FREED_ASIDE_FROM => {
+            drop(runtime.spawn_blocking(move || drop(batch)));
+        }
+        _ => drop(batch),
     }
 }
 
