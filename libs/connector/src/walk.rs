@@ -1,6 +1,7 @@
 //! The walk behind `list`. Directories are scanned by a few threads at once (listing a
 //! large tree is mostly one `stat` per file, and the kernel serves those in parallel);
-//! the result is sorted by path, so it does not depend on which thread saw what.
+//! the listing comes in path order (each directory's entries ordered where it is scanned,
+//! read off depth-first at the end), so it does not depend on which thread saw what.
 //!
 //! When the tree holds as many files as `max_files` or more, the parallel result is
 //! dropped and the tree walked again on one thread, depth-first in name order: which
@@ -9,6 +10,7 @@
 //! root, and everything left out is reported with its reason.
 
 mod kept;
+mod order;
 mod scan;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::stat::FileStat;
 use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
+use order::{Entry, Scanned};
 use scan::{Found, Pending, scan};
 
 /// The most threads a walk uses.
@@ -40,7 +43,7 @@ pub(crate) fn walk(
     let parallel = (threads > 1)
         .then(|| parallel_walk(&tree, threads))
         .flatten();
-    // The parallel listing is merged from sorted parts: sorted already.
+    // The parallel listing is assembled in path order: sorted already.
     parallel.unwrap_or_else(|| {
         let mut listing = sequential_walk(&tree);
         sort(&mut listing);
@@ -70,50 +73,27 @@ impl Tree<'_> {
     /// A file within the size limit is listed; a larger one is reported.
     fn accept(
         &self,
-        listing: &mut Listing,
         relative: String,
         stat: &FileStat,
         real_path: Option<String>,
-    ) {
+    ) -> Result<ListedFile, Skipped> {
         let limit = self.limits.max_file_size;
         if stat.size > limit {
             let reason = SkipReason::TooLarge {
                 size: stat.size,
                 limit,
             };
-            listing.skipped.push(skipped(relative, reason));
-        } else {
-            let mut file = ListedFile::from_stat(relative, stat, self.root_inode);
-            file.real_path = real_path;
-            listing.files.push(file);
+            return Err(skipped(relative, reason));
         }
+        let mut file = ListedFile::from_stat(relative, stat, self.root_inode);
+        file.real_path = real_path;
+        Ok(file)
     }
 }
 
 fn sort(listing: &mut Listing) {
     listing.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-}
-
-/// Merges lists each sorted by `key` into one sorted list.
-fn merge<T>(parts: Vec<Vec<T>>, key: impl Fn(&T) -> &str) -> Vec<T> {
-    let mut merged = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    let mut parts: Vec<std::iter::Peekable<std::vec::IntoIter<T>>> = parts
-        .into_iter()
-        .map(|part| part.into_iter().peekable())
-        .collect();
-    loop {
-        let next = parts
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(at, part)| part.peek().map(|item| (at, key(item))))
-            .min_by(|a, b| a.1.cmp(b.1))
-            .map(|(at, _)| at);
-        match next.and_then(|at| parts[at].next()) {
-            Some(item) => merged.push(item),
-            None => return merged,
-        }
-    }
 }
 
 /// Depth-first in name order on one thread, stopping at `max_files`.
@@ -138,7 +118,10 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
                             .push(skipped(relative, SkipReason::FileLimitReached));
                         return listing;
                     }
-                    tree.accept(&mut listing, relative, &stat, real_path);
+                    match tree.accept(relative, &stat, real_path) {
+                        Ok(file) => listing.files.push(file),
+                        Err(skipped) => listing.skipped.push(skipped),
+                    }
                 }
             }
         }
@@ -163,8 +146,17 @@ struct Shared<'a> {
     /// Threads waiting for work: a thread with directories to spare shares them then.
     waiting: AtomicUsize,
     accepted: AtomicUsize,
+    /// The next directory's id (the root's is 0): where its entries go in the listing.
+    directories: AtomicUsize,
     /// Set once `max_files` is reached: the threads stop, the walk is redone in order.
     too_many: AtomicBool,
+}
+
+/// What one walking thread found: the directories it scanned, and what it left out.
+#[derive(Default)]
+struct Part {
+    scanned: Scanned,
+    skipped: Vec<Skipped>,
 }
 
 /// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
@@ -179,18 +171,12 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
         wakeup: Condvar::new(),
         waiting: AtomicUsize::new(0),
         accepted: AtomicUsize::new(0),
+        directories: AtomicUsize::new(1),
         too_many: AtomicBool::new(false),
     };
-    // Each thread sorts what it found; the sorted parts are merged.
-    let parts: Vec<Listing> = std::thread::scope(|scope| {
+    let parts: Vec<Part> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut part = worker(&shared);
-                    sort(&mut part);
-                    part
-                })
-            })
+            .map(|_| scope.spawn(|| worker(&shared)))
             .collect();
         workers
             .into_iter()
@@ -200,50 +186,67 @@ fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
     if shared.too_many.load(Ordering::Relaxed) {
         return None;
     }
-    let (files, skipped): (Vec<_>, Vec<_>) = parts
+    let (scanned, skipped): (Vec<_>, Vec<_>) = parts
         .into_iter()
-        .map(|part| (part.files, part.skipped))
+        .map(|part| (part.scanned, part.skipped))
         .unzip();
+    let mut skipped: Vec<Skipped> = skipped.into_iter().flatten().collect();
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let directories = shared.directories.load(Ordering::Relaxed);
+    let files = shared.accepted.load(Ordering::Relaxed);
     Some(Listing {
-        files: merge(files, |file| file.path.as_str()),
-        skipped: merge(skipped, |skipped| skipped.path.as_str()),
+        files: order::assemble(scanned, directories, files),
+        skipped,
     })
 }
 
 /// Scans directories depth-first from a stack of its own, taking from the shared
 /// queue only when that stack is empty and giving to it only when a thread waits, so
 /// the threads rarely touch the lock.
-fn worker(shared: &Shared<'_>) -> Listing {
+fn worker(shared: &Shared<'_>) -> Part {
     let tree = shared.tree;
-    let mut listing = Listing::default();
+    let mut part = Part::default();
     let mut own: Vec<Pending> = Vec::new();
     loop {
         let Some(directory) = own.pop().or_else(|| next_directory(shared)) else {
-            return listing;
+            return part;
         };
-        for found in scan(&directory, tree, false) {
+        let mut found = scan(&directory, tree, false);
+        found.sort_by(|a, b| {
+            let (a, a_is_dir) = a.place();
+            let (b, b_is_dir) = b.place();
+            order::sibling_order(a, a_is_dir, b, b_is_dir)
+        });
+        let mut entries = Vec::with_capacity(found.len());
+        for found in found {
             match found {
-                Found::Child(child) => own.push(child),
-                Found::Skip(skipped) => listing.skipped.push(skipped),
+                Found::Child(mut child) => {
+                    child.id = shared.directories.fetch_add(1, Ordering::Relaxed);
+                    entries.push(Entry::Directory(child.id));
+                    own.push(child);
+                }
+                Found::Skip(skipped) => part.skipped.push(skipped),
                 Found::File {
                     relative,
                     stat,
                     real_path,
-                } => {
-                    let fits = stat.size <= tree.limits.max_file_size;
-                    if fits
-                        && shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
+                } => match tree.accept(relative, &stat, real_path) {
+                    Ok(file) => {
+                        if shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
                             >= tree.limits.max_files
-                    {
-                        shared.too_many.store(true, Ordering::Relaxed);
+                        {
+                            shared.too_many.store(true, Ordering::Relaxed);
+                        }
+                        entries.push(Entry::File(file));
                     }
-                    tree.accept(&mut listing, relative, &stat, real_path);
-                }
+                    Err(skipped) => part.skipped.push(skipped),
+                },
             }
         }
+        part.scanned.push((directory.id, entries));
         if shared.too_many.load(Ordering::Relaxed) {
             shared.wakeup.notify_all();
-            return listing;
+            return part;
         }
         if own.len() > 1 && shared.waiting.load(Ordering::Relaxed) > 0 {
             share(shared, &mut own);

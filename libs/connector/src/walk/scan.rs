@@ -35,6 +35,9 @@ pub(crate) struct Pending {
     /// The parent's open descriptor and this directory's name in it, when the parent
     /// was kept open: then it is opened relative to it (no lookup from the root).
     at: Option<(Arc<KeptDir>, CString)>,
+    /// Its id in the parallel walk, where its entries are put in the listing (the
+    /// walk sets it; 0 for the root).
+    pub(crate) id: usize,
 }
 
 impl Pending {
@@ -45,6 +48,7 @@ impl Pending {
             canonical: None,
             depth: 0,
             at: None,
+            id: 0,
         }
     }
 }
@@ -96,6 +100,17 @@ pub(crate) enum Found {
     Child(Pending),
     /// Left out, with why.
     Skip(Skipped),
+}
+
+impl Found {
+    /// The entry's path, and whether it is a directory: its place among its siblings.
+    pub(crate) fn place(&self) -> (&str, bool) {
+        match self {
+            Found::File { relative, .. } => (relative, false),
+            Found::Child(pending) => (&pending.relative, true),
+            Found::Skip(skipped) => (&skipped.path, false),
+        }
+    }
 }
 
 /// What one directory entry turned out to be.
@@ -180,6 +195,7 @@ fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -
                     canonical,
                     depth: directory.depth + 1,
                     at,
+                    id: 0,
                 })
             }
         }
