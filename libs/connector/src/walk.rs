@@ -212,7 +212,7 @@ fn worker(shared: &Shared<'_>) -> Part {
             return part;
         };
         let mut found = scan(&directory, tree, false);
-        found.sort_by(|a, b| {
+        found.sort_unstable_by(|a, b| {
             let (a, a_is_dir) = a.place();
             let (b, b_is_dir) = b.place();
             order::sibling_order(a, a_is_dir, b, b_is_dir)

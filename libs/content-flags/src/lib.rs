@@ -48,8 +48,12 @@ impl Flag {
 /// Which checks apply to a file, from its path: hidden comments are a markdown matter;
 /// unicode and piped execution apply to every text file.
 pub fn is_markdown(path: &str) -> bool {
-    // Asked of every file a sync reads: compared in place, nothing allocated.
-    let base = basename(path);
+    is_markdown_name(basename(path))
+}
+
+/// Whether a file name has a markdown extension. Asked of every file a sync reads:
+/// compared in place, nothing allocated.
+fn is_markdown_name(base: &str) -> bool {
     [".md", ".mdc", ".markdown"]
         .iter()
         .any(|extension| ends_with_ignoring_ascii_case(base, extension))
@@ -138,20 +142,36 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
 /// them). Everything else (images, data, lock files) is neither rendered nor run by a
 /// skill's reader, and is left unflagged so a binary asset is never misread.
 pub fn is_checked(path: &str) -> bool {
-    if is_markdown(path) {
+    // Asked of every listed file by `neuralis inspect`: one pass over the folders, no
+    // substring searcher built per call (`contains("/scripts/")` was most of its cost).
+    let base = basename(path);
+    if is_markdown_name(base) {
         return true;
     }
-    let base = basename(path);
     let folders = &path[..path.len() - base.len()];
-    if folders.starts_with("scripts/") || folders.contains("/scripts/") {
+    if folders.split('/').any(|folder| folder == "scripts") {
         return true;
     }
     base.rsplit_once('.').is_some_and(|(_, ext)| {
-        SCRIPT_EXTENSIONS
-            .iter()
-            .any(|known| ext.eq_ignore_ascii_case(known))
+        ext.len() <= LONGEST_SCRIPT_EXTENSION
+            && SCRIPT_EXTENSIONS
+                .iter()
+                .any(|known| ext.eq_ignore_ascii_case(known))
     })
 }
+
+/// The length of the longest of [`SCRIPT_EXTENSIONS`]: a longer extension is none.
+const LONGEST_SCRIPT_EXTENSION: usize = {
+    let mut longest = 0;
+    let mut at = 0;
+    while at < SCRIPT_EXTENSIONS.len() {
+        if SCRIPT_EXTENSIONS[at].len() > longest {
+            longest = SCRIPT_EXTENSIONS[at].len();
+        }
+        at += 1;
+    }
+    longest
+};
 
 /// The flags of one file's content, sorted, without duplicates.
 pub fn detect(path: &str, content: &[u8]) -> Vec<Flag> {

@@ -32,7 +32,7 @@ pub(crate) fn admit(
         return Err(UnloadedReason::MalformedFrontmatter);
     }
     let empty = Frontmatter::default();
-    let frontmatter = payload.frontmatter.as_ref().unwrap_or(&empty);
+    let frontmatter = payload.frontmatter.as_deref().unwrap_or(&empty);
     let (category, identity, fallback_id) = match form {
         Form::Skill { fallback_id } => {
             // "a skill that declares context: fork in its frontmatter registers as an agent"

@@ -23,15 +23,17 @@ pub const PAYLOAD_VERSION: u32 = 2;
 pub struct FilePayload {
     /// [`PAYLOAD_VERSION`] at capture time.
     pub version: u32,
-    /// The whitelisted frontmatter, when the file has a readable block.
+    /// The whitelisted frontmatter, when the file has a readable block. Boxed, as is
+    /// `manifest`: most rows have neither, and a row is held per indexed file (by the
+    /// inventory, by inspect): inline they made every payload 300 bytes larger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frontmatter: Option<Frontmatter>,
+    pub frontmatter: Option<Box<Frontmatter>>,
     /// How the frontmatter was read; `malformed` keeps a flat file out.
     #[serde(default)]
     pub frontmatter_status: FrontmatterStatus,
     /// The facts of a recognized manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manifest: Option<ManifestFacts>,
+    pub manifest: Option<Box<ManifestFacts>>,
     /// Findings about the file (line, message), at most a bounded number.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
@@ -89,18 +91,18 @@ pub fn capture(path: &str, content: Option<&[u8]>) -> FilePayload {
 
 fn capture_manifest(payload: &mut FilePayload, kind: ManifestKind, content: Option<&[u8]>) {
     let Some(content) = content else {
-        payload.manifest = Some(ManifestFacts {
+        payload.manifest = Some(Box::new(ManifestFacts {
             kind,
             usable: false,
             name: None,
             id: None,
             version: None,
-        });
+        }));
         payload.diagnostics.push(not_read());
         return;
     };
     let (facts, diagnostics) = read_manifest(kind, content);
-    payload.manifest = Some(facts);
+    payload.manifest = Some(Box::new(facts));
     payload.diagnostics = diagnostics;
 }
 
@@ -110,7 +112,7 @@ fn capture_markdown(payload: &mut FilePayload, content: Option<&[u8]>) {
         return;
     };
     let outcome = parse_frontmatter(content);
-    payload.frontmatter = outcome.frontmatter;
+    payload.frontmatter = outcome.frontmatter.map(Box::new);
     payload.frontmatter_status = outcome.status;
     payload.diagnostics = outcome.diagnostics;
 }

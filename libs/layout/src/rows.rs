@@ -78,7 +78,7 @@ impl<'a> Row<'a> {
         if self.flags & USABLE_MANIFEST == 0 {
             return None;
         }
-        self.file.payload.manifest.as_ref()
+        self.file.payload.manifest.as_deref()
     }
 
     /// Whether the payload carries diagnostics.
@@ -264,9 +264,9 @@ mod tests {
     #[test]
     fn a_row_flags_what_its_payload_and_name_say() {
         let mut usable = IndexedFile::path_only("a/package.json");
-        usable.payload.manifest = manifest(true);
+        usable.payload.manifest = manifest(true).map(Box::new);
         let mut unusable = IndexedFile::path_only("b/package.json");
-        unusable.payload.manifest = manifest(false);
+        unusable.payload.manifest = manifest(false).map(Box::new);
         unusable
             .payload
             .diagnostics

@@ -24,21 +24,17 @@ pub(crate) type Scanned = Vec<(usize, Vec<Entry>)>;
 /// where its files' paths (`name/...`) fall among its siblings' (`name.md` comes before
 /// `name/x`, `name0` after it). Both paths have the directory's path as a prefix.
 pub(crate) fn sibling_order(a: &str, a_is_dir: bool, b: &str, b_is_dir: bool) -> Ordering {
-    let slash = |is_dir: bool| is_dir.then_some(b'/');
-    let common = common_prefix(a.as_bytes(), b.as_bytes());
-    let a_rest = a.as_bytes()[common..]
-        .iter()
-        .copied()
-        .chain(slash(a_is_dir));
-    let b_rest = b.as_bytes()[common..]
-        .iter()
-        .copied()
-        .chain(slash(b_is_dir));
-    a_rest.cmp(b_rest)
-}
-
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(a, b)| a == b).count()
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let shorter = a.len().min(b.len());
+    // Where the paths differ before either ends, that byte decides (a slash after a
+    // directory's name comes later); else the byte after the shorter one's end, or
+    // the slash after it when it is a directory, against the longer one's byte there.
+    a[..shorter].cmp(&b[..shorter]).then_with(|| {
+        let slash = |is_dir: bool| is_dir.then_some(b'/');
+        let after_a = a.get(shorter).copied().or_else(|| slash(a_is_dir));
+        let after_b = b.get(shorter).copied().or_else(|| slash(b_is_dir));
+        after_a.cmp(&after_b)
+    })
 }
 
 /// The files of every scanned directory in path order, read off depth-first from the

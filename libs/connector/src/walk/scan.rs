@@ -3,7 +3,7 @@
 //! root. The ordered and the parallel walks share it.
 
 use std::cell::RefCell;
-use std::ffi::{CString, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::fs;
 use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
@@ -61,7 +61,7 @@ enum OpenDir {
 
 impl OpenDir {
     /// Kept when some entry is a directory (and the bound allows), else owned.
-    fn new(fd: OwnedFd, entries: &[DirEntry], directory: &Pending) -> Self {
+    fn new(fd: OwnedFd, entries: &[DirEntry<'_>], directory: &Pending) -> Self {
         let subdirectories = entries
             .iter()
             .any(|entry| entry.file_type == FileType::Directory);
@@ -129,18 +129,20 @@ enum Entry {
 
 /// The entries of `directory`, in name order when `sorted`.
 pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
-    let (fd, entries) = match read_entries(directory, sorted) {
-        Ok(read) => read,
-        Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
-    };
-    let dir = OpenDir::new(fd, &entries, directory);
-    entries
-        .into_iter()
-        .map(|entry| found(&dir, entry, directory, tree))
-        .collect()
+    NAMES.with_borrow_mut(|names| {
+        let (fd, entries) = match read_entries(directory, sorted, names) {
+            Ok(read) => read,
+            Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
+        };
+        let dir = OpenDir::new(fd, &entries, directory);
+        entries
+            .into_iter()
+            .map(|entry| found(&dir, entry, directory, tree))
+            .collect()
+    })
 }
 
-fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -> Found {
+fn found(dir: &OpenDir, entry: DirEntry<'_>, directory: &Pending, tree: &Tree<'_>) -> Found {
     let (root, limits) = (tree.root, tree.limits);
     let name = OsStr::from_bytes(entry.name.to_bytes());
     let Some(name) = name.to_str() else {
@@ -188,7 +190,7 @@ fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -
                 let at = dir
                     .kept()
                     .filter(|_| opens_like_its_path(&entry, directory, &path))
-                    .map(|kept| (Arc::clone(kept), entry.name));
+                    .map(|kept| (Arc::clone(kept), entry.name.to_owned()));
                 Found::Child(Pending {
                     path,
                     relative,
@@ -206,7 +208,7 @@ fn found(dir: &OpenDir, entry: DirEntry, directory: &Pending, tree: &Tree<'_>) -
 /// opening `path` would: getdents said "directory" (a link is opened by its path), no
 /// link was followed on the way (a path through more than 40 links fails), and `path`
 /// is not too long for the system (the walk reports such a directory unreadable).
-fn opens_like_its_path(entry: &DirEntry, parent: &Pending, path: &Path) -> bool {
+fn opens_like_its_path(entry: &DirEntry<'_>, parent: &Pending, path: &Path) -> bool {
     entry.file_type == FileType::Directory
         && parent.canonical.is_none()
         && path.as_os_str().len() < PATH_MAX
@@ -216,8 +218,9 @@ fn opens_like_its_path(entry: &DirEntry, parent: &Pending, path: &Path) -> bool 
 const PATH_MAX: usize = 4096;
 
 /// One name read from a directory.
-struct DirEntry {
-    name: CString,
+struct DirEntry<'a> {
+    /// In the thread's [`NAMES`].
+    name: &'a CStr,
     /// The type getdents gave (`Unknown` on a filesystem that gives none).
     file_type: FileType,
 }
@@ -236,13 +239,21 @@ thread_local! {
     /// Each walking thread reuses one entry buffer.
     static BUFFER: RefCell<Vec<MaybeUninit<u8>>> =
         RefCell::new(vec![MaybeUninit::uninit(); ENTRY_BUFFER]);
+    /// And one buffer for the names of the directory it scans, each with its NUL: one
+    /// string per name was an allocation and a free per file.
+    static NAMES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The directory's entries but `.` and `..`, read with `getdents64` from a descriptor
-/// opened here: std's `read_dir` goes through the C library's `opendir`, which also
-/// `fstat`s every directory, one system call in five of a small directory's reading.
-/// The descriptor is returned so each file is stat'ed relative to it.
-fn read_entries(directory: &Pending, sorted: bool) -> std::io::Result<(OwnedFd, Vec<DirEntry>)> {
+/// opened here (their names copied into `names`): std's `read_dir` goes through the C
+/// library's `opendir`, which also `fstat`s every directory, one system call in five
+/// of a small directory's reading. The descriptor is returned so each file is stat'ed
+/// relative to it.
+fn read_entries<'a>(
+    directory: &Pending,
+    sorted: bool,
+    names: &'a mut Vec<u8>,
+) -> std::io::Result<(OwnedFd, Vec<DirEntry<'a>>)> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
     let fd = match &directory.at {
         // Not following a link: the name was a directory when its parent was read, and
@@ -255,42 +266,56 @@ fn read_entries(directory: &Pending, sorted: bool) -> std::io::Result<(OwnedFd, 
         )?,
         None => rustix::fs::open(&directory.path, flags, Mode::empty())?,
     };
-    let mut entries = BUFFER.with_borrow_mut(|buffer| {
-        let mut entries = Vec::new();
-        let mut dir = RawDir::new(&fd, buffer);
-        while let Some(entry) = dir.next() {
-            let entry = match entry {
-                Ok(entry) => entry,
-                // A directory removed while being read ends there, as the C library
-                // (and so std) has it.
-                Err(rustix::io::Errno::NOENT) => break,
-                Err(error) => return Err(error.into()),
-            };
-            let name = entry.file_name();
-            let at_end = entry.next_entry_cookie() == END_OF_DIRECTORY;
-            if !matches!(name.to_bytes(), b"." | b"..") {
-                entries.push(DirEntry {
-                    name: name.to_owned(),
-                    file_type: entry.file_type(),
-                });
-            }
-            if at_end && dir.is_buffer_empty() {
-                break;
-            }
-        }
-        Ok::<_, std::io::Error>(entries)
-    })?;
+    names.clear();
+    let types = BUFFER.with_borrow_mut(|buffer| read_names(&fd, buffer, names))?;
+    let mut entries = Vec::with_capacity(types.len());
+    let mut rest: &[u8] = names;
+    for file_type in types {
+        let name = CStr::from_bytes_until_nul(rest).map_err(std::io::Error::other)?;
+        rest = &rest[name.to_bytes_with_nul().len()..];
+        entries.push(DirEntry { name, file_type });
+    }
     if sorted {
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries.sort_by(|a, b| a.name.cmp(b.name));
     }
     Ok((fd, entries))
 }
 
+/// Reads the names of the open directory `fd` into `names` (each with its NUL, `.` and
+/// `..` left out), and returns their types in the same order.
+fn read_names(
+    fd: &OwnedFd,
+    buffer: &mut [MaybeUninit<u8>],
+    names: &mut Vec<u8>,
+) -> std::io::Result<Vec<FileType>> {
+    let mut types = Vec::new();
+    let mut dir = RawDir::new(fd, buffer);
+    while let Some(entry) = dir.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A directory removed while being read ends there, as the C library (and
+            // so std) has it.
+            Err(rustix::io::Errno::NOENT) => break,
+            Err(error) => return Err(error.into()),
+        };
+        let name = entry.file_name();
+        let at_end = entry.next_entry_cookie() == END_OF_DIRECTORY;
+        if !matches!(name.to_bytes(), b"." | b"..") {
+            names.extend_from_slice(name.to_bytes_with_nul());
+            types.push(entry.file_type());
+        }
+        if at_end && dir.is_buffer_empty() {
+            break;
+        }
+    }
+    Ok(types)
+}
+
 /// The entry's own status (a link is not followed), relative to its directory.
-fn stat_at(fd: BorrowedFd<'_>, entry: &DirEntry) -> std::io::Result<rustix::fs::Statx> {
+fn stat_at(fd: BorrowedFd<'_>, entry: &DirEntry<'_>) -> std::io::Result<rustix::fs::Statx> {
     Ok(rustix::fs::statx(
         fd,
-        entry.name.as_c_str(),
+        entry.name,
         AtFlags::SYMLINK_NOFOLLOW,
         StatxFlags::BASIC_STATS,
     )?)
@@ -298,7 +323,7 @@ fn stat_at(fd: BorrowedFd<'_>, entry: &DirEntry) -> std::io::Result<rustix::fs::
 
 fn classify(
     fd: BorrowedFd<'_>,
-    entry: &DirEntry,
+    entry: &DirEntry<'_>,
     name: &str,
     tree: &Tree<'_>,
     parent: &Pending,

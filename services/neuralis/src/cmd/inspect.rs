@@ -7,6 +7,7 @@ mod render;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use neuralis_connector::{ConnectorLimits, ListedFile, LocalConnector, Skipped};
@@ -112,19 +113,20 @@ fn drop_aside(rows: Vec<IndexedFile>) {
         .spawn(move || drop(rows));
 }
 
-/// The threads that read and capture the files whose content grouping needs.
+/// The threads that read and capture the files whose content grouping needs (the main
+/// thread joins them once the rows are laid out).
 const READ_THREADS: usize = 4;
 
 /// Listed files per batch a reading thread takes. The files to read cluster in listing
-/// order (3 % of the bench tree, in its markdown folders), so the threads take
-/// interleaved batches rather than one half each.
+/// order (3 % of the bench tree, in its markdown folders), so the threads take small
+/// batches, one at a time, rather than one part each.
 const READ_BATCH: usize = 256;
 
 /// Each listed file as a row, in listing order, and the content flags of those read.
 /// Only the files grouping needs (manifests, contribution-shaped markdown) and those
 /// the sync flags (markdown and scripts) are read; choosing them (a path check per
-/// listed file) and reading them is done on a few threads, each taking every n-th
-/// batch of the listing. The answer does not depend on the threads: rows and flags are
+/// listed file) and reading them is done on a few threads, each taking the next batch
+/// of the listing no thread took yet. The answer does not depend on the threads: rows and flags are
 /// put back in listing order. A file not read is a row classified by its path alone:
 /// `capture` without content gives it nothing (test
 /// `a_file_inspect_does_not_read_captures_as_a_path_only_row`), so it is not called.
@@ -136,27 +138,27 @@ fn capture_all(
         .map_or(1, usize::from)
         .clamp(1, READ_THREADS);
     let listed = &files;
+    let next = AtomicUsize::new(0);
+    let next = &next;
     let (mut rows, mut captured) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|first| scope.spawn(move || read_batches(connector, listed, first, threads)))
+            .map(|_| scope.spawn(move || read_batches(connector, listed, next)))
             .collect();
-        // Meanwhile, on the core the reading leaves free, the rows are laid out (40 MB
-        // of fresh pages on the bench tree), their paths moved in once the files are
-        // no longer borrowed.
+        // Meanwhile the rows are laid out, their paths moved in once the files are no
+        // longer borrowed; then this thread reads too, until no batch is left.
         let rows: Vec<IndexedFile> = listed
             .iter()
             .map(|_| IndexedFile::path_only(String::new()))
             .collect();
-        let captured: Vec<(usize, Captured)> = workers
-            .into_iter()
-            .flat_map(|worker| {
-                // A reading thread panics only on a bug: the panic goes on, as it
-                // would have on one thread.
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
+        let mut captured = read_batches(connector, listed, next);
+        for worker in workers {
+            // A reading thread panics only on a bug: the panic goes on, as it would
+            // have on one thread.
+            let read = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            captured.extend(read);
+        }
         (rows, captured)
     });
     // The listing is consumed: each row takes its file's path rather than a copy.
@@ -181,28 +183,30 @@ fn is_read(path: &str) -> bool {
     needs_content(path) || is_checked(path)
 }
 
-/// Reads and captures the files to read in batches `first`, `first + step`, ... of
-/// `files`, with their positions in it, in listing order.
+/// Reads and captures the files to read in the batches of `files` this thread takes
+/// (the next one not taken, counted by `next`, until none is left), with their
+/// positions in it. Taken one at a time, so a thread whose batches hold more files to
+/// read than another's (they cluster) does not leave the others idle at the end.
 fn read_batches(
     connector: &LocalConnector,
     files: &[ListedFile],
-    first: usize,
-    step: usize,
+    next: &AtomicUsize,
 ) -> Vec<(usize, Captured)> {
-    files
-        .chunks(READ_BATCH)
-        .enumerate()
-        .skip(first)
-        .step_by(step)
-        .flat_map(|(batch, chunk)| {
+    let mut captured = Vec::new();
+    loop {
+        let batch = next.fetch_add(1, Ordering::Relaxed);
+        let Some(chunk) = files.chunks(READ_BATCH).nth(batch) else {
+            return captured;
+        };
+        let first = batch * READ_BATCH;
+        captured.extend(
             chunk
                 .iter()
                 .enumerate()
-                .map(move |(within, file)| (batch * READ_BATCH + within, file))
-        })
-        .filter(|(_, file)| is_read(&file.path))
-        .map(|(at, file)| (at, read_and_capture(connector, file)))
-        .collect()
+                .filter(|(_, file)| is_read(&file.path))
+                .map(|(within, file)| (first + within, read_and_capture(connector, file))),
+        );
+    }
 }
 
 /// What reading one file gave.
@@ -291,11 +295,18 @@ mod tests {
         let connector =
             LocalConnector::new(dir.path(), ConnectorLimits::default()).expect("connector");
         let files = connector.list().files;
-        for threads in 1..=READ_THREADS {
-            let mut read: Vec<usize> = (0..threads)
-                .flat_map(|first| read_batches(&connector, &files, first, threads))
-                .map(|(at, _)| at)
-                .collect();
+        for threads in 1..=READ_THREADS + 1 {
+            let next = AtomicUsize::new(0);
+            let mut read: Vec<usize> = std::thread::scope(|scope| {
+                let readers: Vec<_> = (0..threads)
+                    .map(|_| scope.spawn(|| read_batches(&connector, &files, &next)))
+                    .collect();
+                readers
+                    .into_iter()
+                    .flat_map(|reader| reader.join().expect("a reading thread"))
+                    .map(|(at, _)| at)
+                    .collect()
+            });
             read.sort_unstable();
             let all: Vec<usize> = (0..files.len())
                 .filter(|&at| is_read(&files[at].path))
