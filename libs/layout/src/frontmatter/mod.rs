@@ -5,6 +5,7 @@
 
 mod block;
 mod fields;
+mod plain;
 mod recovery;
 mod strict;
 
@@ -96,7 +97,8 @@ pub fn parse_frontmatter(content: &[u8]) -> FrontmatterOutcome {
         block::Located::Block(block) => block,
     };
     let mut diagnostics = block.diagnostics;
-    let outcome = match strict::parse(&block.text) {
+    let read = plain::parse(&block.text).map_or_else(|| strict::parse(&block.text), Ok);
+    let outcome = match read {
         Ok(values) => Some((values, FrontmatterStatus::Strict)),
         Err(failure) => {
             let recovered = recovery::recover(&block.text);

@@ -28,6 +28,22 @@ struct Raw {
     role: Option<Value>,
 }
 
+/// The keys of [`Raw`] as they are spelled in the block, in its fields' order.
+pub(super) const WHITELIST: [&str; 12] = [
+    "id",
+    "name",
+    "title",
+    "description",
+    "requiredFeatures",
+    "credentials",
+    "metadata",
+    "allowed-tools",
+    "context",
+    "activation",
+    "overwrite",
+    "role",
+];
+
 /// Why strict YAML refused the block.
 pub(super) struct Failure {
     line: Option<u32>,
@@ -83,21 +99,22 @@ pub(super) fn parse(text: &str) -> Result<BTreeMap<String, Value>, Failure> {
             message: first_line_of(&error.to_string()),
         })?;
     let fields = [
-        ("id", raw.id),
-        ("name", raw.name),
-        ("title", raw.title),
-        ("description", raw.description),
-        ("requiredFeatures", raw.required_features),
-        ("credentials", raw.credentials),
-        ("metadata", raw.metadata),
-        ("allowed-tools", raw.allowed_tools),
-        ("context", raw.context),
-        ("activation", raw.activation),
-        ("overwrite", raw.overwrite),
-        ("role", raw.role),
+        raw.id,
+        raw.name,
+        raw.title,
+        raw.description,
+        raw.required_features,
+        raw.credentials,
+        raw.metadata,
+        raw.allowed_tools,
+        raw.context,
+        raw.activation,
+        raw.overwrite,
+        raw.role,
     ];
-    Ok(fields
+    Ok(WHITELIST
         .into_iter()
+        .zip(fields)
         .filter_map(|(key, value)| Some((key.to_owned(), value?)))
         .collect())
 }
