@@ -140,15 +140,9 @@ fn capture_all(
     let listed = &files;
     let next = AtomicUsize::new(0);
     let next = &next;
-    let (mut rows, mut captured) = std::thread::scope(|scope| {
+    let mut captured = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| scope.spawn(move || read_batches(connector, listed, next)))
-            .collect();
-        // Meanwhile the rows are laid out, their paths moved in once the files are no
-        // longer borrowed; then this thread reads too, until no batch is left.
-        let rows: Vec<IndexedFile> = listed
-            .iter()
-            .map(|_| IndexedFile::path_only(String::new()))
             .collect();
         let mut captured = read_batches(connector, listed, next);
         for worker in workers {
@@ -159,12 +153,16 @@ fn capture_all(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             captured.extend(read);
         }
-        (rows, captured)
+        captured
     });
-    // The listing is consumed: each row takes its file's path rather than a copy.
-    for (row, file) in rows.iter_mut().zip(files) {
-        row.path = file.path;
-    }
+    // The listing becomes the rows in place: each row takes its file's path, and the
+    // rows (smaller than the files) are laid out in the listing's own memory, warm
+    // from the walk; fresh pages cost a fault each, and on a virtual machine often a
+    // fault on the host too.
+    let mut rows: Vec<IndexedFile> = files
+        .into_iter()
+        .map(|file| IndexedFile::path_only(file.path))
+        .collect();
     captured.sort_unstable_by_key(|(at, _)| *at);
     let mut flags = Vec::new();
     for (at, found) in captured {
