@@ -8,10 +8,11 @@ mod cmd;
 use clap::Parser;
 
 /// mimalloc rather than the C library's allocator: the walk of a large tree allocates a
-/// path per file on each of its threads and the passes after it lay out fresh vectors
-/// of tens of megabytes on one thread, where glibc's arenas faulted in page after page
-/// (15,000 faults per inspection of the bench tree, 500 with mimalloc) and `neuralis
-/// inspect` ran 10-12 % faster with it (docs/decisions/sync.md, "inspect, fifth round").
+/// path per file on each of its threads, and the passes after it lay out vectors of
+/// tens of megabytes; `neuralis inspect` of the bench tree ran 4-5 % faster with it.
+/// Built without transparent huge pages: on a virtual machine a fresh huge page can be
+/// zeroed through faults on the host, which made runs slower and bimodal
+/// (docs/decisions/sync.md, "`neuralis inspect`, fifth round").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -3,7 +3,8 @@
 //! list for its own entries, and the listing is read off depth-first from the root.
 //! Sorting the whole listing (each thread its part, then a merge of the parts) compared
 //! every path about twenty times and moved each file as often; this moves each file
-//! twice and compares only siblings (docs/decisions/sync.md, "inspect, fifth round").
+//! twice and compares only siblings (docs/decisions/sync.md, "`neuralis inspect`, fifth
+//! round").
 
 use std::cmp::Ordering;
 
