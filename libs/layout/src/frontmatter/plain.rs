@@ -42,13 +42,15 @@ pub(super) fn parse(text: &str) -> Option<BTreeMap<String, Value>> {
     Some(values)
 }
 
-/// A key of letters, digits, `_` and `-`, starting with a letter.
+/// A key of letters, digits, `_` and `-`, starting with a letter, and not a word YAML
+/// may read otherwise (strict YAML refuses a `null:` key, for one).
 fn is_plain_key(key: &str) -> bool {
     let mut bytes = key.bytes();
     bytes
         .next()
         .is_some_and(|first| first.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !is_not_plain_word(key)
 }
 
 /// Text YAML reads as exactly this string: starts with a letter, holds only letters,
@@ -65,9 +67,13 @@ fn is_plain_text(text: &str) -> bool {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b" .,_-()/".contains(&b))
         && !text.contains("  ")
-        && !NOT_PLAIN_WORDS
-            .iter()
-            .any(|word| text.eq_ignore_ascii_case(word))
+        && !is_not_plain_word(text)
+}
+
+fn is_not_plain_word(text: &str) -> bool {
+    NOT_PLAIN_WORDS
+        .iter()
+        .any(|word| text.eq_ignore_ascii_case(word))
 }
 
 #[cfg(test)]
@@ -100,6 +106,8 @@ mod tests {
             "# comment\nname: x",
             "tags: [a, b]",
             "name: x\r",
+            "null: x",
+            "True: x",
             "",
         ] {
             assert_eq!(parse(block), None, "{block:?}");
@@ -127,6 +135,9 @@ mod tests {
             "null",
             "true",
             "Name",
+            "Yes",
+            "n",
+            "inf",
         ]);
         let word = prop::sample::select(vec![
             "a", "skill1", "does", "thing", "53163", "1e5", "0x1F", "True", "NO", "on", "Off",
@@ -142,7 +153,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
         #[test]
         fn a_plain_block_reads_as_strict_yaml_reads_it(
             lines in prop::collection::vec(line(), 1..6),
