@@ -8,21 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-/// Keys kept by recovery: the whitelist, plus `role` so it can be warned about.
-const KEPT_KEYS: [&str; 12] = [
-    "id",
-    "name",
-    "title",
-    "description",
-    "requiredFeatures",
-    "credentials",
-    "metadata",
-    "allowed-tools",
-    "context",
-    "activation",
-    "overwrite",
-    "role",
-];
+use super::strict::WHITELIST;
 
 /// What recovery found: the kept keys, and the lines it could not read (line within
 /// the block, 1-based, and why).
@@ -108,7 +94,9 @@ fn split_key(line: &str) -> Option<(&str, &str)> {
 }
 
 fn finish(pending: Pending<'_>, recovered: &mut Recovered) {
-    if !KEPT_KEYS.contains(&pending.key) {
+    // Kept: the keys strict YAML reads (the whitelist, `role` included so that it can
+    // be warned about).
+    if !WHITELIST.contains(&pending.key) {
         return;
     }
     match value_of(&pending) {
