@@ -343,9 +343,14 @@ mod tests {
     fn the_parallel_listing_comes_sorted_by_path_without_a_final_sort() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
+        // Names that sort around `/` beside the directories `dN`: `dN.md/` and `dN-z`
+        // before their files, `dN0/` after; half the `dN.md` files too large (skipped).
         for n in 0..300 {
             write(&root, &format!("d{}/e{}/f{n}.md", n % 7, n % 11), b"x");
-            write(&root, &format!("d{}.md/x{n}", n % 5), &[0; 200]);
+            let size = if n % 2 == 0 { 1 } else { 200 };
+            write(&root, &format!("d{}.md/x{n}", n % 5), &vec![0; size]);
+            write(&root, &format!("d{}0/y{n}", n % 3), b"x");
+            write(&root, &format!("d{}-z", n % 7), b"x");
         }
         let limits = ConnectorLimits {
             max_file_size: 100,

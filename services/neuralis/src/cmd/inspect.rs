@@ -114,7 +114,7 @@ fn drop_aside(rows: Vec<IndexedFile>) {
 }
 
 /// The threads that read and capture the files whose content grouping needs (the main
-/// thread joins them once the rows are laid out).
+/// thread reads beside them).
 const READ_THREADS: usize = 4;
 
 /// Listed files per batch a reading thread takes. The files to read cluster in listing
@@ -126,8 +126,8 @@ const READ_BATCH: usize = 256;
 /// Only the files grouping needs (manifests, contribution-shaped markdown) and those
 /// the sync flags (markdown and scripts) are read; choosing them (a path check per
 /// listed file) and reading them is done on a few threads, each taking the next batch
-/// of the listing no thread took yet. The answer does not depend on the threads: rows and flags are
-/// put back in listing order. A file not read is a row classified by its path alone:
+/// of the listing no thread took yet. The answer does not depend on the threads: rows
+/// and flags are put back in listing order. A file not read is a row classified by its path alone:
 /// `capture` without content gives it nothing (test
 /// `a_file_inspect_does_not_read_captures_as_a_path_only_row`), so it is not called.
 fn capture_all(
