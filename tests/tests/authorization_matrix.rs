@@ -380,6 +380,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             package_key: "repo/claude".into(),
             file_path: ".claude/rules/style.md".into(),
             state: policy::OverrideState::Clear as i32,
+            project_id: P.into(),
         }
         .encode_to_vec(),
         p::REGISTER_CONVERSATION => policy::RegisterConversationRequest {

@@ -36,6 +36,7 @@ macro_rules! in_both_modes {
 in_both_modes!(
     cross_project_administration_is_refused,
     a_member_of_another_project_cannot_set_overrides_in_a_conversation_of_the_project,
+    conversation_ids_are_per_project,
     a_caller_token_cannot_call_the_feed_or_evaluate,
     a_service_credential_cannot_call_caller_rpcs,
     a_non_administrator_is_permission_denied_not_unauthenticated,
@@ -204,6 +205,7 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation_of_t
         package_key: format!("{}/claude", s.repo_id),
         file_path: REVIEW.into(),
         state: policy::OverrideState::Off as i32,
+        project_id: P.into(),
     };
     let outsider = s.cluster.token("eve", "member", Some("a1"), "other");
     policy_denied(
@@ -226,6 +228,84 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation_of_t
         .set_file_override(bearer(&s.member), off)
         .await
         .expect("a member of the project may");
+    s.cluster.stop().await.unwrap();
+}
+
+/// Issue 25 item 4: a conversation registered by another project, with that project's
+/// overrides, changes nothing in this project's conversation of the same id; and this
+/// project registers the id as if the other had never used it.
+async fn conversation_ids_are_per_project(mode: Mode) {
+    let s = setup(mode).await;
+    let outsider = s.cluster.token("eve", "member", Some("a1"), "other");
+    let register = |project: &str| policy::RegisterConversationRequest {
+        conversation_id: "c1".into(),
+        project_id: project.into(),
+        parent_conversation_id: String::new(),
+    };
+    s.cluster
+        .policy
+        .register_conversation(bearer(&outsider), register("other"))
+        .await
+        .unwrap();
+    // The other project's own conversation "c1", aimed at this project's file.
+    let off = policy::SetFileOverrideRequest {
+        scope: policy::OverrideScope::Conversation as i32,
+        owner_id: "c1".into(),
+        package_key: format!("{}/claude", s.repo_id),
+        file_path: REVIEW.into(),
+        state: policy::OverrideState::Off as i32,
+        project_id: "other".into(),
+    };
+    s.cluster
+        .policy
+        .set_file_override(bearer(&outsider), off)
+        .await
+        .expect("the other project's member may set its own conversation's overrides");
+    s.cluster
+        .policy
+        .register_conversation(bearer(&s.member), register(P))
+        .await
+        .expect("the id is free in this project");
+    let seen = visible(&s.cluster, &s.member, scope(P, "a1", "c1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        fixture::state_of(&seen, REVIEW),
+        Some(discovery::FileState::Active),
+        "another project's conversation of the same id changes nothing here"
+    );
+    // A child naming a parent only the other project registered: as unknown as a
+    // parent never registered.
+    let child = |parent: &str| policy::RegisterConversationRequest {
+        conversation_id: "child".into(),
+        project_id: P.into(),
+        parent_conversation_id: parent.into(),
+    };
+    let foreign = s
+        .cluster
+        .policy
+        .register_conversation(bearer(&s.member), child("only-elsewhere"))
+        .await;
+    s.cluster
+        .policy
+        .register_conversation(bearer(&outsider), {
+            let mut r = register("other");
+            r.conversation_id = "only-elsewhere".into();
+            r
+        })
+        .await
+        .unwrap();
+    let after = s
+        .cluster
+        .policy
+        .register_conversation(bearer(&s.member), child("only-elsewhere"))
+        .await;
+    assert_eq!(
+        format!("{foreign:?}"),
+        format!("{after:?}"),
+        "a parent of another project answers as an unknown one"
+    );
+    assert!(after.is_err());
     s.cluster.stop().await.unwrap();
 }
 

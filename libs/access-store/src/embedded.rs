@@ -270,20 +270,23 @@ impl AccessStore for EmbeddedStore {
         file: &FileRef,
         state: Option<bool>,
     ) -> Result<(), StoreError> {
-        let (owner, set, clear) = match target {
-            OverrideTarget::Agent(agent) => {
-                (agent, sql::SET_AGENT_OVERRIDE, sql::CLEAR_AGENT_OVERRIDE)
-            }
-            OverrideTarget::Conversation(id) => (
-                id,
-                sql::SET_CONVERSATION_OVERRIDE,
-                sql::CLEAR_CONVERSATION_OVERRIDE,
-            ),
+        let set = state.is_some();
+        let query = match target {
+            OverrideTarget::Agent(agent) => sqlx::query(if set {
+                sql::SET_AGENT_OVERRIDE
+            } else {
+                sql::CLEAR_AGENT_OVERRIDE
+            })
+            .bind(agent),
+            OverrideTarget::Conversation { project, id } => sqlx::query(if set {
+                sql::SET_CONVERSATION_OVERRIDE
+            } else {
+                sql::CLEAR_CONVERSATION_OVERRIDE
+            })
+            .bind(project)
+            .bind(id),
         };
-        let query = sqlx::query(if state.is_some() { set } else { clear })
-            .bind(owner)
-            .bind(&file.package_key)
-            .bind(&file.path);
+        let query = query.bind(&file.package_key).bind(&file.path);
         match state {
             Some(enabled) => query.bind(enabled).execute(&self.pool).await?,
             None => query.execute(&self.pool).await?,
@@ -294,19 +297,23 @@ impl AccessStore for EmbeddedStore {
     async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
         if let Some(parent) = &record.parent {
+            // Looked up in the record's own project: a parent registered in another
+            // project is as unknown here as one never registered.
             let row = sqlx::query_as(sql::CONVERSATION)
+                .bind(&record.project)
                 .bind(parent)
                 .fetch_optional(&mut *tx)
                 .await?;
-            records::check_parent(row, &record.project)?;
+            records::check_parent(row)?;
         }
         sqlx::query(sql::INSERT_CONVERSATION)
-            .bind(&record.conversation)
             .bind(&record.project)
+            .bind(&record.conversation)
             .bind(&record.parent)
             .execute(&mut *tx)
             .await?;
         let stored = sqlx::query_as(sql::CONVERSATION)
+            .bind(&record.project)
             .bind(&record.conversation)
             .fetch_optional(&mut *tx)
             .await?;
@@ -315,8 +322,13 @@ impl AccessStore for EmbeddedStore {
         Ok(())
     }
 
-    async fn conversation(&self, id: &str) -> Result<Option<ConversationRecord>, StoreError> {
+    async fn conversation(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<Option<ConversationRecord>, StoreError> {
         let row: Option<(String, Option<String>)> = sqlx::query_as(sql::CONVERSATION)
+            .bind(project)
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
@@ -360,6 +372,7 @@ impl AccessStore for EmbeddedStore {
                     sqlx::query_as(sql::CHAIN_OVERRIDES)
                         .bind(id)
                         .bind(MAX_CHAIN_DEPTH)
+                        .bind(&query.project)
                         .fetch_all(&mut *tx)
                         .await?
                 }

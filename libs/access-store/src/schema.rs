@@ -47,6 +47,13 @@ pub(crate) fn migrator() -> Migrator {
             include_str!("../migrations/0005_package_attach.sql").into_sql_str(),
             false,
         ),
+        Migration::new(
+            6,
+            Cow::Borrowed("conversations per project"),
+            MigrationType::Simple,
+            include_str!("../migrations/0006_conversations_per_project.sql").into_sql_str(),
+            false,
+        ),
     ];
     let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
@@ -128,5 +135,44 @@ mod tests {
                 .await
                 .unwrap();
         assert_eq!(overridden, "p/repo/claude");
+    }
+
+    #[tokio::test]
+    async fn conversations_stored_before_ids_were_per_project_keep_their_project_and_overrides() {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let mut first = migrator();
+        first.migrations = Cow::Owned(first.migrations[..5].to_vec());
+        first.run(&pool).await.unwrap();
+        for statement in [
+            "INSERT INTO access_conversations (conversation, project) VALUES ('root', 'p')",
+            "INSERT INTO access_conversations (conversation, project, parent) VALUES ('c1', 'p', 'root')",
+            "INSERT INTO access_conversation_overrides (conversation, package_key, file_path, enabled) VALUES ('c1', 'p/repo/claude', 'a.md', false)",
+        ] {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+        migrator().run(&pool).await.unwrap();
+        let conversations: Vec<(String, String, Option<String>)> = sqlx::query_as(
+            "SELECT project, conversation, parent FROM access_conversations ORDER BY conversation",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            conversations,
+            vec![
+                ("p".into(), "c1".into(), Some("root".into())),
+                ("p".into(), "root".into(), None),
+            ]
+        );
+        let overrides: Vec<(String, String)> =
+            sqlx::query_as("SELECT project, conversation FROM access_conversation_overrides")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(overrides, vec![("p".into(), "c1".into())]);
     }
 }

@@ -61,7 +61,8 @@ pub(crate) const REKEY: [&str; 6] = [
     "DELETE FROM access_agent_overrides WHERE package_key = $1",
     "UPDATE access_conversation_overrides SET package_key = $2 WHERE package_key = $1 \
      AND NOT EXISTS (SELECT 1 FROM access_conversation_overrides t \
-                      WHERE t.conversation = access_conversation_overrides.conversation \
+                      WHERE t.project = access_conversation_overrides.project \
+                        AND t.conversation = access_conversation_overrides.conversation \
                         AND t.package_key = $2 \
                         AND t.file_path = access_conversation_overrides.file_path)",
     "DELETE FROM access_conversation_overrides WHERE package_key = $1",
@@ -119,25 +120,29 @@ pub(crate) const AGENT_OVERRIDES: &str =
     "SELECT package_key, file_path, enabled FROM access_agent_overrides WHERE agent = $1";
 
 pub(crate) const SET_CONVERSATION_OVERRIDE: &str = "INSERT INTO access_conversation_overrides \
-     (conversation, package_key, file_path, enabled) VALUES ($1, $2, $3, $4) \
-     ON CONFLICT (conversation, package_key, file_path) DO UPDATE SET enabled = excluded.enabled";
+     (project, conversation, package_key, file_path, enabled) VALUES ($1, $2, $3, $4, $5) \
+     ON CONFLICT (project, conversation, package_key, file_path) DO UPDATE SET enabled = excluded.enabled";
 
-pub(crate) const CLEAR_CONVERSATION_OVERRIDE: &str = "DELETE FROM access_conversation_overrides WHERE conversation = $1 AND package_key = $2 AND file_path = $3";
+pub(crate) const CLEAR_CONVERSATION_OVERRIDE: &str = "DELETE FROM access_conversation_overrides \
+     WHERE project = $1 AND conversation = $2 AND package_key = $3 AND file_path = $4";
 
+/// A conversation of one project: conversation ids are per project.
 pub(crate) const CONVERSATION: &str =
-    "SELECT project, parent FROM access_conversations WHERE conversation = $1";
+    "SELECT project, parent FROM access_conversations WHERE project = $1 AND conversation = $2";
 
-pub(crate) const INSERT_CONVERSATION: &str = "INSERT INTO access_conversations (conversation, project, parent) \
-     VALUES ($1, $2, $3) ON CONFLICT (conversation) DO NOTHING";
+pub(crate) const INSERT_CONVERSATION: &str = "INSERT INTO access_conversations (project, conversation, parent) \
+     VALUES ($1, $2, $3) ON CONFLICT (project, conversation) DO NOTHING";
 
-/// The overrides of a conversation and of its ancestors, with their distance from it
-/// (0 for the conversation itself), up to `$2` generations.
+/// The overrides of a conversation of project `$3` and of its ancestors (in the same
+/// project), with their distance from it (0 for the conversation itself), up to `$2`
+/// generations.
 pub(crate) const CHAIN_OVERRIDES: &str = "WITH RECURSIVE chain (conversation, depth) AS ( \
          SELECT CAST($1 AS TEXT), CAST(0 AS BIGINT) \
          UNION ALL \
          SELECT c.parent, chain.depth + 1 FROM access_conversations c \
          JOIN chain ON c.conversation = chain.conversation \
-         WHERE c.parent IS NOT NULL AND chain.depth < $2 \
+         WHERE c.project = $3 AND c.parent IS NOT NULL AND chain.depth < $2 \
      ) \
      SELECT chain.depth, o.package_key, o.file_path, o.enabled \
-     FROM chain JOIN access_conversation_overrides o ON o.conversation = chain.conversation";
+     FROM chain JOIN access_conversation_overrides o \
+       ON o.conversation = chain.conversation AND o.project = $3";

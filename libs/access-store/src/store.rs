@@ -15,8 +15,13 @@ pub const MAX_CHAIN_DEPTH: i64 = 64;
 pub enum OverrideTarget {
     /// An agent's configuration.
     Agent(String),
-    /// A conversation.
-    Conversation(String),
+    /// A conversation of a project (conversation ids are per project).
+    Conversation {
+        /// The project the conversation runs in.
+        project: String,
+        /// The conversation id.
+        id: String,
+    },
 }
 
 /// A file as overrides name it: its package key and its path.
@@ -155,8 +160,13 @@ pub trait AccessStore: Send + Sync + 'static {
     /// Registers a conversation; idempotent for the same lineage, a conflict for another.
     async fn register_conversation(&self, record: &ConversationRecord) -> Result<(), StoreError>;
 
-    /// A registered conversation (the project it belongs to, its parent), if any.
-    async fn conversation(&self, id: &str) -> Result<Option<ConversationRecord>, StoreError>;
+    /// A conversation registered in `project` (with its parent), if any. Ids are per
+    /// project: the same id in another project is another conversation.
+    async fn conversation(
+        &self,
+        project: &str,
+        id: &str,
+    ) -> Result<Option<ConversationRecord>, StoreError>;
 
     /// Everything one evaluation reads, in one consistent read.
     async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError>;

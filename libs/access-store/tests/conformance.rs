@@ -41,6 +41,7 @@ conformance!(
     a_delegate_chain_reads_child_first_to_depth_three,
     a_conversation_reads_back_with_its_project,
     a_lineage_never_changes_and_needs_a_registered_parent_in_the_project,
+    the_same_conversation_id_in_two_projects_names_two_conversations,
 );
 
 #[tokio::test]
@@ -306,7 +307,10 @@ async fn package_states_are_per_project(store: Store) {
 
 async fn file_overrides_are_set_replaced_and_cleared_per_scope(store: Store) {
     let agent = OverrideTarget::Agent("a1".into());
-    let conversation = OverrideTarget::Conversation("c1".into());
+    let conversation = OverrideTarget::Conversation {
+        project: "p1".into(),
+        id: "c1".into(),
+    };
     store
         .set_file_override(&agent, &file("rules/a.md"), Some(true))
         .await
@@ -380,10 +384,15 @@ async fn a_conversation_reads_back_with_its_project(store: Store) {
         .await
         .unwrap();
     assert_eq!(
-        store.conversation("child").await.unwrap(),
+        store.conversation("p1", "child").await.unwrap(),
         Some(conversation("child", Some("root")))
     );
-    assert_eq!(store.conversation("ghost").await.unwrap(), None);
+    assert_eq!(store.conversation("p1", "ghost").await.unwrap(), None);
+    assert_eq!(
+        store.conversation("p2", "child").await.unwrap(),
+        None,
+        "another project's id names no conversation here"
+    );
 }
 
 fn conversation(id: &str, parent: Option<&str>) -> ConversationRecord {
@@ -416,7 +425,14 @@ async fn a_delegate_chain_reads_child_first_to_depth_three(store: Store) {
         let (id, path) = (id.to_owned(), path.to_owned());
         async move {
             store
-                .set_file_override(&OverrideTarget::Conversation(id), &file(&path), Some(on))
+                .set_file_override(
+                    &OverrideTarget::Conversation {
+                        project: "p1".into(),
+                        id,
+                    },
+                    &file(&path),
+                    Some(on),
+                )
                 .await
                 .unwrap()
         }
@@ -474,14 +490,18 @@ async fn a_lineage_never_changes_and_needs_a_registered_parent_in_the_project(st
         .register_conversation(&conversation("c1", Some("root")))
         .await
         .unwrap();
+    // A parent registered only in another project is as unknown as one never registered.
+    let foreign_parent = store
+        .register_conversation(&ConversationRecord {
+            project: "p2".into(),
+            ..conversation("c2", Some("root"))
+        })
+        .await;
+    assert_eq!(foreign_parent, unknown_parent);
     let cases = [
         conversation("c1", None),
         conversation("root", Some("c1")),
         conversation("root", Some("root")),
-        ConversationRecord {
-            project: "p2".into(),
-            ..conversation("c2", Some("root"))
-        },
     ];
     for record in cases {
         let result = store.register_conversation(&record).await;
@@ -506,4 +526,63 @@ async fn migrations_run_again_without_harm(store: Store, config: StoreConfig) {
         again.source("repo").await.unwrap(),
         store.source("repo").await.unwrap()
     );
+}
+
+async fn the_same_conversation_id_in_two_projects_names_two_conversations(store: Store) {
+    for project in ["p1", "p2"] {
+        store
+            .register_conversation(&ConversationRecord {
+                project: project.into(),
+                ..conversation("c1", None)
+            })
+            .await
+            .unwrap();
+    }
+    // Each project registers its own child under its own "c1", with different lineages
+    // of the same id: neither conflicts with the other.
+    store
+        .register_conversation(&conversation("child", Some("c1")))
+        .await
+        .unwrap();
+    store
+        .register_conversation(&ConversationRecord {
+            project: "p2".into(),
+            ..conversation("child", None)
+        })
+        .await
+        .unwrap();
+    store
+        .set_file_override(
+            &OverrideTarget::Conversation {
+                project: "p1".into(),
+                id: "c1".into(),
+            },
+            &file("rules/a.md"),
+            Some(false),
+        )
+        .await
+        .unwrap();
+    let in_project = |project: &str, id: &str| SnapshotQuery {
+        project: project.into(),
+        conversation: Some(id.into()),
+        ..query(&[])
+    };
+    let own = snapshot(&store, in_project("p1", "child")).await;
+    assert_eq!(
+        own.conversation_chain
+            .iter()
+            .find_map(|level| level.get("repo/.claude", "rules/a.md")),
+        Some(false),
+        "the parent's override reaches its child in the same project"
+    );
+    for (project, id) in [("p2", "c1"), ("p2", "child")] {
+        let other = snapshot(&store, in_project(project, id)).await;
+        assert!(
+            other
+                .conversation_chain
+                .iter()
+                .all(|level| level.get("repo/.claude", "rules/a.md").is_none()),
+            "{project}/{id} reads no override of p1's conversation"
+        );
+    }
 }

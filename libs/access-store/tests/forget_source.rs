@@ -83,7 +83,10 @@ async fn populate(store: &Store, source: &str, package_key: &str) {
         .unwrap();
     store
         .set_file_override(
-            &OverrideTarget::Conversation("c1".into()),
+            &OverrideTarget::Conversation {
+                project: "p1".into(),
+                id: "c1".into(),
+            },
             &file(package_key),
             Some(true),
         )

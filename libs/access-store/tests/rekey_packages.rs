@@ -60,7 +60,10 @@ async fn populate(store: &Store, package_key: &str, enabled: bool) {
         .unwrap();
     for target in [
         OverrideTarget::Agent("a1".into()),
-        OverrideTarget::Conversation("c1".into()),
+        OverrideTarget::Conversation {
+            project: "p1".into(),
+            id: "c1".into(),
+        },
     ] {
         store
             .set_file_override(&target, &file(package_key), Some(enabled))

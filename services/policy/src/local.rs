@@ -281,22 +281,25 @@ impl LocalPolicy {
             OverrideTarget::Agent(_) => {
                 permit.for_agent_override()?;
             }
-            OverrideTarget::Conversation(id) => {
-                // An unregistered conversation belongs to no project: nobody sets it.
-                // Unknown and foreign read alike, so the answer tells no one whether
-                // another project has a conversation of that id.
+            OverrideTarget::Conversation { project, id } => {
+                // Conversation ids are per project. A caller of another project, a
+                // conversation never registered in the named project, and one the caller
+                // is not bound to all answer alike: nothing tells whether an id is in use.
                 let foreign = || {
                     PolicyError::PermissionDenied(
                         "the conversation is not registered in the token's project".into(),
                     )
                 };
-                let registered = self.store.conversation(id).await?.ok_or_else(foreign)?;
-                permit.for_conversation(&registered.project, id).map_err(
-                    |refusal| match refusal {
+                permit
+                    .for_conversation(project, id)
+                    .map_err(|refusal| match refusal {
                         Refusal::OtherProject => foreign(),
                         other => other.into(),
-                    },
-                )?;
+                    })?;
+                self.store
+                    .conversation(project, id)
+                    .await?
+                    .ok_or_else(foreign)?;
             }
         }
         self.store.set_file_override(&target, &file, state).await?;

@@ -108,6 +108,7 @@ async fn administrative_calls_need_an_administrator(h: Harness) {
         package_key: PACKAGE.into(),
         file_path: ".claude/rules/style.md".into(),
         state: pb::OverrideState::On.into(),
+        project_id: String::new(),
     };
     denied(
         h.client
@@ -424,13 +425,15 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation(h: H
             .await,
         "registering in another project",
     );
-    let toggle = |conversation: &str| pb::SetFileOverrideRequest {
+    let toggle_in = |project: &str, conversation: &str| pb::SetFileOverrideRequest {
         scope: pb::OverrideScope::Conversation.into(),
         owner_id: conversation.into(),
         package_key: PACKAGE.into(),
         file_path: ".claude/rules/style.md".into(),
         state: pb::OverrideState::Off.into(),
+        project_id: project.into(),
     };
+    let toggle = |conversation: &str| toggle_in(support::PROJECT, conversation);
     let foreign = h
         .client
         .set_file_override(of_project("member", "other"), toggle("c1"))
@@ -439,7 +442,14 @@ async fn a_member_of_another_project_cannot_set_overrides_in_a_conversation(h: H
         .client
         .set_file_override(of_project("member", "other"), toggle("never-registered"))
         .await;
+    // The id of this project's conversation, named in the other member's own project,
+    // is a conversation that does not exist there.
+    let same_id_own_project = h
+        .client
+        .set_file_override(of_project("member", "other"), toggle_in("other", "c1"))
+        .await;
     assert_eq!(foreign, unknown, "unknown and foreign read alike");
+    assert_eq!(foreign, same_id_own_project, "ids are per project");
     permission_denied(foreign, "a member of another project");
     let bound_elsewhere = token_with(Claims {
         conversation: Some("c9".into()),
@@ -474,6 +484,7 @@ async fn role_grants_and_agent_overrides_need_a_platform_wide_administrator(h: H
         package_key: PACKAGE.into(),
         file_path: ".claude/rules/style.md".into(),
         state: pb::OverrideState::On.into(),
+        project_id: String::new(),
     };
     permission_denied(
         h.client.put_role_grants(admin(), grants()).await,

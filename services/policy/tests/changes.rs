@@ -195,6 +195,7 @@ async fn package_agent_and_conversation_switches_follow_the_precedence_along_a_d
             package_key: PACKAGE.into(),
             file_path: ".claude/rules/style.md".into(),
             state: state.into(),
+            project_id: PROJECT.into(),
         }
     };
     let rule = |client: PolicyGrpcClient| async move {

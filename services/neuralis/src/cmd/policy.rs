@@ -86,6 +86,9 @@ enum Action {
         /// On, off, or clear (remove the override).
         #[arg(long, value_enum)]
         state: OverrideState,
+        /// The project the conversation runs in (conversation scope: ids are per project).
+        #[arg(long, required_if_eq("scope", "conversation"))]
+        project: Option<String>,
     },
     /// Register a conversation (with its parent for a delegate child run).
     Conversation {
@@ -281,6 +284,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
             package,
             file,
             state,
+            project,
         } => {
             let (scope_pb, scope_word) = match scope {
                 OverrideScope::Agent => (pb::OverrideScope::Agent, "agent"),
@@ -297,6 +301,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 package_key: package.clone(),
                 file_path: file.clone(),
                 state: state_pb as i32,
+                project_id: project.clone().unwrap_or_default(),
             };
             let set = api.set_file_override(token(), request).await;
             set.map_err(|e| out.explain(e))?;

@@ -8,7 +8,7 @@ use neuralis_access::{Grantor, RoleGrants};
 use neuralis_access_store::{ConversationRecord, FileRef, OverrideTarget, RoleFeatures};
 use neuralis_proto::policy::v1 as pb;
 
-use super::{optional, required};
+use super::{conversation_id, optional, required, required_conversation_id};
 use crate::PolicyError;
 
 /// A `PutRoleGrants` call in store terms.
@@ -82,7 +82,10 @@ pub fn override_from_proto(
     let owner = required(request.owner_id, "owner_id")?;
     let target = match pb::OverrideScope::try_from(request.scope) {
         Ok(pb::OverrideScope::Agent) => OverrideTarget::Agent(owner),
-        Ok(pb::OverrideScope::Conversation) => OverrideTarget::Conversation(owner),
+        Ok(pb::OverrideScope::Conversation) => OverrideTarget::Conversation {
+            project: required(request.project_id, "project_id")?,
+            id: required_conversation_id(owner, "owner_id")?,
+        },
         _ => {
             return Err(PolicyError::invalid(
                 "scope",
@@ -112,9 +115,9 @@ pub fn conversation_from_proto(
     request: pb::RegisterConversationRequest,
 ) -> Result<ConversationRecord, PolicyError> {
     let record = ConversationRecord {
-        conversation: required(request.conversation_id, "conversation_id")?,
+        conversation: required_conversation_id(request.conversation_id, "conversation_id")?,
         project: required(request.project_id, "project_id")?,
-        parent: optional(request.parent_conversation_id),
+        parent: conversation_id(request.parent_conversation_id, "parent_conversation_id")?,
     };
     if record.parent.as_deref() == Some(record.conversation.as_str()) {
         return Err(PolicyError::invalid(
@@ -199,6 +202,7 @@ mod tests {
                     package_key: "repo/.claude".into(),
                     file_path: path.into(),
                     state: state.into(),
+                    project_id: "p1".into(),
                 }
             };
         let cases = [
@@ -256,6 +260,15 @@ mod tests {
             (conversation("", "p1", ""), "conversation_id"),
             (conversation("c1", "", ""), "project_id"),
             (conversation("c1", "p1", "c1"), "parent_conversation_id"),
+            (
+                conversation(&"c".repeat(1 << 20), "p1", ""),
+                "conversation_id",
+            ),
+            (conversation("c\0", "p1", ""), "conversation_id"),
+            (
+                conversation("c1", "p1", &"p".repeat(257)),
+                "parent_conversation_id",
+            ),
         ];
         for (request, expected) in cases {
             assert_eq!(

@@ -30,7 +30,7 @@ pub fn batch_from_proto(request: pb::EvaluateRequest) -> Result<EvaluateCall, Po
     };
     Ok(EvaluateCall {
         batch,
-        conversation: optional(request.conversation_id),
+        conversation: super::conversation_id(request.conversation_id, "conversation_id")?,
         caller,
     })
 }

@@ -22,7 +22,7 @@ pub fn caller_from_proto(caller: Option<pb::CallerScope>) -> Result<Caller, Poli
         features: caller.features.into_iter().collect(),
         agent: optional(caller.agent_id),
         project: optional(caller.project_id),
-        conversation: optional(caller.conversation_id),
+        conversation: super::conversation_id(caller.conversation_id, "caller.conversation_id")?,
     })
 }
 

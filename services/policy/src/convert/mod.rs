@@ -27,3 +27,26 @@ pub(crate) fn required(value: String, field: &str) -> Result<String, PolicyError
 pub(crate) fn optional(value: String) -> Option<String> {
     Some(value).filter(|value| !value.is_empty())
 }
+
+/// The longest conversation id accepted, in bytes: ids are stored and looked up, so a
+/// caller must not be able to store megabytes under one (issue 25).
+pub(crate) const MAX_CONVERSATION_ID_BYTES: usize = 256;
+
+/// An optional conversation id (empty: none): bounded, no control characters. Refused
+/// before any store work, naming the field; the value itself is never quoted back.
+pub(crate) fn conversation_id(value: String, field: &str) -> Result<Option<String>, PolicyError> {
+    if value.len() > MAX_CONVERSATION_ID_BYTES {
+        return Err(PolicyError::invalid(field, "is longer than 256 bytes"));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(PolicyError::invalid(field, "holds a control character"));
+    }
+    Ok(optional(value))
+}
+
+/// A required conversation id, as [`conversation_id`] bounds it.
+pub(crate) fn required_conversation_id(value: String, field: &str) -> Result<String, PolicyError> {
+    required(value, field).and_then(|value| {
+        conversation_id(value, field)?.ok_or_else(|| PolicyError::invalid(field, "is required"))
+    })
+}

@@ -31,9 +31,10 @@ impl AccessStore for PausedReads {
     }
     async fn conversation(
         &self,
+        project: &str,
         id: &str,
     ) -> Result<Option<neuralis_access_store::ConversationRecord>, StoreError> {
-        self.inner.conversation(id).await
+        self.inner.conversation(project, id).await
     }
     async fn set_source_enabled(&self, source_id: &str, enabled: bool) -> Result<(), StoreError> {
         self.inner.set_source_enabled(source_id, enabled).await
