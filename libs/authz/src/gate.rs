@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use neuralis_identity::{BearerToken, ServiceVerifier, Verifier};
+use neuralis_metrics::{AuthOutcome, AuthReason};
 use neuralis_proto::details::{self, Reason};
 
 use crate::permit::{Permit, Principal};
@@ -163,18 +164,33 @@ impl Gate {
 
     /// Decides a call to `path` carrying `token` (or none).
     pub fn admit(&self, path: &str, token: Option<&str>) -> Result<Permit, Denial> {
-        let result = match self.table.row(path) {
-            Some(row) => self.decide(row, token),
-            None => Err(Denial::PermissionDenied(
-                "no authorization rule for this method",
-            )),
+        let (result, reason) = match self.table.row(path) {
+            Some(row) => match self.decide(row, token) {
+                Ok((permit, unverified)) => (Ok(permit), unverified),
+                Err((denial, reason)) => (Err(denial), Some(reason)),
+            },
+            None => (
+                Err(Denial::PermissionDenied(
+                    "no authorization rule for this method",
+                )),
+                Some(AuthReason::UnknownMethod),
+            ),
         };
         self.counters.count(&result);
+        if let Some(reason) = reason {
+            let outcome = match &result {
+                Ok(_) => AuthOutcome::Unverified,
+                Err(Denial::Unauthenticated) => AuthOutcome::Unauthenticated,
+                Err(Denial::PermissionDenied(_)) => AuthOutcome::PermissionDenied,
+            };
+            neuralis_metrics::auth_refusal(self.table.service, outcome, reason);
+        }
         if let Err(denial) = &result {
-            // The method is the public contract's; the token and the request never show.
+            // The method is named only when it is one this service serves: a path is the
+            // caller's text, and a token sent as a method must not reach a log line.
             tracing::info!(
                 service = self.table.service,
-                method = path.rsplit('/').next().unwrap_or_default(),
+                method = self.table.row(path).map_or("unknown", Row::name),
                 outcome = denial.outcome(),
                 "call denied"
             );
@@ -182,43 +198,56 @@ impl Gate {
         result
     }
 
-    fn decide(&self, row: &'static Row, token: Option<&str>) -> Result<Permit, Denial> {
-        let principal = match row.who {
-            Who::Services => self.service(token)?,
-            Who::Callers | Who::Administrators => self.caller(row, token)?,
-            Who::CallersOrEmpty => token
-                .and_then(|token| self.verifiers.caller(token).ok())
-                .unwrap_or(Principal::Unverified),
+    /// The permit, and why its principal is unverified when it is (the empty answer);
+    /// or the denial and why.
+    fn decide(
+        &self,
+        row: &'static Row,
+        token: Option<&str>,
+    ) -> Result<(Permit, Option<AuthReason>), Refused> {
+        let (principal, unverified) = match row.who {
+            Who::Services => (self.service(token)?, None),
+            Who::Callers | Who::Administrators => (self.caller(row, token)?, None),
+            Who::CallersOrEmpty => match token.map(|token| self.verifiers.caller(token)) {
+                Some(Ok(principal)) => (principal, None),
+                Some(Err(_)) => (Principal::Unverified, Some(AuthReason::InvalidCredential)),
+                None => (Principal::Unverified, Some(AuthReason::MissingCredential)),
+            },
         };
-        Ok(Permit::new(principal, row, Arc::clone(&self.counters)))
+        let permit = Permit::new(principal, row, Arc::clone(&self.counters));
+        Ok((permit, unverified))
     }
 
-    fn service(&self, token: Option<&str>) -> Result<Principal, Denial> {
-        let token = token.ok_or(Denial::Unauthenticated)?;
+    fn service(&self, token: Option<&str>) -> Result<Principal, Refused> {
+        let token = token.ok_or((Denial::Unauthenticated, AuthReason::MissingCredential))?;
         match self.verifiers.services.verify(token) {
             Ok(service) => Ok(Principal::Service(service)),
             // A verified caller holds the wrong kind of credential: no right, not a
             // credential to refresh (a client retrying on UNAUTHENTICATED would loop).
-            Err(_) if self.verifiers.callers.verify(token).is_ok() => Err(
+            Err(_) if self.verifiers.callers.verify(token).is_ok() => Err((
                 Denial::PermissionDenied("the call is open to services only"),
-            ),
+                AuthReason::WrongCredentialKind,
+            )),
             Err(error) => {
                 tracing::debug!(reason = %error, "service credential not verified");
-                Err(Denial::Unauthenticated)
+                Err((Denial::Unauthenticated, AuthReason::InvalidCredential))
             }
         }
     }
 
-    fn caller(&self, row: &Row, token: Option<&str>) -> Result<Principal, Denial> {
-        let token = token.ok_or(Denial::Unauthenticated)?;
+    fn caller(&self, row: &Row, token: Option<&str>) -> Result<Principal, Refused> {
+        let token = token.ok_or((Denial::Unauthenticated, AuthReason::MissingCredential))?;
         let principal = match self.verifiers.caller(token) {
             Ok(principal) => principal,
             Err(_) if self.verifiers.services.verify(token).is_ok() => {
-                return Err(Denial::PermissionDenied("the call is open to callers only"));
+                return Err((
+                    Denial::PermissionDenied("the call is open to callers only"),
+                    AuthReason::WrongCredentialKind,
+                ));
             }
             Err(error) => {
                 tracing::debug!(reason = %error, "caller not verified");
-                return Err(Denial::Unauthenticated);
+                return Err((Denial::Unauthenticated, AuthReason::InvalidCredential));
             }
         };
         let administrator = matches!(
@@ -229,10 +258,14 @@ impl Gate {
             }
         );
         if row.who == Who::Administrators && !administrator {
-            return Err(Denial::PermissionDenied(
-                "the call needs an administrator role",
+            return Err((
+                Denial::PermissionDenied("the call needs an administrator role"),
+                AuthReason::NotAdministrator,
             ));
         }
         Ok(principal)
     }
 }
+
+/// A denial and why (the metric's reason).
+type Refused = (Denial, AuthReason);

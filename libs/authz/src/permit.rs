@@ -236,6 +236,11 @@ impl Permit {
             }),
             Err(refusal) => {
                 self.counters.refused();
+                neuralis_metrics::auth_refusal(
+                    self.row.service(),
+                    neuralis_metrics::AuthOutcome::Refused,
+                    neuralis_metrics::AuthReason::Binding,
+                );
                 if refusal == Refusal::WrongStep {
                     tracing::error!(
                         method = self.row.method,

@@ -84,6 +84,12 @@ impl Row {
     pub fn name(&self) -> &'static str {
         self.method.rsplit('/').next().unwrap_or(self.method)
     }
+
+    /// The fully-qualified service name (`neuralis.sync.v1.SourceService`).
+    pub fn service(&self) -> &'static str {
+        let path = self.method.trim_start_matches('/');
+        path.split('/').next().unwrap_or(path)
+    }
 }
 
 /// The rules of one gRPC service: one row per RPC. A path without a row is refused.

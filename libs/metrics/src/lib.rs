@@ -37,6 +37,7 @@ struct Metrics {
     sync_bytes: Counter,
     sync_runs: Family<Labels<1>, Counter>,
     policy_decisions: Family<Labels<2>, Counter>,
+    auth_refusals: Family<Labels<3>, Counter>,
 }
 
 /// Latency buckets from 100 µs to about 26 s.
@@ -63,6 +64,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         sync_bytes: Counter::default(),
         sync_runs: Family::default(),
         policy_decisions: Family::default(),
+        auth_refusals: Family::default(),
         registry: Registry::default(),
     };
     registry.register(
@@ -124,6 +126,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "neuralis_policy_decisions",
         "Policy decisions by candidate kind and outcome",
         metrics.policy_decisions.clone(),
+    );
+    registry.register(
+        "neuralis_auth_refusals",
+        "Calls refused by the authorization gate or a permit's binding step, and calls served unverified (the empty answer), by service, outcome and reason",
+        metrics.auth_refusals.clone(),
     );
     registry.register_collector(Box::new(SubscriptionGauge));
     registry.register_collector(Box::new(process::ProcessCollector::new()));
@@ -412,6 +419,63 @@ pub fn policy_decisions(candidate: Candidate, decision: Decision, count: u64) {
         .inc_by(count);
 }
 
+/// What became of a call the gate did not admit as verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthOutcome {
+    /// Refused UNAUTHENTICATED.
+    Unauthenticated,
+    /// Refused PERMISSION_DENIED at the gate.
+    PermissionDenied,
+    /// Served without a verified caller: the empty answer the seeds require.
+    Unverified,
+    /// A verified caller a permit's binding step refused (another project, ...).
+    Refused,
+}
+
+/// Why: a closed vocabulary, never the caller's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthReason {
+    /// No credential at all.
+    MissingCredential,
+    /// A credential that does not verify (forged, expired, another audience).
+    InvalidCredential,
+    /// A caller token where a service credential is needed, or the reverse.
+    WrongCredentialKind,
+    /// A verified caller whose role is not an administrator's.
+    NotAdministrator,
+    /// A method the service does not serve.
+    UnknownMethod,
+    /// Another project, conversation or source than the caller's.
+    Binding,
+}
+
+/// Counts one refusal (or unverified call) of `service`, a name from the compiled
+/// contract's list.
+pub fn auth_refusal(service: &'static str, outcome: AuthOutcome, reason: AuthReason) {
+    let outcome = match outcome {
+        AuthOutcome::Unauthenticated => "unauthenticated",
+        AuthOutcome::PermissionDenied => "permission_denied",
+        AuthOutcome::Unverified => "unverified",
+        AuthOutcome::Refused => "refused",
+    };
+    let reason = match reason {
+        AuthReason::MissingCredential => "missing_credential",
+        AuthReason::InvalidCredential => "invalid_credential",
+        AuthReason::WrongCredentialKind => "wrong_credential_kind",
+        AuthReason::NotAdministrator => "not_administrator",
+        AuthReason::UnknownMethod => "unknown_method",
+        AuthReason::Binding => "binding",
+    };
+    METRICS
+        .auth_refusals
+        .get_or_create(&[
+            ("service", service),
+            ("outcome", outcome),
+            ("reason", reason),
+        ])
+        .inc();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,8 +501,14 @@ mod tests {
             },
         );
         policy_decisions(Candidate::File, Decision::Hidden, 2);
+        auth_refusal(
+            "neuralis.test.v1.T",
+            AuthOutcome::Unverified,
+            AuthReason::InvalidCredential,
+        );
         let text = render();
         for family in [
+            "neuralis_auth_refusals_total{service=\"neuralis.test.v1.T\",outcome=\"unverified\",reason=\"invalid_credential\"} 1",
             "neuralis_rpc_server_duration_seconds_bucket{",
             "neuralis_rpc_client_duration_seconds_count{service=\"neuralis.test.v1.T\",method=\"Call\",code=\"UNAVAILABLE\"} 1",
             "neuralis_inventory_lookups_total{result=\"hit\"}",
