@@ -114,6 +114,22 @@ REFUSED = [
     ("TLS without its Secret", {"mode": "all-in-one", "tls": {"enabled": True}}, ["tls.existingSecret"]),
     ("a secret under a name the binary does not read",
      {"mode": "all-in-one", "secret": {"values": {"IDENTITY_SECRET": "x"}}}, ["IDENTITY_SECRET"]),
+] + [
+    # A misspelt key fails the render naming it, at every level (values.schema.json is
+    # closed): a typo is never silently ignored.
+    (f"a misspelt key: {title}", {"mode": "all-in-one", **values}, [word])
+    for title, values, word in [
+        ("replicaCount", {"replicaCount": 3}, "replicaCount"),
+        ("polcy", {"polcy": {"replicas": 3}}, "polcy"),
+        ("policy.replica", {"policy": {"replica": 3}}, "replica"),
+        ("sync.strategy.rollingUpdate.maxSurg",
+         {"sync": {"strategy": {"rollingUpdate": {"maxSurg": 1}}}}, "maxSurg"),
+        ("discovery.autoscaling.maxReplica", {"discovery": {"autoscaling": {"maxReplica": 4}}}, "maxReplica"),
+        ("allInOne.persistence.sise", {"allInOne": {"persistence": {"sise": "2Gi"}}}, "sise"),
+        ("image.pullpolicy", {"image": {"repository": "r", "pullpolicy": "Always"}}, "pullpolicy"),
+        ("metrics.serviceMonitor.intervall", {"metrics": {"serviceMonitor": {"intervall": "1m"}}}, "intervall"),
+        ("serviceAccount.annotation", {"serviceAccount": {"annotation": {}}}, "annotation"),
+    ]
 ]
 
 

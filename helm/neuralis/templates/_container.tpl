@@ -143,4 +143,7 @@
     {{- with .volumeMounts }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
+    {{- with $root.Values.extraVolumeMounts }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
 {{- end -}}

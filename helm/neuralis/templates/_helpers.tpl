@@ -134,12 +134,62 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/* Pod-level settings shared by every workload. */}}
+{{/* The pod spec's common part. `.values` is the component's values (sync, discovery,
+     policy or allInOne): a component's own scheduling keys win over the chart-wide ones;
+     nodeSelector maps are merged, tolerations and pull secrets added up. */}}
 {{- define "neuralis.podSpec" -}}
-serviceAccountName: {{ include "neuralis.serviceAccountName" . }}
+{{- $root := .root -}}
+{{- $values := .values -}}
+serviceAccountName: {{ include "neuralis.componentServiceAccountName" . }}
 automountServiceAccountToken: false
-terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
 securityContext:
-  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+  {{- toYaml $root.Values.podSecurityContext | nindent 2 }}
+{{- with ($values.priorityClassName | default $root.Values.priorityClassName) }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with $root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (merge (deepCopy ($values.nodeSelector | default dict)) ($root.Values.nodeSelector | default dict)) }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (concat ($root.Values.tolerations | default list) ($values.tolerations | default list)) }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with ($values.affinity | default $root.Values.affinity) }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Pod labels and annotations an operator adds (chart-wide, then the component's). */}}
+{{- define "neuralis.podLabels" -}}
+{{- with (merge (deepCopy (.values.podLabels | default dict)) (.root.Values.podLabels | default dict)) -}}
+{{ toYaml . }}
+{{- end -}}
+{{- end -}}
+
+{{- define "neuralis.podAnnotations" -}}
+{{- with (merge (deepCopy (.values.podAnnotations | default dict)) (.root.Values.podAnnotations | default dict)) -}}
+{{ toYaml . }}
+{{- end -}}
+{{- end -}}
+
+{{/* The service account a component runs as: its own when it asks for one (workload
+     identity per service), else the chart-wide one. */}}
+{{- define "neuralis.componentServiceAccountName" -}}
+{{- $account := .values.serviceAccount | default dict }}
+{{- if $account.create -}}
+{{ $account.name | default (printf "%s-%s" (include "neuralis.fullname" .root) .component) }}
+{{- else if $account.name -}}
+{{ $account.name }}
+{{- else -}}
+{{ include "neuralis.serviceAccountName" .root }}
+{{- end -}}
 {{- end -}}
 
 {{/* Checksums that roll the pods when their configuration changes. */}}
@@ -150,7 +200,11 @@ checksum/keys: {{ include (print .Template.BasePath "/keyfiles.yaml") . | sha256
 {{- end -}}
 
 {{- define "neuralis.topologySpread" -}}
-{{- if .root.Values.topologySpread.enabled }}
+{{- $own := (index .root.Values .component).topologySpreadConstraints }}
+{{- if $own }}
+topologySpreadConstraints:
+  {{- toYaml $own | nindent 2 }}
+{{- else if .root.Values.topologySpread.enabled }}
 topologySpreadConstraints:
   {{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
   - maxSkew: {{ $.root.Values.topologySpread.maxSkew }}
@@ -179,5 +233,8 @@ topologySpreadConstraints:
 - name: tls
   secret:
     secretName: {{ .Values.tls.existingSecret }}
+{{- end }}
+{{- with .Values.extraVolumes }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}
