@@ -190,3 +190,85 @@ async fn metrics_move_with_calls_and_no_label_value_carries_caller_text() {
     shutdown.trigger();
     cluster.stop().await.unwrap();
 }
+
+/// Issue 28 item 3: every metric an alert or a dashboard panel of the chart names is a
+/// family this binary exports (a renamed family would leave an alert that never fires).
+/// Read from the golden render with monitoring on, checked against the registry's own
+/// `# TYPE` lines.
+#[test]
+fn every_metric_the_alerts_and_the_dashboard_name_is_exported() {
+    let golden =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../helm/ci/golden/monitoring.yaml");
+    let render = std::fs::read_to_string(&golden).expect("the monitoring golden render");
+    touch_every_family();
+    let exported: BTreeSet<String> = neuralis_metrics::render()
+        .lines()
+        .filter_map(|line| line.strip_prefix("# TYPE "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_owned)
+        .collect();
+    let named = metric_names(&render);
+    assert!(
+        named.len() >= 10,
+        "the alerts and the dashboard name the families: {named:?}"
+    );
+    for name in &named {
+        let family = ["_total", "_bucket", "_count", "_sum"]
+            .iter()
+            .find_map(|suffix| name.strip_suffix(suffix))
+            .unwrap_or(name);
+        assert!(
+            exported.contains(family) || exported.contains(name.as_str()),
+            "{name} is named by the chart's monitoring but not exported: {exported:?}"
+        );
+    }
+    // The check can fail: a family that does not exist is caught.
+    assert!(!exported.contains("neuralis_no_such_family"));
+}
+
+/// One update of every family, so each prints its `# TYPE` line (an empty family
+/// prints nothing).
+fn touch_every_family() {
+    use neuralis_metrics as m;
+    m::rpc_served("neuralis.test.v1.T", "Call", m::code_name(0), 0.01);
+    m::rpc_called("neuralis.test.v1.T", "Call", m::code_name(0), 0.01);
+    m::inventory_lookup(m::Lookup::Hit);
+    m::inventory_full_refill();
+    m::inventory_delta_apply();
+    m::inventory_regroups(1);
+    m::inventory_evictions(1);
+    m::inventory_bytes(1);
+    m::subscription_attached();
+    m::invalidation(m::Invalidation::Finish);
+    m::sync_run(m::RunOutcome::Succeeded, m::RunFiles::default());
+    m::policy_decisions(m::Candidate::File, m::Decision::Hidden, 1);
+    m::auth_refusal(
+        "neuralis.test.v1.T",
+        m::AuthOutcome::Unverified,
+        m::AuthReason::InvalidCredential,
+    );
+}
+
+/// The `neuralis_…` and `process_…` identifiers of a text (PromQL inside YAML and JSON).
+fn metric_names(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &text[at..];
+        let starts = rest.starts_with("neuralis_") || rest.starts_with("process_");
+        let boundary = at == 0 || !is_ident(bytes[at - 1]);
+        if starts && boundary {
+            let len = rest.bytes().take_while(|b| is_ident(*b)).count();
+            names.insert(rest[..len].to_owned());
+            at += len;
+        } else {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    names
+}
+
+fn is_ident(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
