@@ -22,10 +22,15 @@ FROM dependencies AS build
 COPY . .
 # The sources are older than the stub build's outputs: make cargo see them as new.
 RUN find libs services tests -name '*.rs' -exec touch {} + \
- && cargo build --release --locked -p neuralis --bin neuralis
+ && cargo build --release --locked -p neuralis --bin neuralis \
+ && mkdir -p /out/var/lib/neuralis
 
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/target/release/neuralis /usr/local/bin/neuralis
+# The data directory (embedded stores, the local signing key) belongs to the user the
+# image runs as, and is a volume: `docker run IMAGE` with no arguments serves.
+COPY --from=build --chown=65532:65532 /out/var/lib/neuralis /var/lib/neuralis
+VOLUME ["/var/lib/neuralis"]
 USER 65532:65532
 EXPOSE 7400
 ENTRYPOINT ["/usr/local/bin/neuralis"]

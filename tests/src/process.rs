@@ -19,6 +19,23 @@ pub const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef";
 /// The service-credential key of every process [`spawn`] starts.
 pub const SERVICE_SECRET: &str = "fedcba9876543210fedcba9876543210fedcba9876543210";
 
+/// The `neuralis` binary (the product's CLI and server), built beside `node`, this
+/// package's `neuralis-node` binary: an integration test passes
+/// `env!("CARGO_BIN_EXE_neuralis-node")`, since cargo names only a package's own binaries.
+pub fn neuralis_binary(node: &str) -> std::path::PathBuf {
+    let binary = std::path::Path::new(node).with_file_name("neuralis");
+    if !binary.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "neuralis", "--bin", "neuralis"])
+            .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+            .status()
+            .unwrap();
+        assert!(status.success(), "building the neuralis binary");
+    }
+    binary
+}
+
 /// `GET path` on the admin port: the status code and the body.
 pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();

@@ -181,19 +181,8 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The `neuralis` binary, built beside this package's own binaries.
 fn neuralis_binary() -> PathBuf {
-    let binary = Path::new(env!("CARGO_BIN_EXE_neuralis-node")).with_file_name("neuralis");
-    if !binary.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-p", "neuralis", "--bin", "neuralis"])
-            .current_dir(workspace())
-            .status()
-            .unwrap();
-        assert!(status.success(), "building the neuralis binary");
-    }
-    binary
+    neuralis_tests::process::neuralis_binary(env!("CARGO_BIN_EXE_neuralis-node"))
 }
 
 /// `program args` as the pod would run it: only the container's environment, the
