@@ -141,6 +141,11 @@ async fn set_override(
         ),
         file_path: path.into(),
         state: state as i32,
+        // Conversation ids are per project; an agent override names none.
+        project_id: match scope {
+            policy::OverrideScope::Conversation => P.into(),
+            _ => String::new(),
+        },
     };
     // An agent's configuration reaches every project: a platform-wide administrator
     // sets it; a conversation's, an administrator of its project.
