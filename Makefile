@@ -34,8 +34,9 @@ lint: ## cargo fmt --check and clippy -D warnings
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
-proto-lint: ## buf lint (STANDARD and COMMENTS, buf.yaml) over proto/; installs @bufbuild/buf into target/tools/npm once
+proto-lint: ## buf lint (STANDARD and COMMENTS) and buf breaking against proto/baseline.binpb (the previous release); installs @bufbuild/buf into target/tools/npm once
 	bash tests/support/buf.sh lint
+	bash tests/support/buf.sh breaking --against proto/baseline.binpb
 
 fmt: ## format the code
 	$(CARGO) fmt --all

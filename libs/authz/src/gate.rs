@@ -19,9 +19,13 @@ pub enum Denial {
     /// No credential, or one that does not verify as the kind the row needs.
     Unauthenticated,
     /// A verified principal without the right: the wrong kind (a caller token where a
-    /// service credential is needed, or the reverse), a role that is not an
-    /// administrator, or a method without a row.
+    /// service credential is needed, or the reverse), or a role that is not an
+    /// administrator.
     PermissionDenied(&'static str),
+    /// A verified caller or service named a method this service does not serve: the
+    /// usual version-skew answer. An unverified one gets UNAUTHENTICATED instead, so it
+    /// learns nothing reflection would not tell it.
+    Unimplemented,
 }
 
 impl Denial {
@@ -30,6 +34,10 @@ impl Denial {
         match self {
             Denial::Unauthenticated => details::status(Reason::Unauthenticated, "unauthenticated"),
             Denial::PermissionDenied(text) => details::status(Reason::PermissionDenied, text),
+            Denial::Unimplemented => details::status(
+                Reason::MethodUnknown,
+                "this service does not serve the method",
+            ),
         }
     }
 
@@ -37,6 +45,7 @@ impl Denial {
         match self {
             Denial::Unauthenticated => "unauthenticated",
             Denial::PermissionDenied(_) => "permission_denied",
+            Denial::Unimplemented => "unimplemented",
         }
     }
 }
@@ -105,7 +114,7 @@ impl Counters {
         let counter = match result {
             Ok(_) => &self.allowed,
             Err(Denial::Unauthenticated) => &self.unauthenticated,
-            Err(Denial::PermissionDenied(_)) => &self.permission_denied,
+            Err(Denial::PermissionDenied(_) | Denial::Unimplemented) => &self.permission_denied,
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
@@ -170,9 +179,7 @@ impl Gate {
                 Err((denial, reason)) => (Err(denial), Some(reason)),
             },
             None => (
-                Err(Denial::PermissionDenied(
-                    "no authorization rule for this method",
-                )),
+                Err(self.unknown_method(token)),
                 Some(AuthReason::UnknownMethod),
             ),
         };
@@ -181,7 +188,9 @@ impl Gate {
             let outcome = match &result {
                 Ok(_) => AuthOutcome::Unverified,
                 Err(Denial::Unauthenticated) => AuthOutcome::Unauthenticated,
-                Err(Denial::PermissionDenied(_)) => AuthOutcome::PermissionDenied,
+                Err(Denial::PermissionDenied(_) | Denial::Unimplemented) => {
+                    AuthOutcome::PermissionDenied
+                }
             };
             neuralis_metrics::auth_refusal(self.table.service, outcome, reason);
         }
@@ -196,6 +205,20 @@ impl Gate {
             );
         }
         result
+    }
+
+    /// A path without a row: UNIMPLEMENTED to a verified caller or service (the usual
+    /// version-skew check), UNAUTHENTICATED to anyone else.
+    fn unknown_method(&self, token: Option<&str>) -> Denial {
+        let verified = token.is_some_and(|token| {
+            self.verifiers.callers.verify(token).is_ok()
+                || self.verifiers.services.verify(token).is_ok()
+        });
+        if verified {
+            Denial::Unimplemented
+        } else {
+            Denial::Unauthenticated
+        }
     }
 
     /// The permit, and why its principal is unverified when it is (the empty answer);

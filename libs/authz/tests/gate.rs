@@ -151,13 +151,14 @@ fn credentials() -> Vec<(&'static str, Option<String>)> {
     ]
 }
 
-/// "ok", "ok (unverified)", "unauthenticated" or "permission denied".
+/// "ok", "ok (unverified)", "unauthenticated", "permission denied" or "unimplemented".
 fn outcome(gate: &Gate, method: &str, token: Option<&str>) -> &'static str {
     match gate.admit(&format!("/test.v1.Test/{method}"), token) {
         Ok(permit) if permit.is_verified() => "ok",
         Ok(_) => "ok (unverified)",
         Err(Denial::Unauthenticated) => "unauthenticated",
         Err(Denial::PermissionDenied(_)) => "permission denied",
+        Err(Denial::Unimplemented) => "unimplemented",
     }
 }
 
@@ -165,6 +166,7 @@ fn outcome(gate: &Gate, method: &str, token: Option<&str>) -> &'static str {
 fn each_rule_admits_its_principals_and_refuses_the_others_with_the_right_code() {
     const U: &str = "unauthenticated";
     const D: &str = "permission denied";
+    const I: &str = "unimplemented";
     //            none  forged expired member owner service
     let expected: [(&str, [&str; 6]); 5] = [
         ("Callers", [U, U, U, "ok", "ok", D]),
@@ -181,7 +183,8 @@ fn each_rule_admits_its_principals_and_refuses_the_others_with_the_right_code() 
                 "ok (unverified)",
             ],
         ),
-        ("NoSuchMethod", [D, D, D, D, D, D]),
+        // No row: the version-skew answer to a verified principal, nothing to others.
+        ("NoSuchMethod", [U, U, U, I, I, I]),
     ];
     let gate = gate();
     let credentials = credentials();
@@ -196,8 +199,8 @@ fn each_rule_admits_its_principals_and_refuses_the_others_with_the_right_code() 
     }
     let counts = gate.counts();
     assert_eq!(counts.allowed, 10);
-    assert_eq!(counts.unauthenticated, 9);
-    assert_eq!(counts.permission_denied, 11);
+    assert_eq!(counts.unauthenticated, 12);
+    assert_eq!(counts.permission_denied, 8);
 }
 
 #[test]
@@ -429,8 +432,18 @@ mod layer {
         assert_eq!(refused.headers()["grpc-status"], "7", "permission denied");
         let anonymous = call(&mut service, "Callers", None).await;
         assert_eq!(anonymous.headers()["grpc-status"], "16", "unauthenticated");
+        // No row: UNIMPLEMENTED to a verified caller (the version-skew check),
+        // UNAUTHENTICATED to anyone else; never reaching the service either way.
         let unknown = call(&mut service, "Unknown", member.as_deref()).await;
-        assert_eq!(unknown.headers()["grpc-status"], "7", "no row: refused");
+        assert_eq!(
+            unknown.headers()["grpc-status"],
+            "12",
+            "no row: unimplemented"
+        );
+        let unknown_anonymous = call(&mut service, "Unknown", None).await;
+        assert_eq!(unknown_anonymous.headers()["grpc-status"], "16");
+        let unknown_forged = call(&mut service, "Unknown", Some("forged")).await;
+        assert_eq!(unknown_forged.headers()["grpc-status"], "16");
         assert_eq!(
             inner.0.load(Ordering::SeqCst),
             0,
@@ -500,7 +513,7 @@ fn refusals_are_logged_without_caller_text_and_counted_by_reason() {
     );
     let metrics = neuralis_metrics::render();
     for line in [
-        r#"neuralis_auth_refusals_total{service="test.v1.Test",outcome="permission_denied",reason="unknown_method"}"#,
+        r#"neuralis_auth_refusals_total{service="test.v1.Test",outcome="unauthenticated",reason="unknown_method"}"#,
         r#"neuralis_auth_refusals_total{service="test.v1.Test",outcome="unauthenticated",reason="missing_credential"}"#,
         r#"neuralis_auth_refusals_total{service="test.v1.Test",outcome="unverified",reason="invalid_credential"}"#,
     ] {

@@ -37,11 +37,13 @@ pub enum Reason {
     Unavailable,
     /// A defect or a damaged store.
     Internal,
+    /// A method this server does not serve (answered only to a verified caller).
+    MethodUnknown,
 }
 
 impl Reason {
     /// Every reason, for tests and the documentation.
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::InvalidArgument,
         Reason::RequestUndecodable,
         Reason::SourceRootRefused,
@@ -51,6 +53,7 @@ impl Reason {
         Reason::PermissionDenied,
         Reason::Unavailable,
         Reason::Internal,
+        Reason::MethodUnknown,
     ];
 
     /// The wire spelling (UPPER_SNAKE).
@@ -65,6 +68,7 @@ impl Reason {
             Reason::PermissionDenied => "PERMISSION_DENIED",
             Reason::Unavailable => "UNAVAILABLE",
             Reason::Internal => "INTERNAL",
+            Reason::MethodUnknown => "METHOD_UNKNOWN",
         }
     }
 
@@ -80,6 +84,7 @@ impl Reason {
             Reason::PermissionDenied => Code::PermissionDenied,
             Reason::Unavailable => Code::Unavailable,
             Reason::Internal => Code::Internal,
+            Reason::MethodUnknown => Code::Unimplemented,
         }
     }
 }

@@ -48,6 +48,10 @@ impl From<neuralis_authz::Denial> for DiscoveryError {
             neuralis_authz::Denial::PermissionDenied(reason) => {
                 DiscoveryError::PermissionDenied(reason.into())
             }
+            // In-process clients call only the methods they were compiled with.
+            neuralis_authz::Denial::Unimplemented => {
+                DiscoveryError::PermissionDenied("this service does not serve the method".into())
+            }
         }
     }
 }

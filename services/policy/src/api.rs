@@ -139,6 +139,10 @@ impl From<neuralis_authz::Denial> for PolicyError {
             neuralis_authz::Denial::PermissionDenied(reason) => {
                 PolicyError::PermissionDenied(reason.into())
             }
+            // In-process clients call only the methods they were compiled with.
+            neuralis_authz::Denial::Unimplemented => {
+                PolicyError::PermissionDenied("this service does not serve the method".into())
+            }
         }
     }
 }

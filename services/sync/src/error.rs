@@ -52,6 +52,10 @@ impl From<neuralis_authz::Denial> for SyncError {
             neuralis_authz::Denial::PermissionDenied(reason) => {
                 SyncError::PermissionDenied(reason.into())
             }
+            // In-process clients call only the methods they were compiled with.
+            neuralis_authz::Denial::Unimplemented => {
+                SyncError::PermissionDenied("this service does not serve the method".into())
+            }
         }
     }
 }
