@@ -10,6 +10,8 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod decided;
+mod digest;
 mod error;
 mod resolve;
 mod stat;
@@ -20,6 +22,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use digest::{content_hash, fingerprint, fingerprint_of_hash};
 pub use error::ConnectorError;
 use stat::FileStat;
 
