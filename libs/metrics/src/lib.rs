@@ -37,6 +37,7 @@ struct Metrics {
     sync_bytes: Counter,
     sync_runs: Family<Labels<1>, Counter>,
     policy_decisions: Family<Labels<2>, Counter>,
+    decided_reads_refused: Family<Labels<1>, Counter>,
 }
 
 /// Latency buckets from 100 µs to about 26 s.
@@ -63,6 +64,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         sync_bytes: Counter::default(),
         sync_runs: Family::default(),
         policy_decisions: Family::default(),
+        decided_reads_refused: Family::default(),
         registry: Registry::default(),
     };
     registry.register(
@@ -124,6 +126,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "neuralis_policy_decisions",
         "Policy decisions by candidate kind and outcome",
         metrics.policy_decisions.clone(),
+    );
+    registry.register(
+        "neuralis_sync_decided_reads_refused",
+        "Caller-facing file reads refused by sync, by reason (changed: rewritten or swapped since its row, and re-synced; unreadable: missing, a link or not a file; undecided: no fingerprint)",
+        metrics.decided_reads_refused.clone(),
     );
     registry.register_collector(Box::new(SubscriptionGauge));
     registry.register_collector(Box::new(process::ProcessCollector::new()));
@@ -412,6 +419,30 @@ pub fn policy_decisions(candidate: Candidate, decision: Decision, count: u64) {
         .inc_by(count);
 }
 
+/// Why sync refused a caller-facing read of a decided file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadRefusal {
+    /// A plain file whose bytes are not the ones decided on (changed since its row).
+    Changed,
+    /// Missing, a link, not a regular file, too large, or outside the root.
+    Unreadable,
+    /// The reader named no decided content (fingerprint 0).
+    Undecided,
+}
+
+/// One caller-facing read refused by sync.
+pub fn decided_read_refused(reason: ReadRefusal) {
+    let reason = match reason {
+        ReadRefusal::Changed => "changed",
+        ReadRefusal::Unreadable => "unreadable",
+        ReadRefusal::Undecided => "undecided",
+    };
+    METRICS
+        .decided_reads_refused
+        .get_or_create(&[("reason", reason)])
+        .inc();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,3 +500,4 @@ mod tests {
         assert_eq!(code_name(-1), "UNKNOWN");
     }
 }
+
