@@ -342,6 +342,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             project: P.into(),
             source: "repo".into(),
             path: ".claude/skills/review/SKILL.md".into(),
+            ..Default::default()
         }
         .encode_to_vec(),
         f::SEARCH => sync::SearchRequest {
@@ -441,6 +442,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             source_slug: "repo".into(),
             package_id: String::new(),
             path: ".claude/skills/review/SKILL.md".into(),
+            ..Default::default()
         }
         .encode_to_vec(),
         d::SEARCH => discovery::SearchRequest {
