@@ -231,7 +231,8 @@ async fn a_changed_privacy_pattern_is_honoured_by_the_next_call_without_a_sync(m
 async fn hydrate_stays_within_its_budget_when_a_file_grew_after_the_sync(mode: Mode) {
     let s = setup(mode).await;
     let member = s.cluster.token("ada", "member", None, P);
-    std::fs::write(s.dir.path().join(TONE), "x".repeat(200_000)).unwrap();
+    let grown = format!("---\nname: tone\n---\n{}", "x".repeat(200_000));
+    std::fs::write(s.dir.path().join(TONE), grown).unwrap();
     let request = discovery::HydrateRequest {
         scope: scope(P, "", ""),
         budget_bytes: 1_000,
