@@ -27,7 +27,12 @@ const PLAIN: &str = ".claude/docs/plain.md";
 const TONE: &str = ".claude/instructions/tone.md";
 const REVIEW: &str = ".claude/skills/review";
 /// Bytes of the targets: none may ever come back (and `/etc/passwd`'s first line).
-const SECRETS: &[&str] = &["zqvaultsecret", "zqvaultskill", "zqvaultscript", "zqserverkey"];
+const SECRETS: &[&str] = &[
+    "zqvaultsecret",
+    "zqvaultskill",
+    "zqvaultscript",
+    "zqserverkey",
+];
 
 fn secrets() -> Vec<String> {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
@@ -132,8 +137,14 @@ async fn a_file_or_skill_folder_swapped_for_a_link_after_the_sync_serves_nothing
         (KEYS_DOC, "---\nname: keys\n---\nA doc.\n"),
         (PLAIN, "---\nname: plain\n---\nzqplainbody\n"),
         ("vault/secret.md", "---\nname: vault\n---\nzqvaultsecret\n"),
-        ("vault/review/SKILL.md", "---\nname: review\n---\nzqvaultskill\n"),
-        ("vault/review/scripts/diff.sh", "#!/bin/sh\n# zqvaultscript\n"),
+        (
+            "vault/review/SKILL.md",
+            "---\nname: review\n---\nzqvaultskill\n",
+        ),
+        (
+            "vault/review/scripts/diff.sh",
+            "#!/bin/sh\n# zqvaultscript\n",
+        ),
     ];
     fixture::write_tree(root, &extra).unwrap();
     // A key file the server keeps, in its protected data directory.
@@ -148,13 +159,19 @@ async fn a_file_or_skill_folder_swapped_for_a_link_after_the_sync_serves_nothing
     register(&cluster, &admin, P, "repo", root, read_policy(vec![deny]))
         .await
         .expect("register");
-    let (skill, entry) = (format!("{REVIEW}/SKILL.md"), format!("{REVIEW}/scripts/diff.sh"));
+    let (skill, entry) = (
+        format!("{REVIEW}/SKILL.md"),
+        format!("{REVIEW}/scripts/diff.sh"),
+    );
     let paths: [&str; 6] = [GUIDE, KEYS_DOC, TONE, &skill, &entry, PLAIN];
 
     // Before the swaps every read answers: the checks below can fail.
     let (reads, rest) = every_read(&cluster, &member, "", &paths, "review").await;
     assert!(reads.iter().all(Result::is_ok), "{reads:?}");
-    assert!(rest.contains("Read the diff first") && rest.contains("Be direct"), "{rest}");
+    assert!(
+        rest.contains("Read the diff first") && rest.contains("Be direct"),
+        "{rest}"
+    );
 
     swap_for_link(root, GUIDE, &root.join("vault/secret.md"));
     swap_for_link(root, REVIEW, &root.join("vault/review"));
@@ -164,12 +181,18 @@ async fn a_file_or_skill_folder_swapped_for_a_link_after_the_sync_serves_nothing
     let (reads, rest) = every_read(&cluster, &member, "", &paths, "review").await;
     for (path, read) in paths.iter().zip(&reads) {
         if *path == PLAIN {
-            assert_eq!(read.as_deref().unwrap(), b"---\nname: plain\n---\nzqplainbody\n");
+            assert_eq!(
+                read.as_deref().unwrap(),
+                b"---\nname: plain\n---\nzqplainbody\n"
+            );
         } else {
             assert_eq!(read, &Err(DiscoveryError::NotFound), "{path}");
         }
     }
-    assert!(rest.starts_with("Err(NotFound)"), "the skill activates nothing: {rest}");
+    assert!(
+        rest.starts_with("Err(NotFound)"),
+        "the skill activates nothing: {rest}"
+    );
     for secret in secrets() {
         assert!(!rest.contains(&secret), "{secret} served: {rest}");
     }
@@ -179,7 +202,10 @@ async fn a_file_or_skill_folder_swapped_for_a_link_after_the_sync_serves_nothing
     let (reads, rest) = every_read(&cluster, &member, "", &paths, "review").await;
     let served = format!("{reads:?}{rest}");
     for secret in secrets() {
-        assert!(!served.contains(&secret), "{secret} served after the re-sync: {served}");
+        assert!(
+            !served.contains(&secret),
+            "{secret} served after the re-sync: {served}"
+        );
     }
     cluster.stop().await.unwrap();
 }
@@ -222,28 +248,44 @@ async fn an_agent_s_skill_linked_into_another_agent_s_private_folder_serves_noth
     let a1 = cluster.token("ada", "member", Some("a1"), P);
     let a2 = cluster.token("bea", "member", Some("a2"), P);
     let (reads, rest) = every_read(&cluster, &a1, "a1", &[mine], "zqmine").await;
-    assert!(reads[0].is_ok() && rest.contains("zqa1body"), "a1 reads its own: {rest}");
-    assert!(!format!("{reads:?}{rest}").contains("zqa2privatebody"), "{rest}");
+    assert!(
+        reads[0].is_ok() && rest.contains("zqa1body"),
+        "a1 reads its own: {rest}"
+    );
+    assert!(
+        !format!("{reads:?}{rest}").contains("zqa2privatebody"),
+        "{rest}"
+    );
 
     // a1 writes in its own folder: its skill becomes a link to a2's private one.
     swap_for_link(root, mine, &root.join(theirs));
     let (reads, rest) = every_read(&cluster, &a1, "a1", &[mine], "zqmine").await;
     assert_eq!(reads[0], Err(DiscoveryError::NotFound));
     assert!(rest.starts_with("Err(NotFound)"), "{rest}");
-    assert!(!rest.contains("zqa2privatebody"), "a2's body served to a1: {rest}");
+    assert!(
+        !rest.contains("zqa2privatebody"),
+        "a2's body served to a1: {rest}"
+    );
     // A relative link, and a link to the folder: the same.
     std::fs::remove_file(root.join(mine)).unwrap();
     symlink("../private-a2/SKILL.md", root.join(mine)).unwrap();
     let (reads, rest) = every_read(&cluster, &a1, "a1", &[mine], "zqmine").await;
     assert_eq!(reads[0], Err(DiscoveryError::NotFound));
     assert!(!rest.contains("zqa2privatebody"), "{rest}");
-    swap_for_link(root, ".claude/skills/private-a1", &root.join(".claude/skills/private-a2"));
+    swap_for_link(
+        root,
+        ".claude/skills/private-a1",
+        &root.join(".claude/skills/private-a2"),
+    );
     let (reads, rest) = every_read(&cluster, &a1, "a1", &[mine], "zqmine").await;
     assert_eq!(reads[0], Err(DiscoveryError::NotFound));
     assert!(!rest.contains("zqa2privatebody"), "{rest}");
 
     // Its owner still reads its own, unchanged.
     let (reads, rest) = every_read(&cluster, &a2, "a2", &[theirs], "zqtheirs").await;
-    assert!(reads[0].is_ok() && rest.contains("zqa2privatebody"), "{rest}");
+    assert!(
+        reads[0].is_ok() && rest.contains("zqa2privatebody"),
+        "{rest}"
+    );
     cluster.stop().await.unwrap();
 }

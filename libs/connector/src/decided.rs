@@ -92,7 +92,8 @@ impl LocalConnector {
                 return file.ok().map(File::from);
             }
             directory =
-                rustix::fs::openat(directory.as_fd(), name, directory_flags(), Mode::empty()).ok()?;
+                rustix::fs::openat(directory.as_fd(), name, directory_flags(), Mode::empty())
+                    .ok()?;
         }
         None
     }

@@ -52,7 +52,10 @@ fn a_file_rewritten_since_its_row_is_changed_never_served() {
     // In place (same inode): an identity check would let this through.
     fs::write(dir.path().join("docs/t3.md"), b"VAULT SECRET").unwrap();
     let read = c.read_decided("docs/t3.md", decided);
-    assert!(matches!(read, Err(ConnectorError::Changed { .. })), "{read:?}");
+    assert!(
+        matches!(read, Err(ConnectorError::Changed { .. })),
+        "{read:?}"
+    );
 }
 
 #[test]
@@ -62,7 +65,9 @@ fn a_last_component_swapped_for_a_link_to_a_hidden_file_is_not_found() {
     let c = connector(root);
     fs::remove_file(root.join("docs/t3.md")).unwrap();
     symlink("../vault/secret.md", root.join("docs/t3.md")).unwrap();
-    assert!(is_not_found(&c.read_decided("docs/t3.md", fingerprint(b"public doc"))));
+    assert!(is_not_found(
+        &c.read_decided("docs/t3.md", fingerprint(b"public doc"))
+    ));
     // Not even with the target's own fingerprint: the link is never followed.
     let target = fingerprint(b"VAULT SECRET");
     assert!(is_not_found(&c.read_decided("docs/t3.md", target)));
@@ -107,9 +112,13 @@ fn links_out_of_the_root_are_not_found() {
     let c = connector(root);
     fs::remove_file(root.join("docs/t3.md")).unwrap();
     symlink("/etc/passwd", root.join("docs/t3.md")).unwrap();
-    assert!(is_not_found(&c.read_decided("docs/t3.md", fingerprint(b"public doc"))));
+    assert!(is_not_found(
+        &c.read_decided("docs/t3.md", fingerprint(b"public doc"))
+    ));
     let passwd = fs::read("/etc/passwd").unwrap_or_default();
-    assert!(is_not_found(&c.read_decided("docs/t3.md", fingerprint(&passwd))));
+    assert!(is_not_found(
+        &c.read_decided("docs/t3.md", fingerprint(&passwd))
+    ));
     fs::remove_dir_all(root.join("skills")).unwrap();
     symlink(outside.path(), root.join("skills")).unwrap();
     let key = fingerprint(b"PRIVATE KEY");
@@ -149,7 +158,9 @@ fn a_fifo_or_a_directory_is_not_found_without_blocking() {
         .unwrap();
     assert!(status.success());
     // Opened non-blocking: a fifo nobody writes to cannot hang the read.
-    assert!(is_not_found(&c.read_decided("docs/t3.md", fingerprint(b"public doc"))));
+    assert!(is_not_found(
+        &c.read_decided("docs/t3.md", fingerprint(b"public doc"))
+    ));
     assert!(is_not_found(&c.read_decided("vault", fingerprint(b""))));
 }
 
@@ -160,7 +171,10 @@ fn a_row_reached_through_an_in_root_link_is_read_at_its_real_path_only() {
     symlink("../docs/t3.md", root.join("skills/alias.md")).unwrap();
     let c = connector(root);
     let decided = fingerprint(b"public doc");
-    assert_eq!(c.read_decided("docs/t3.md", decided).unwrap(), b"public doc");
+    assert_eq!(
+        c.read_decided("docs/t3.md", decided).unwrap(),
+        b"public doc"
+    );
     assert!(is_not_found(&c.read_decided("skills/alias.md", decided)));
 }
 
@@ -183,5 +197,9 @@ fn forbidden_too_large_and_undecided_reads_are_not_found() {
     // Fingerprint 0: the reader holds no decided row.
     write(root, "docs/empty.md", b"");
     assert!(is_not_found(&c.read_decided("docs/empty.md", 0)));
-    assert_eq!(c.read_decided("docs/t3.md", fingerprint(b"public doc")).unwrap(), b"public doc");
+    assert_eq!(
+        c.read_decided("docs/t3.md", fingerprint(b"public doc"))
+            .unwrap(),
+        b"public doc"
+    );
 }

@@ -21,7 +21,14 @@ const FILES: &[&str] = &[
     "agents/a2/private.md",
 ];
 /// The directories of the tree: swapped too.
-const DIRS: &[&str] = &["docs", "vault", "skills", "skills/s", "agents/a1", "agents/a2"];
+const DIRS: &[&str] = &[
+    "docs",
+    "vault",
+    "skills",
+    "skills/s",
+    "agents/a1",
+    "agents/a2",
+];
 /// Outside the root: what a link out of it would reach.
 const OUTSIDE: &[&str] = &["secret.md", "s/SKILL.md", "s"];
 /// Few contents, so two files often hold the same bytes: a link to a file with the

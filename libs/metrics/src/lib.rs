@@ -500,4 +500,3 @@ mod tests {
         assert_eq!(code_name(-1), "UNKNOWN");
     }
 }
-

@@ -166,7 +166,10 @@ impl Discovery {
                 if decided.fingerprint == 0 {
                     return Err(DiscoveryError::NotFound);
                 }
-                self.parts.index.read(project, source_id, path, &decided).await
+                self.parts
+                    .index
+                    .read(project, source_id, path, &decided)
+                    .await
             }
             ContentAt::Installed { package_id, path } => self.parts.catalog.read(package_id, path),
         }
@@ -312,7 +315,11 @@ impl Discovery {
                 continue;
             }
             let content = match self
-                .read(project_of(&request.scope), &snapshot, &answer.content[pi][fi])
+                .read(
+                    project_of(&request.scope),
+                    &snapshot,
+                    &answer.content[pi][fi],
+                )
                 .await
             {
                 Ok(content) => content,

@@ -348,7 +348,9 @@ impl LocalSync {
                     tracing::info!(source = %record.id, "a read found a file changed since its row; re-syncing the source soon");
                     self.scheduler.soon(&record);
                 } else {
-                    neuralis_metrics::decided_read_refused(neuralis_metrics::ReadRefusal::Unreadable);
+                    neuralis_metrics::decided_read_refused(
+                        neuralis_metrics::ReadRefusal::Unreadable,
+                    );
                 }
                 return Err(SyncError::NotFound(format!("file {:?}", request.path)));
             }

@@ -44,7 +44,11 @@ impl Scheduler {
         if waiting.contains_key(&key(source)) {
             return;
         }
-        let (core, soon, debounce) = (Arc::clone(&self.core), Arc::clone(&self.soon), self.debounce);
+        let (core, soon, debounce) = (
+            Arc::clone(&self.core),
+            Arc::clone(&self.soon),
+            self.debounce,
+        );
         let source = source.clone();
         let task_key = key(&source);
         let task = tokio::spawn(async move {
@@ -84,7 +88,9 @@ impl Scheduler {
 }
 
 fn lock(tasks: &Tasks) -> std::sync::MutexGuard<'_, HashMap<(String, String), JoinHandle<()>>> {
-    tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    tasks
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Drop for Scheduler {

@@ -8,7 +8,7 @@ mod support;
 
 use neuralis_bus::InProcessBus;
 use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::{IndexFeedApi, SyncError};
+use neuralis_sync::SyncError;
 use std::sync::Arc;
 use std::time::Duration;
 use support::{Setup, tree};
@@ -49,7 +49,10 @@ async fn a_read_names_its_decided_row_and_a_rewritten_file_is_re_synced_soon() {
     assert!(String::from_utf8_lossy(&read.content).contains("name: review"));
     // No decided row, no bytes.
     let undecided = client.read_file(request(SKILL, 0, "")).await;
-    assert!(matches!(undecided, Err(SyncError::NotFound(_))), "{undecided:?}");
+    assert!(
+        matches!(undecided, Err(SyncError::NotFound(_))),
+        "{undecided:?}"
+    );
 
     // Rewritten in place after the sync: the row's decision no longer holds.
     let rewritten = "---\nname: review\n---\nzqrewritten\n";
@@ -65,8 +68,14 @@ async fn a_read_names_its_decided_row_and_a_rewritten_file_is_re_synced_soon() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(resynced, neuralis_connector::fingerprint(rewritten.as_bytes()));
-    let fresh = client.read_file(request(SKILL, resynced, "")).await.unwrap();
+    assert_eq!(
+        resynced,
+        neuralis_connector::fingerprint(rewritten.as_bytes())
+    );
+    let fresh = client
+        .read_file(request(SKILL, resynced, ""))
+        .await
+        .unwrap();
     assert_eq!(fresh.content, rewritten.as_bytes());
 }
 
@@ -95,5 +104,8 @@ async fn a_linked_row_is_read_at_its_real_path_never_through_the_alias() {
     assert!(String::from_utf8_lossy(&read.content).contains("deploy pipeline"));
     // Through the alias itself (a link), nothing: whatever it points at by now.
     let through = client.read_file(request(alias, decided, "")).await;
-    assert!(matches!(through, Err(SyncError::NotFound(_))), "{through:?}");
+    assert!(
+        matches!(through, Err(SyncError::NotFound(_))),
+        "{through:?}"
+    );
 }

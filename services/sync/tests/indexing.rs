@@ -249,7 +249,8 @@ async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
     .await;
     // The reader names the bytes it decided on: here, the file as written.
     let decided = |path: &str| {
-        std::fs::read(repo.path().join(path)).map_or(1, |bytes| neuralis_connector::fingerprint(&bytes))
+        std::fs::read(repo.path().join(path))
+            .map_or(1, |bytes| neuralis_connector::fingerprint(&bytes))
     };
     let request = |path: &str| pb::ReadFileRequest {
         project: PROJECT.into(),

@@ -16,7 +16,8 @@ use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::api::DiscoveryError;
 use crate::ports::{
-    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince, SourceInfo,
+    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince,
+    SourceInfo,
 };
 
 /// Rows a stream brought before they are keyed by source id.

@@ -15,8 +15,7 @@ use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::{
-    DecidedRow,
-    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
+    AccessPort, DecidedRow, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
 };
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{
