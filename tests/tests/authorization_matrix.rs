@@ -442,7 +442,6 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             source_slug: "repo".into(),
             package_id: String::new(),
             path: ".claude/skills/review/SKILL.md".into(),
-            ..Default::default()
         }
         .encode_to_vec(),
         d::SEARCH => discovery::SearchRequest {
