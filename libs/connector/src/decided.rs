@@ -64,8 +64,11 @@ impl LocalConnector {
         if !metadata.is_file() || metadata.len() > self.limits.max_file_size {
             return Err(not_found());
         }
-        // Bounded by the size limit + 1: a file that grew past it since is refused.
-        let content = self.read_open(path, file, metadata.len())?;
+        // Bounded by the size limit + 1: a file that grew past it since is refused, and
+        // like every other refusal here it is not found (no size or error told).
+        let content = self
+            .read_open(path, file, metadata.len())
+            .map_err(|_| not_found())?;
         if digest::fingerprint(&content) != expected {
             return Err(ConnectorError::Changed {
                 path: path.to_owned(),
