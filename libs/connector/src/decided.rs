@@ -49,10 +49,29 @@ impl LocalConnector {
     /// `NotFound` (their content is never read); a plain file whose bytes differ is
     /// `Changed`. A fingerprint of 0 means "no decided row" and matches nothing.
     pub fn read_decided(&self, path: &str, expected: u64) -> Result<Vec<u8>, ConnectorError> {
+        if expected == 0 {
+            return Err(ConnectorError::NotFound {
+                path: path.to_owned(),
+            });
+        }
+        let content = self.read_beneath(path)?;
+        if digest::fingerprint(&content) != expected {
+            return Err(ConnectorError::Changed {
+                path: path.to_owned(),
+            });
+        }
+        Ok(content)
+    }
+
+    /// [`read_decided`](Self::read_decided) without the fingerprint, for directories
+    /// the operator owns (installed packages): no link followed, a regular file within
+    /// the size limit outside every forbidden directory, else `NotFound`. A file the
+    /// listing reached through an in-root link is read at its real path.
+    pub fn read_beneath(&self, path: &str) -> Result<Vec<u8>, ConnectorError> {
         let not_found = || ConnectorError::NotFound {
             path: path.to_owned(),
         };
-        if expected == 0 || !is_decidable(path) {
+        if !is_decidable(path) {
             return Err(not_found());
         }
         let full = self.root.join(path);
@@ -66,15 +85,8 @@ impl LocalConnector {
         }
         // Bounded by the size limit + 1: a file that grew past it since is refused, and
         // like every other refusal here it is not found (no size or error told).
-        let content = self
-            .read_open(path, file, metadata.len())
-            .map_err(|_| not_found())?;
-        if digest::fingerprint(&content) != expected {
-            return Err(ConnectorError::Changed {
-                path: path.to_owned(),
-            });
-        }
-        Ok(content)
+        self.read_open(path, file, metadata.len())
+            .map_err(|_| not_found())
     }
 
     /// `path` opened below the root one segment at a time, no link followed; `None`
