@@ -345,7 +345,11 @@ impl LocalSync {
                 let changed = err == crate::connector::ConnectorError::Changed;
                 if changed {
                     neuralis_metrics::decided_read_refused(neuralis_metrics::ReadRefusal::Changed);
-                    tracing::info!(source = %record.id, "a read found a file changed since its row; re-syncing the source soon");
+                    // The source id only: never the path a caller asked for.
+                    tracing::info!(
+                        source = %record.id,
+                        "a read found a file changed since its row: re-syncing the source soon"
+                    );
                     self.scheduler.soon(&record);
                 } else {
                     neuralis_metrics::decided_read_refused(
