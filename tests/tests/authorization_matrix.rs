@@ -342,6 +342,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             project: P.into(),
             source: "repo".into(),
             path: ".claude/skills/review/SKILL.md".into(),
+            ..Default::default()
         }
         .encode_to_vec(),
         f::SEARCH => sync::SearchRequest {

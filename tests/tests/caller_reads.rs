@@ -231,7 +231,8 @@ async fn a_changed_privacy_pattern_is_honoured_by_the_next_call_without_a_sync(m
 async fn hydrate_stays_within_its_budget_when_a_file_grew_after_the_sync(mode: Mode) {
     let s = setup(mode).await;
     let member = s.cluster.token("ada", "member", None, P);
-    std::fs::write(s.dir.path().join(TONE), "x".repeat(200_000)).unwrap();
+    let grown = format!("---\nname: tone\n---\n{}", "x".repeat(200_000));
+    std::fs::write(s.dir.path().join(TONE), grown).unwrap();
     let request = discovery::HydrateRequest {
         scope: scope(P, "", ""),
         budget_bytes: 1_000,
@@ -245,8 +246,24 @@ async fn hydrate_stays_within_its_budget_when_a_file_grew_after_the_sync(mode: M
     let returned: u64 = hydrated.files.iter().map(|f| f.content.len() as u64).sum();
     assert!(hydrated.used_bytes <= 1_000, "{}", hydrated.used_bytes);
     assert_eq!(hydrated.used_bytes, returned);
+    // Rewritten since its row: not the bytes decided, so not served (issue 25 item 1),
+    // and the refused read re-syncs the source; then it is omitted by its new size.
     assert!(hydrated.files.iter().all(|f| f.path != TONE));
-    assert!(hydrated.omitted.iter().any(|o| o.path == TONE));
+    let omitted = neuralis_tests::cluster::eventually(std::time::Duration::from_secs(20), || {
+        let (d, member) = (s.cluster.discovery.clone(), member.clone());
+        async move {
+            let request = discovery::HydrateRequest {
+                scope: scope(P, "", ""),
+                budget_bytes: 1_000,
+            };
+            let hydrated = d.hydrate(caller(&member), request).await.unwrap();
+            assert!(hydrated.used_bytes <= 1_000, "{}", hydrated.used_bytes);
+            assert!(hydrated.files.iter().all(|f| f.path != TONE));
+            hydrated.omitted.iter().any(|o| o.path == TONE)
+        }
+    })
+    .await;
+    assert!(omitted, "re-synced without anyone asking, then omitted");
     s.cluster.stop().await.unwrap();
 }
 

@@ -337,6 +337,7 @@ async fn a_caller_token_cannot_call_the_feed_or_evaluate(mode: Mode) {
         project: P.into(),
         source: "repo".into(),
         path: REVIEW.into(),
+        ..Default::default()
     });
     let feed = s.cluster.addrs.get("sync-internal").copied();
     let (addr, refused) = match (mode, feed) {

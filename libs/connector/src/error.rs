@@ -14,6 +14,11 @@ pub enum ConnectorError {
     },
     #[error("file not found: {path}")]
     NotFound { path: String },
+    /// A decided read found a plain file whose bytes are not the ones decided on (it
+    /// was rewritten since its row). Callers answer it as `NotFound`; it is apart only
+    /// so a service can count it and re-sync.
+    #[error("file changed since it was indexed: {path}")]
+    Changed { path: String },
     #[error("file {path} is {size} bytes, over the {limit}-byte limit")]
     TooLarge { path: String, size: u64, limit: u64 },
     #[error("reading {path} failed: {source}")]

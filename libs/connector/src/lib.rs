@@ -7,9 +7,14 @@
 //! or a link — is not found. Whatever cannot be indexed (a link out of the root, a
 //! loop, a file over the size limit, a non-UTF-8 name, an unreadable entry, a tree too
 //! deep) is reported in the listing, never fatal.
+//!
+//! What a caller is served is read another way, by [`LocalConnector::read_decided`]
+//! only: no link followed at all, and only the bytes the caller's decision named.
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod decided;
+mod digest;
 mod error;
 mod resolve;
 mod stat;
@@ -20,6 +25,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use digest::{content_hash, fingerprint, fingerprint_of_hash};
 pub use error::ConnectorError;
 use stat::FileStat;
 

@@ -38,6 +38,7 @@ struct Metrics {
     sync_runs: Family<Labels<1>, Counter>,
     policy_decisions: Family<Labels<2>, Counter>,
     auth_refusals: Family<Labels<3>, Counter>,
+    decided_reads_refused: Family<Labels<1>, Counter>,
 }
 
 /// Latency buckets from 100 µs to about 26 s.
@@ -65,6 +66,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         sync_runs: Family::default(),
         policy_decisions: Family::default(),
         auth_refusals: Family::default(),
+        decided_reads_refused: Family::default(),
         registry: Registry::default(),
     };
     registry.register(
@@ -131,6 +133,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "neuralis_auth_refusals",
         "Calls refused by the authorization gate or a permit's binding step, and calls served unverified (the empty answer), by service, outcome and reason",
         metrics.auth_refusals.clone(),
+    );
+    registry.register(
+        "neuralis_sync_decided_reads_refused",
+        "Caller-facing file reads refused by sync, by reason (changed: rewritten or swapped since its row, and re-synced; unreadable: missing, a link or not a file; undecided: no fingerprint)",
+        metrics.decided_reads_refused.clone(),
     );
     registry.register_collector(Box::new(SubscriptionGauge));
     registry.register_collector(Box::new(process::ProcessCollector::new()));
@@ -473,6 +480,30 @@ pub fn auth_refusal(service: &'static str, outcome: AuthOutcome, reason: AuthRea
             ("outcome", outcome),
             ("reason", reason),
         ])
+        .inc();
+}
+
+/// Why sync refused a caller-facing read of a decided file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadRefusal {
+    /// A plain file whose bytes are not the ones decided on (changed since its row).
+    Changed,
+    /// Missing, a link, not a regular file, too large, or outside the root.
+    Unreadable,
+    /// The reader named no decided content (fingerprint 0).
+    Undecided,
+}
+
+/// One caller-facing read refused by sync.
+pub fn decided_read_refused(reason: ReadRefusal) {
+    let reason = match reason {
+        ReadRefusal::Changed => "changed",
+        ReadRefusal::Unreadable => "unreadable",
+        ReadRefusal::Undecided => "undecided",
+    };
+    METRICS
+        .decided_reads_refused
+        .get_or_create(&[("reason", reason)])
         .inc();
 }
 

@@ -33,5 +33,6 @@ pub(crate) fn row(path: &str) -> IndexRow {
         payload: FilePayload::default(),
         real_path: None,
         content_flags: Default::default(),
+        fingerprint: 1,
     }
 }

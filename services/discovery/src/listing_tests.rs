@@ -60,6 +60,7 @@ fn snapshot() -> ProjectSnapshot {
             .map(|(path, bits)| IndexRow {
                 real_path: (*path == ALIAS).then(|| "tools/b/skills/mine-a2/x.md".to_owned()),
                 content_flags: flags(*bits),
+                fingerprint: 1,
                 ..fixtures::row(path)
             })
             .collect(),

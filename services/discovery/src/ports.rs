@@ -48,6 +48,10 @@ pub struct IndexRow {
     pub real_path: Option<String>,
     /// The content flags the sync found in the file at its last read (issue 10 item 6).
     pub content_flags: neuralis_content_flags::FlagSet,
+    /// The first 8 bytes of the row's SHA-256 (`neuralis_connector::fingerprint`): a
+    /// read serves the file only while its bytes still hash to it. 0 when the row's
+    /// hash could not be read: such a row is never readable.
+    pub fingerprint: u64,
 }
 
 /// One raw search hit from sync's chunk rows, before access is decided.
@@ -99,6 +103,16 @@ pub enum RowsSince {
     Full(ProjectRows),
 }
 
+/// What a read names of the row it decided on (from the inventory the answer was
+/// grouped from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecidedRow<'a> {
+    /// The row's content fingerprint (never 0 for a readable row).
+    pub fingerprint: u64,
+    /// The row's real path, when the sync reached the file through an in-root link.
+    pub real_path: Option<&'a str>,
+}
+
 /// What discovery reads from sync.
 #[async_trait]
 pub trait IndexPort: Send + Sync + 'static {
@@ -122,12 +136,15 @@ pub trait IndexPort: Send + Sync + 'static {
     }
     /// The project's current revision (cheap; for revalidation).
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
-    /// A file's content through the source's connector; NOT_FOUND when it is gone.
+    /// A file's content through the source's connector, only as it was decided: the
+    /// bytes whose `fingerprint` the row carries, read at its `real_path` when it has
+    /// one, no link followed. NOT_FOUND when it is gone, a link, or changed since.
     async fn read(
         &self,
         project: &str,
         source_id: &str,
         path: &str,
+        decided: &DecidedRow<'_>,
     ) -> Result<Vec<u8>, DiscoveryError>;
     /// Raw search over the project's chunk rows, best first, at most `limit` hits
     /// (sync caps it at 100). Unfiltered: the caller decides which hits anyone sees.

@@ -33,13 +33,16 @@ impl Discovery {
             return Err(DiscoveryError::invalid("path", "is required"));
         }
         let decided = self
-            .answer(permit, request.scope.as_ref())
+            .decided(permit, request.scope.as_ref())
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let at = decided
+            .answer
             .readable(holder, &request.path)
             .ok_or(DiscoveryError::NotFound)?;
-        let content = self.read(project_of(&request.scope), at).await?;
+        let content = self
+            .read(project_of(&request.scope), &decided.snapshot, at)
+            .await?;
         Ok(pb::ReadFileResponse {
             path: request.path,
             content,

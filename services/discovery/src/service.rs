@@ -12,7 +12,7 @@ use crate::answer::{Answer, ContentAt, assemble};
 use crate::api::DiscoveryError;
 use crate::config::DiscoverySettings;
 use crate::inventory::{InventoryShell, ProjectSnapshot};
-use crate::ports::{AccessPort, IndexPort, InstalledCatalog};
+use crate::ports::{AccessPort, DecidedRow, IndexPort, InstalledCatalog};
 use crate::prepared::Prepared;
 use crate::scope::{project_of, validate_scope};
 use crate::{convert, flags, listing};
@@ -140,15 +140,37 @@ impl Discovery {
         }))
     }
 
+    /// The bytes of a file the caller's answer lists, as they were decided: a source
+    /// file is read only while it holds the bytes of the row in `snapshot` (the
+    /// inventory the answer was grouped from), at the row's real path when it has one,
+    /// no link followed. A file with no row there is NOT_FOUND without a read.
     pub(crate) async fn read(
         &self,
         project: &str,
+        snapshot: &ProjectSnapshot,
         at: &ContentAt,
     ) -> Result<Vec<u8>, DiscoveryError> {
         match at {
             ContentAt::Source {
                 source_id, path, ..
-            } => self.parts.index.read(project, source_id, path).await,
+            } => {
+                let row = snapshot
+                    .sources
+                    .get(source_id)
+                    .and_then(|source| source.rows.get(path))
+                    .ok_or(DiscoveryError::NotFound)?;
+                let decided = DecidedRow {
+                    fingerprint: row.fingerprint,
+                    real_path: row.real_path.as_deref(),
+                };
+                if decided.fingerprint == 0 {
+                    return Err(DiscoveryError::NotFound);
+                }
+                self.parts
+                    .index
+                    .read(project, source_id, path, &decided)
+                    .await
+            }
             ContentAt::Installed { package_id, path } => self.parts.catalog.read(package_id, path),
         }
     }
@@ -251,7 +273,7 @@ impl Discovery {
         }
         let at = &answer.content[pi][fi];
         // A file that vanished since it was indexed fails closed, like an unknown id.
-        let body = self.read(project_of(&request.scope), at).await?;
+        let body = self.read(project_of(&request.scope), &snapshot, at).await?;
         let (content_flags, flagged_files) = flags::of_file(&snapshot, skill, at);
         Ok(pb::ActivateSkillResponse {
             id: request.skill_id,
@@ -272,7 +294,10 @@ impl Discovery {
         permit: &Permit,
         request: pb::HydrateRequest,
     ) -> Result<pb::HydrateResponse, DiscoveryError> {
-        let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
+        let Some(Decided {
+            answer, snapshot, ..
+        }) = self.decided(permit, request.scope.as_ref()).await?
+        else {
             return Ok(pb::HydrateResponse::default());
         };
         let budget = match request.budget_bytes {
@@ -290,7 +315,11 @@ impl Discovery {
                 continue;
             }
             let content = match self
-                .read(project_of(&request.scope), &answer.content[pi][fi])
+                .read(
+                    project_of(&request.scope),
+                    &snapshot,
+                    &answer.content[pi][fi],
+                )
                 .await
             {
                 Ok(content) => content,

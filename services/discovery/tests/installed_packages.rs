@@ -227,3 +227,53 @@ async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key
         .await;
     assert_eq!(elsewhere, Err(neuralis_discovery::DiscoveryError::NotFound));
 }
+
+/// An installed package's files are read as a source's are: no link followed. A file
+/// swapped for a link after the load (to another file of the package, or outside it)
+/// reads nothing; a file the load found behind an in-package link is read at its real
+/// path.
+#[test]
+fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
+    use neuralis_discovery::ports::InstalledCatalog;
+    let dir = tempfile::tempdir().unwrap();
+    let zone = dir.path().join("_packages");
+    let helper = zone.join("helper");
+    let fixture = fixtures().join("_packages/helper");
+    for file in ["package.json", "rules/strict.md", "skills/notes/SKILL.md"] {
+        std::fs::create_dir_all(helper.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(fixture.join(file), helper.join(file)).unwrap();
+    }
+    std::os::unix::fs::symlink(
+        helper.join("rules/strict.md"),
+        helper.join("rules/alias.md"),
+    )
+    .unwrap();
+    let secret = dir.path().join("secret.md");
+    std::fs::write(&secret, "zqoutside").unwrap();
+    let roots = Roots {
+        drop_zone: Some(zone),
+        ..Roots::default()
+    };
+    let catalog = Catalog::load(&roots, ReadLimits::default(), &Extras::default()).unwrap();
+    let loaded = LoadedCatalog::new(catalog, &roots);
+    let id = loaded.packages()[0].package_id.clone();
+    let strict = std::fs::read(helper.join("rules/strict.md")).unwrap();
+    assert_eq!(loaded.read(&id, "rules/strict.md").unwrap(), strict);
+    assert_eq!(loaded.read(&id, "rules/alias.md").unwrap(), strict);
+
+    // A link to another file of the package (one the caller's answer may not hold),
+    // then out of the package: nothing either way.
+    for target in [helper.join("skills/notes/SKILL.md"), secret] {
+        std::fs::remove_file(helper.join("rules/strict.md")).unwrap();
+        std::os::unix::fs::symlink(&target, helper.join("rules/strict.md")).unwrap();
+        for path in ["rules/strict.md", "rules/alias.md"] {
+            let read = loaded.read(&id, path);
+            let refused = Err(neuralis_discovery::DiscoveryError::NotFound);
+            assert_eq!(read, refused, "{path} -> {}", target.display());
+        }
+    }
+    std::fs::remove_dir_all(helper.join("skills/notes")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), helper.join("skills/notes")).unwrap();
+    let read = loaded.read(&id, "skills/notes/secret.md");
+    assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
+}

@@ -86,7 +86,8 @@ impl From<IndexError> for SyncError {
 impl From<crate::connector::ConnectorError> for SyncError {
     fn from(err: crate::connector::ConnectorError) -> Self {
         match err {
-            crate::connector::ConnectorError::NotFound => SyncError::NotFound("file".into()),
+            crate::connector::ConnectorError::NotFound
+            | crate::connector::ConnectorError::Changed => SyncError::NotFound("file".into()),
             crate::connector::ConnectorError::RootUnavailable(message) => {
                 SyncError::Unavailable(format!("source root: {message}"))
             }

@@ -307,7 +307,10 @@ impl LocalSync {
         Ok(pb::GetRevisionResponse { revision })
     }
 
-    /// Reads one file through its source's connector.
+    /// Reads one file through its source's connector, only as the reader decided it
+    /// (`read_decided`: no link followed, the bytes those the fingerprint names). A
+    /// file changed since its row answers NOT_FOUND like a missing one, is counted, and
+    /// its source is re-synced soon so the next decision sees it.
     pub async fn read_file(
         &self,
         permit: &Permit,
@@ -321,11 +324,41 @@ impl LocalSync {
             return Err(SyncError::invalid("path", "is required"));
         }
         let record = self.stored(&request.project, &request.source).await?;
+        // A reader with no decided row (fingerprint 0) gets nothing, like a missing file.
+        if request.fingerprint == 0 {
+            neuralis_metrics::decided_read_refused(neuralis_metrics::ReadRefusal::Undecided);
+            return Err(SyncError::NotFound(format!("file {:?}", request.path)));
+        }
         let connector = self.core.connector_for(&record)?;
-        let path = request.path.clone();
-        let content = blocking(connector, move |c| c.read(&path))
-            .await?
-            .map_err(|_| SyncError::NotFound(format!("file {:?}", request.path)))?;
+        // A row reached through an in-root link is read at its real path (decided under
+        // both names), never through the alias, which may point anywhere by now.
+        let path = if request.real_path.is_empty() {
+            request.path.clone()
+        } else {
+            request.real_path.clone()
+        };
+        let fingerprint = request.fingerprint;
+        let read = blocking(connector, move |c| c.read_decided(&path, fingerprint)).await?;
+        let content = match read {
+            Ok(content) => content,
+            Err(err) => {
+                let changed = err == crate::connector::ConnectorError::Changed;
+                if changed {
+                    neuralis_metrics::decided_read_refused(neuralis_metrics::ReadRefusal::Changed);
+                    // The source id only: never the path a caller asked for.
+                    tracing::info!(
+                        source = %record.id,
+                        "a read found a file changed since its row: re-syncing the source soon"
+                    );
+                    self.scheduler.soon(&record);
+                } else {
+                    neuralis_metrics::decided_read_refused(
+                        neuralis_metrics::ReadRefusal::Unreadable,
+                    );
+                }
+                return Err(SyncError::NotFound(format!("file {:?}", request.path)));
+            }
+        };
         Ok(pb::ReadFileResponse { content })
     }
 

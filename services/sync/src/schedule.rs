@@ -12,11 +12,17 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+/// Tasks by source (project, slug).
+type Tasks = Mutex<HashMap<(String, String), JoinHandle<()>>>;
+
 /// The armed triggers, one task per source; dropping the scheduler stops them all.
 pub struct Scheduler {
     core: Arc<SyncCore>,
     debounce: Duration,
-    armed: Mutex<HashMap<(String, String), JoinHandle<()>>>,
+    armed: Tasks,
+    /// Re-syncs asked by reads that found a file changed since its row: at most one
+    /// waiting per source, however many reads ask.
+    soon: Arc<Tasks>,
 }
 
 impl Scheduler {
@@ -26,7 +32,32 @@ impl Scheduler {
             core,
             debounce,
             armed: Mutex::new(HashMap::new()),
+            soon: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// Re-syncs a source once the debounce has passed, whatever its trigger (even
+    /// `manual`): a read found one of its files changed since its row, so the index
+    /// no longer says what is there. Asked again while one waits, nothing more happens.
+    pub fn soon(&self, source: &SourceRecord) {
+        let mut waiting = lock(&self.soon);
+        if waiting.contains_key(&key(source)) {
+            return;
+        }
+        let (core, soon, debounce) = (
+            Arc::clone(&self.core),
+            Arc::clone(&self.soon),
+            self.debounce,
+        );
+        let source = source.clone();
+        let task_key = key(&source);
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(debounce).await;
+            // Forgotten before the run: a change found during it asks for the next one.
+            lock(&soon).remove(&key(&source));
+            sync_quietly(&core, &source).await;
+        });
+        waiting.insert(task_key, task);
     }
 
     /// Arms (or re-arms) a source's trigger.
@@ -52,15 +83,19 @@ impl Scheduler {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), JoinHandle<()>>> {
-        self.armed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.armed)
     }
+}
+
+fn lock(tasks: &Tasks) -> std::sync::MutexGuard<'_, HashMap<(String, String), JoinHandle<()>>> {
+    tasks
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Drop for Scheduler {
     fn drop(&mut self) {
-        for (_, task) in self.lock().drain() {
+        for (_, task) in self.lock().drain().chain(lock(&self.soon).drain()) {
             task.abort();
         }
     }

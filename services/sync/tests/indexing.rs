@@ -247,10 +247,17 @@ async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
     )
     .await;
+    // The reader names the bytes it decided on: here, the file as written.
+    let decided = |path: &str| {
+        std::fs::read(repo.path().join(path))
+            .map_or(1, |bytes| neuralis_connector::fingerprint(&bytes))
+    };
     let request = |path: &str| pb::ReadFileRequest {
         project: PROJECT.into(),
         source: "repo".into(),
         path: path.into(),
+        fingerprint: decided(path),
+        real_path: String::new(),
     };
     let read = |path: &str| harness.client.read_file(request(path));
     // The feed answers services only: no token reads nothing, and neither does an

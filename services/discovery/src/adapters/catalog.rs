@@ -16,21 +16,27 @@ use crate::ports::{
 pub struct LoadedCatalog {
     catalog: Catalog,
     packages: Vec<InstalledPackage>,
+    /// Per package id: the real path of every file its listing reached through an
+    /// in-root link (reads go there, never through the link).
+    real_paths: HashMap<String, HashMap<String, String>>,
 }
 
 impl LoadedCatalog {
     /// Wraps a built catalog; `roots` locate each package's directory for reads.
     pub fn new(catalog: Catalog, roots: &Roots) -> Self {
+        let mut real_paths = HashMap::new();
         let packages = catalog
             .packages()
             .iter()
             .map(|p| {
                 let dir = package_dir(roots, p.class, &p.root);
+                let (sizes, linked) = listed(&dir);
+                real_paths.insert(p.id.clone(), linked);
                 InstalledPackage {
                     package_id: p.id.clone(),
                     identity: neuralis_catalog::LogicalIdentity::of_installed(p),
                     trust: p.trust,
-                    sizes: sizes(&dir),
+                    sizes,
                     dir,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
@@ -40,7 +46,11 @@ impl LoadedCatalog {
         for line in catalog.collision_report() {
             tracing::info!(report = %line, "contested tool name");
         }
-        Self { catalog, packages }
+        Self {
+            catalog,
+            packages,
+            real_paths,
+        }
     }
 
     /// An empty catalog.
@@ -69,16 +79,19 @@ fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
     }
 }
 
-fn sizes(dir: &Path) -> HashMap<String, u64> {
-    match LocalConnector::new(dir, ConnectorLimits::default()) {
-        Ok(connector) => connector
-            .list()
-            .files
-            .into_iter()
-            .map(|f| (f.path, f.size))
-            .collect(),
-        Err(_) => HashMap::new(),
-    }
+/// The sizes of a package directory's files, and the real path of each one reached
+/// through an in-root link.
+fn listed(dir: &Path) -> (HashMap<String, u64>, HashMap<String, String>) {
+    let Ok(connector) = LocalConnector::new(dir, ConnectorLimits::default()) else {
+        return (HashMap::new(), HashMap::new());
+    };
+    let files = connector.list().files;
+    let linked = files
+        .iter()
+        .filter_map(|f| Some((f.path.clone(), f.real_path.clone()?)))
+        .collect();
+    let sizes = files.into_iter().map(|f| (f.path, f.size)).collect();
+    (sizes, linked)
 }
 
 impl InstalledCatalog for LoadedCatalog {
@@ -92,8 +105,15 @@ impl InstalledCatalog for LoadedCatalog {
             .iter()
             .find(|p| p.package_id == package_id)
             .ok_or(DiscoveryError::NotFound)?;
+        // No link followed, as for a source's files: a link swapped in since the load
+        // reads nothing; one the load saw inside the package is read at its real path.
+        let at = self
+            .real_paths
+            .get(package_id)
+            .and_then(|linked| linked.get(path))
+            .map_or(path, String::as_str);
         LocalConnector::new(&package.dir, ConnectorLimits::default())
-            .and_then(|connector| connector.read(path))
+            .and_then(|connector| connector.read_beneath(at))
             .map_err(|_| DiscoveryError::NotFound)
     }
 

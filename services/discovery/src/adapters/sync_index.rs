@@ -16,7 +16,8 @@ use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::api::DiscoveryError;
 use crate::ports::{
-    IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince, SourceInfo,
+    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince,
+    SourceInfo,
 };
 
 /// Rows a stream brought before they are keyed by source id.
@@ -119,6 +120,9 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
         }
     };
     let real_path = Some(entry.real_path).filter(|p| !p.is_empty());
+    // A hash that cannot be read gives no fingerprint: the row is listed as decided,
+    // but its content is never served (fail closed).
+    let fingerprint = neuralis_connector::fingerprint_of_hash(&entry.content_hash).unwrap_or(0);
     Some(IndexRow {
         source_id,
         path: entry.path,
@@ -129,6 +133,7 @@ fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow
         content_flags: neuralis_content_flags::FlagSet::from_names(
             entry.content_flags.iter().map(String::as_str),
         ),
+        fingerprint,
     })
 }
 
@@ -275,11 +280,14 @@ impl IndexPort for SyncIndex {
         project: &str,
         source_id: &str,
         path: &str,
+        decided: &DecidedRow<'_>,
     ) -> Result<Vec<u8>, DiscoveryError> {
         let request = pb::ReadFileRequest {
             project: project.to_owned(),
             source: slug_of(project, source_id).to_owned(),
             path: path.to_owned(),
+            fingerprint: decided.fingerprint,
+            real_path: decided.real_path.unwrap_or_default().to_owned(),
         };
         Ok(self
             .feed

@@ -38,6 +38,9 @@ pub struct RowFacts {
     pub real_path: Option<String>,
     /// The content flags of its last sync (one byte).
     pub content_flags: neuralis_content_flags::FlagSet,
+    /// The first 8 bytes of its content hash: a read serves only these bytes (0: the
+    /// hash was unreadable, and the row is never read).
+    pub fingerprint: u64,
 }
 
 /// One file as the inventory keeps it: decoded once.
@@ -87,8 +90,8 @@ pub struct Regrouped {
 }
 
 /// Estimated bytes per held row besides its path and payload text: the map entries,
-/// the facts and the decoded payload's fixed part.
-const ROW_OVERHEAD: usize = 160;
+/// the facts (the fingerprint's 8 bytes included) and the decoded payload's fixed part.
+const ROW_OVERHEAD: usize = 168;
 
 fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
@@ -99,6 +102,7 @@ fn kept(row: IndexRow) -> (String, Kept) {
         size: row.size,
         real_path: row.real_path,
         content_flags: row.content_flags,
+        fingerprint: row.fingerprint,
     };
     (
         row.path,

@@ -35,6 +35,7 @@ fn row(path: &str, body: &str) -> IndexRow {
         payload: neuralis_layout::capture(path, Some(body.as_bytes())),
         real_path: None,
         content_flags: Default::default(),
+        fingerprint: 1,
     }
 }
 

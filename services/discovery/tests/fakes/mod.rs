@@ -15,7 +15,7 @@ use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, InvalidationEvent, Phase};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::{
-    AccessPort, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
+    AccessPort, DecidedRow, EmptyCatalog, IndexPort, IndexRow, ProjectRows, RawHit, SourceInfo,
 };
 use neuralis_discovery::service::DiscoveryParts;
 use neuralis_discovery::{
@@ -96,6 +96,7 @@ impl FakeIndex {
                 real_path: aliases.get(&(source.clone(), path.clone())).cloned(),
                 // As the sync stores them: for the files the flags apply to.
                 content_flags: content_flags(path, content),
+                fingerprint: neuralis_connector::fingerprint(content),
             })
             .collect();
         ProjectRows {
@@ -179,6 +180,9 @@ impl IndexPort for FakeIndex {
         _project: &str,
         source_id: &str,
         path: &str,
+        // Not checked here: sync's connector proves the bytes (its own tests); this
+        // fake serves what it holds, rewrites included.
+        _decided: &DecidedRow<'_>,
     ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
         self.content_reads.lock().unwrap().push(path.to_owned());

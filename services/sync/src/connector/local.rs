@@ -64,6 +64,14 @@ impl Connector for LocalConnector {
             .read_identified(&file.path, file.identity)
             .map_err(|_| ConnectorError::NotFound)
     }
+
+    fn read_decided(&self, path: &str, fingerprint: u64) -> Result<Vec<u8>, ConnectorError> {
+        match self.inner.read_decided(path, fingerprint) {
+            Ok(content) => Ok(content),
+            Err(shared::ConnectorError::Changed { .. }) => Err(ConnectorError::Changed),
+            Err(_) => Err(ConnectorError::NotFound),
+        }
+    }
 }
 
 fn file_stat(file: shared::ListedFile) -> FileStat {

@@ -96,6 +96,10 @@ pub enum ConnectorError {
     /// answer for both.
     #[error("not found")]
     NotFound,
+    /// A decided read found the file rewritten since its row: answered as `NotFound`
+    /// to the caller, apart only so the service counts it and re-syncs the source.
+    #[error("changed since indexed")]
+    Changed,
     /// The source root itself cannot be reached.
     #[error("source root unavailable: {0}")]
     RootUnavailable(String),
@@ -115,4 +119,9 @@ pub trait Connector: Send + Sync + 'static {
     fn read_listed(&self, file: &FileStat) -> Result<Vec<u8>, ConnectorError> {
         self.read(&file.path)
     }
+    /// The bytes a caller-facing read serves: `path` (the row's real path when it has
+    /// one) opened without following any link, and only when its bytes are the ones
+    /// whose fingerprint the reader decided on (`neuralis_connector::fingerprint`).
+    /// No default: every connector must prove it, none may fall back to `read`.
+    fn read_decided(&self, path: &str, fingerprint: u64) -> Result<Vec<u8>, ConnectorError>;
 }

@@ -8,7 +8,6 @@ use crate::connector::{Connector, FileStat, SkipReason, Skipped};
 use crate::layout_rules::LayoutRules;
 use neuralis_index::{ChunkRow, FileRow, SourceRecord, StoredFile};
 use neuralis_sync_core::{ChunkLimits, ExistingRow, FileAction, action_after_read, chunk_text};
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -256,27 +255,5 @@ pub fn chunks_of(
         .collect()
 }
 
-/// SHA-256, lowercase hex.
-pub fn content_hash(content: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(content);
-    let mut text = String::with_capacity(digest.len() * 2);
-    for byte in digest {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::content_hash;
-
-    #[test]
-    fn the_content_hash_is_lowercase_hex_sha256() {
-        assert_eq!(
-            content_hash(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
-}
+/// SHA-256, lowercase hex: written once, in the connector, which checks reads by it.
+pub use neuralis_connector::content_hash;
