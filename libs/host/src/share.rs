@@ -101,7 +101,10 @@ impl FairShare {
 
     /// Admits one call of `caller` in `project`, or sheds it.
     pub fn admit(&self, project: &str, caller: &str) -> Result<Admitted, Shed> {
-        let mut running = self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut running = self
+            .running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let of_caller = running.callers.get(caller).copied().unwrap_or(0);
         if of_caller >= self.limits.per_caller.max(1) {
             return Err(Shed::Caller);
@@ -121,14 +124,20 @@ impl FairShare {
 
     /// Calls running now (for tests and benches).
     pub fn running(&self) -> usize {
-        let running = self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let running = self
+            .running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         running.projects.values().sum()
     }
 }
 
 impl Drop for Admitted {
     fn drop(&mut self) {
-        let mut running = self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut running = self
+            .running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         release(&mut running.callers, &self.caller);
         release(&mut running.projects, &self.project);
     }
@@ -164,7 +173,10 @@ mod tests {
         assert_eq!(share.admit("p", "mallory").err(), Some(Shed::Caller));
         assert!(share.admit("p", "alice").is_ok());
         drop(first);
-        assert!(share.admit("p", "mallory").is_ok(), "a finished call gives its place back");
+        assert!(
+            share.admit("p", "mallory").is_ok(),
+            "a finished call gives its place back"
+        );
     }
 
     #[test]
@@ -179,7 +191,9 @@ mod tests {
     #[test]
     fn every_place_is_given_back_and_nothing_is_kept() {
         let share = share(3, 3);
-        let admitted: Vec<_> = (0..3).map(|_| share.admit("p", "x").expect("in share")).collect();
+        let admitted: Vec<_> = (0..3)
+            .map(|_| share.admit("p", "x").expect("in share"))
+            .collect();
         assert_eq!(share.running(), 3);
         drop(admitted);
         assert_eq!(share.running(), 0);

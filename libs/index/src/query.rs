@@ -124,7 +124,10 @@ mod tests {
         let words = |text: &str| SearchQuery::parse(text).expect("within bounds").words;
         assert_eq!(
             words("deploy AND (NOT x*) \"quoted\" NEAR(a b, 2) col:term ^start"),
-            ["deploy", "and", "not", "x", "quoted", "near", "a", "b", "2", "col", "term", "start"]
+            [
+                "deploy", "and", "not", "x", "quoted", "near", "a", "b", "2", "col", "term",
+                "start"
+            ]
         );
         assert_eq!(words(&"(a+)+$ ".repeat(10)), ["a"]);
         assert_eq!(words("Ünïcode ÜNÏCODE straße"), ["ünïcode", "straße"]);

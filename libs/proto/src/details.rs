@@ -120,7 +120,9 @@ pub fn exhausted(message: impl Into<String>, retry_after: Duration) -> Status {
 
 /// The delay a status's `RetryInfo` asks for, if any.
 pub fn retry_after_of(status: &Status) -> Option<Duration> {
-    status.get_details_retry_info().and_then(|info| info.retry_delay)
+    status
+        .get_details_retry_info()
+        .and_then(|info| info.retry_delay)
 }
 
 /// The `ErrorInfo.reason` a status carries, if any.

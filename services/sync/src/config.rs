@@ -248,11 +248,13 @@ mod tests {
         }))
         .expect("parses");
         assert_eq!(config.search.budget().deadline, Duration::from_millis(500));
-        assert_eq!(config.search.connections, SearchConfig::default().connections);
-        assert_eq!(config.fair_share.per_caller, 1);
-        let unknown = serde_json::from_value::<SyncConfig>(
-            serde_json::json!({"search": {"deadline": 500}}),
+        assert_eq!(
+            config.search.connections,
+            SearchConfig::default().connections
         );
+        assert_eq!(config.fair_share.per_caller, 1);
+        let unknown =
+            serde_json::from_value::<SyncConfig>(serde_json::json!({"search": {"deadline": 500}}));
         assert!(unknown.is_err());
     }
 

@@ -695,7 +695,10 @@ pub async fn text_search_reads_operators_as_words(store: Store) {
     let not = store.search_text("p1", "NOT drill", 5).await.expect("NOT");
     assert_eq!(paths(not), ["a.md"]);
     // As an operator OR would widen the match to b.md.
-    let or = store.search_text("p1", "deploy OR drill", 5).await.expect("OR");
+    let or = store
+        .search_text("p1", "deploy OR drill", 5)
+        .await
+        .expect("OR");
     assert!(or.is_empty());
 }
 

@@ -57,7 +57,10 @@ async fn store_with(files: usize, bodies: &[&str]) -> (tempfile::TempDir, SqlInd
 }
 
 fn searcher(store: &SqlIndexStore) -> &EmbeddedSearch {
-    store.searcher.as_deref().expect("the embedded store has a searcher")
+    store
+        .searcher
+        .as_deref()
+        .expect("the embedded store has a searcher")
 }
 
 async fn steps(store: &SqlIndexStore, query: &str) -> u64 {
@@ -76,7 +79,10 @@ fn the_engine_query_is_quoted_literals_linear_in_the_query() {
         "NOT a OR b AND c NEAR(d e) f* ^g col:h \"i\"".to_owned(),
         "(a+)+$ ".repeat(60),
         "ü".repeat(MAX_QUERY_BYTES / 2),
-        (0..64).map(|i| format!("w{i}")).collect::<Vec<_>>().join("-"),
+        (0..64)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join("-"),
     ];
     for text in shapes {
         let words = words_of(&text, 10)
@@ -130,11 +136,17 @@ async fn search_steps_grow_no_faster_than_the_distinct_words() {
     let one = steps(&store, &words[0]).await;
     for n in [2, 4, 8, 16, 32, 64] {
         let cost = steps(&store, &words[..n].join(" ")).await;
-        assert!(cost <= one * n as u64, "{n} words: {cost} steps, one word {one}");
+        assert!(
+            cost <= one * n as u64,
+            "{n} words: {cost} steps, one word {one}"
+        );
     }
     // A word sent 64 times is one term: the cost of one word.
     let repeated = steps(&store, &vec!["w0"; MAX_QUERY_WORDS].join(" ")).await;
-    assert!(repeated <= one + STEPS_PER_CHECK, "{repeated} against {one}");
+    assert!(
+        repeated <= one + STEPS_PER_CHECK,
+        "{repeated} against {one}"
+    );
     store.close().await;
 }
 
