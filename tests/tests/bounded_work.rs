@@ -283,7 +283,7 @@ async fn abandoned_heavy_searches_leave_other_callers_answered_and_health_servin
     futures::future::join_all(attack).await;
     let first = victim_is_served(&s).await;
     // Eight of the largest queries allowed, from eight members (each within its own
-    // share, together the project's), abandoned mid-way.
+    // share; past the project's, the rest shed), abandoned mid-way.
     let attack = (0..8).map(|i| {
         let token = s.cluster.token(&format!("m{i}"), "member", None, P);
         abandoned_search(

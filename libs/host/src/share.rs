@@ -24,13 +24,15 @@ pub struct ShareLimits {
 }
 
 impl Default for ShareLimits {
-    /// Two per caller (a client may overlap one call with the next), eight per
-    /// project: on the two cores of the measured machine, a project's share of
-    /// searches still leaves the other projects served (`BENCHMARKS.md`, issue 25).
+    /// Two per caller (a client may overlap one call with the next), three per
+    /// project: below the embedded store's four search connections
+    /// (`sync.search.connections`), so a project at its share leaves a connection free
+    /// for every other project's search instead of a queue to wait in
+    /// (`BENCHMARKS.md`, issue 25).
     fn default() -> Self {
         Self {
             per_caller: 2,
-            per_project: 8,
+            per_project: 3,
             retry_after_ms: 1_000,
         }
     }

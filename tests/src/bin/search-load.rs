@@ -9,9 +9,9 @@
 //!   time, server and client together, from `/proc/self/stat`) against the number of
 //!   words, 10 to the bound (64), one call at a time;
 //! - a victim's Search (10 words) alone, then while other callers saturate their share
-//!   with maximal queries: three callers of the victim's project, two calls each (their
-//!   share); then eight callers of the other project, two calls each (the project's
-//!   share is eight: the rest are shed). Each figure is a ratio to the victim alone,
+//!   with maximal queries: one caller of the victim's project, two calls at once (its
+//!   share); then eight callers of the other project, two calls each (that project's
+//!   share is three: the rest are shed). Each figure is a ratio to the victim alone,
 //!   measured in the same run.
 #![forbid(unsafe_code)]
 
@@ -121,6 +121,34 @@ fn ms(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1e3)
 }
 
+/// The victim's `calls` searches of 10 words in `busy`, one at a time: the sorted
+/// latencies of every call, and how many were refused (by code).
+async fn victim_calls(cluster: &Cluster, token: &str, calls: usize) -> (Vec<Duration>, String) {
+    let mut latencies = Vec::with_capacity(calls);
+    let mut refused: HashMap<String, usize> = HashMap::new();
+    for _ in 0..calls {
+        let started = Instant::now();
+        let caller = CallerToken::new(Some(token.into()));
+        let answer = cluster
+            .discovery
+            .search(caller, request("busy", &query(10)))
+            .await;
+        latencies.push(started.elapsed());
+        if let Err(error) = answer {
+            let code = error.to_string();
+            let code = code.split(':').next().unwrap_or("error").to_owned();
+            *refused.entry(code).or_default() += 1;
+        }
+    }
+    latencies.sort();
+    let refused = if refused.is_empty() {
+        "0".to_owned()
+    } else {
+        format!("{refused:?}")
+    };
+    (latencies, refused)
+}
+
 /// Callers that search with maximal queries nonstop, `per_caller` calls each at once,
 /// until `stop`; counts the calls answered and shed.
 fn saturate(
@@ -182,54 +210,34 @@ async fn main() -> Result<()> {
 
     let victim = |project: &str| cluster.token("victim", "member", None, project);
     println!(
-        "\n| victim's Search (10 words) | p50 | p90 | p50 ratio to alone | attackers' calls answered / shed |"
+        "\n| victim's Search (10 words) | p50 | p90 | p50 ratio to alone | victim refused | attackers' calls answered / shed |"
     );
-    println!("| --- | --- | --- | --- | --- |");
-    let (alone, _) = one_at_a_time(
-        &cluster.discovery,
-        &victim("busy"),
-        "busy",
-        &query(10),
-        calls,
-    )
-    .await?;
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let (alone, refused) = victim_calls(&cluster, &victim("busy"), calls).await;
     println!(
-        "| alone | {} | {} | 1.0 | |",
+        "| alone | {} | {} | 1.0 | {refused} | |",
         ms(at(&alone, 0.5)),
         ms(at(&alone, 0.9))
     );
-    for (label, attacked, callers, victim_project) in [
+    for (label, attacked, callers) in [
+        ("1 caller of its project at its share (2 calls)", "busy", 1),
         (
-            "3 callers of its project at their share (2 each)",
-            "busy",
-            3,
-            "busy",
-        ),
-        (
-            "8 callers of another project at its share (8)",
+            "8 callers of another project, 2 calls each (that project's share is 3)",
             "quiet",
             8,
-            "busy",
         ),
     ] {
         let stop = Arc::new(AtomicBool::new(false));
         let counts = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
         let loops = saturate(&cluster, attacked, callers, 2, stop.clone(), counts.clone());
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let (under, _) = one_at_a_time(
-            &cluster.discovery,
-            &victim(victim_project),
-            victim_project,
-            &query(10),
-            calls,
-        )
-        .await?;
+        let (under, refused) = victim_calls(&cluster, &victim("busy"), calls).await;
         stop.store(true, Ordering::Relaxed);
         for task in loops {
             task.await?;
         }
         println!(
-            "| while {label} | {} | {} | {:.1} | {} / {} |",
+            "| while {label} | {} | {} | {:.1} | {refused} | {} / {} |",
             ms(at(&under, 0.5)),
             ms(at(&under, 0.9)),
             at(&under, 0.5).as_secs_f64() / at(&alone, 0.5).as_secs_f64(),

@@ -165,6 +165,9 @@ impl SqlIndexStore {
         if let Some(writer) = &self.writer {
             writer.close().await;
         }
+        if let Some(searcher) = &self.searcher {
+            searcher.close();
+        }
         self.pool.close().await;
     }
 }

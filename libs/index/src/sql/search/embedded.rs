@@ -65,6 +65,15 @@ impl EmbeddedSearch {
         }
     }
 
+    /// Closes every idle connection; searches asked from now on fail as `Unavailable`,
+    /// and a running one closes its connection when it ends.
+    pub(crate) fn close(&self) {
+        self.slots.close();
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.clear();
+        }
+    }
+
     /// A searcher of the same file with `budget` (and a pool of its own).
     pub(crate) fn with_budget(&self, budget: SearchBudget) -> Self {
         Self::new(&self.path, budget)
@@ -101,6 +110,7 @@ impl EmbeddedSearch {
         .map_err(|_| IndexError::Exhausted("every search connection is busy".into()))?
         .map_err(|_| IndexError::Unavailable("the searcher is closed".into()))?;
         let job = Job {
+            slots: Arc::clone(&self.slots),
             path: self.path.clone(),
             idle: Arc::clone(&self.idle),
             budget: self.budget,
@@ -145,6 +155,7 @@ impl EmbeddedSearch {
 
 /// One search on a blocking thread.
 struct Job {
+    slots: Arc<Semaphore>,
     path: PathBuf,
     idle: Arc<Mutex<Vec<Connection>>>,
     budget: SearchBudget,
@@ -179,7 +190,8 @@ impl Job {
         let outcome = query(&connection, &self.project, &self.fts_query, self.limit);
         connection.progress_handler(0, None::<fn() -> bool>)?;
         let steps = checks.load(Ordering::Acquire) * STEPS_PER_CHECK;
-        if let Ok(mut idle) = self.idle.lock() {
+        // A closed searcher keeps no connection.
+        if let (false, Ok(mut idle)) = (self.slots.is_closed(), self.idle.lock()) {
             idle.push(connection);
         }
         match outcome {

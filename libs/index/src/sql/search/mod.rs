@@ -31,13 +31,16 @@ pub struct SearchBudget {
 }
 
 impl Default for SearchBudget {
-    /// Two seconds, 200 million steps (well above the few million a search at the word
-    /// bound takes over 100,000 chunks: `BENCHMARKS.md`), two searches at once.
+    /// Two seconds, 200 million steps (FTS5 reads a term's postings outside the
+    /// virtual machine, so a search at the word bound takes thousands of steps, not
+    /// millions: the steps catch a runaway plan, the deadline the rest), four searches
+    /// at once: one more than a project's fair share (`discovery.fair_share`), so a
+    /// project at its share never makes another project's search wait for a connection.
     fn default() -> Self {
         Self {
             deadline: Duration::from_secs(2),
             max_steps: 200_000_000,
-            connections: 2,
+            connections: 4,
         }
     }
 }
