@@ -234,8 +234,10 @@ impl LocalSync {
         // The run goes on when the caller hangs up: a sync is never left half done,
         // and it holds its place in the share until it ends.
         tokio::spawn(async move {
-            let _admitted = admitted;
             let result = core.sync(&request.project, &request.slug, &updates).await;
+            // The place is free before the caller hears the run ended: a caller that
+            // syncs again at once is never shed by its own finished run.
+            drop(admitted);
             let _ = outcome_sender.send(result);
         });
         let steps = UnboundedReceiverStream::new(received)
