@@ -14,6 +14,7 @@ pub mod propagation;
 pub mod retry;
 pub mod rpc;
 pub mod settings;
+pub mod share;
 pub mod shutdown;
 pub mod telemetry;
 pub mod tls;

@@ -28,6 +28,10 @@ pub enum IndexError {
         /// What is wrong with it.
         message: String,
     },
+    /// A call stopped at its work budget (a search past its steps or deadline, or
+    /// with no connection free in time): the caller may retry later.
+    #[error("index store busy: {0}")]
+    Exhausted(String),
     /// Any other failure reported by the database.
     #[error("index store error: {0}")]
     Backend(String),

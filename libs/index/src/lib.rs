@@ -9,6 +9,7 @@
 
 mod error;
 mod prune;
+pub mod query;
 mod row;
 mod source;
 mod sql;
@@ -21,7 +22,7 @@ pub use row::{
     StoredFile, WriteBatch,
 };
 pub use source::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
-pub use sql::SqlIndexStore;
+pub use sql::{SearchBudget, SqlIndexStore};
 
 /// Where the index lives, whatever the backend.
 #[async_trait::async_trait]

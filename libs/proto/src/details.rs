@@ -8,6 +8,7 @@
 //! reveal what the message text is careful not to.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
@@ -35,6 +36,9 @@ pub enum Reason {
     PermissionDenied,
     /// A store, bus or peer service did not answer.
     Unavailable,
+    /// The caller (or its project) is over its fair share of expensive work, or the
+    /// call used up its work budget; a `RetryInfo` says when to try again.
+    ResourceExhausted,
     /// A defect or a damaged store.
     Internal,
     /// A method this server does not serve (answered only to a verified caller).
@@ -43,7 +47,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, for tests and the documentation.
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::InvalidArgument,
         Reason::RequestUndecodable,
         Reason::SourceRootRefused,
@@ -52,6 +56,7 @@ impl Reason {
         Reason::Unauthenticated,
         Reason::PermissionDenied,
         Reason::Unavailable,
+        Reason::ResourceExhausted,
         Reason::Internal,
         Reason::MethodUnknown,
     ];
@@ -67,6 +72,7 @@ impl Reason {
             Reason::Unauthenticated => "UNAUTHENTICATED",
             Reason::PermissionDenied => "PERMISSION_DENIED",
             Reason::Unavailable => "UNAVAILABLE",
+            Reason::ResourceExhausted => "RESOURCE_EXHAUSTED",
             Reason::Internal => "INTERNAL",
             Reason::MethodUnknown => "METHOD_UNKNOWN",
         }
@@ -83,6 +89,7 @@ impl Reason {
             Reason::Unauthenticated => Code::Unauthenticated,
             Reason::PermissionDenied => Code::PermissionDenied,
             Reason::Unavailable => Code::Unavailable,
+            Reason::ResourceExhausted => Code::ResourceExhausted,
             Reason::Internal => Code::Internal,
             Reason::MethodUnknown => Code::Unimplemented,
         }
@@ -105,6 +112,22 @@ pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
         format!("{field}: {message}"),
         details,
     )
+}
+
+/// RESOURCE_EXHAUSTED with an `ErrorInfo` and a `RetryInfo` of `retry_after`: load
+/// shed before the work started, or work stopped at its budget.
+pub fn exhausted(message: impl Into<String>, retry_after: Duration) -> Status {
+    let mut details =
+        ErrorDetails::with_error_info(Reason::ResourceExhausted.as_str(), DOMAIN, HashMap::new());
+    details.set_retry_info(Some(retry_after));
+    Status::with_error_details(Code::ResourceExhausted, message, details)
+}
+
+/// The delay a status's `RetryInfo` asks for, if any.
+pub fn retry_after_of(status: &Status) -> Option<Duration> {
+    status
+        .get_details_retry_info()
+        .and_then(|info| info.retry_delay)
 }
 
 /// The `ErrorInfo.reason` a status carries, if any.
@@ -148,6 +171,14 @@ mod tests {
                 (reason.as_str(), DOMAIN)
             );
         }
+    }
+
+    #[test]
+    fn a_shed_call_says_when_to_retry() {
+        let status = exhausted("over the caller's share", Duration::from_millis(1_500));
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(reason_of(&status).as_deref(), Some("RESOURCE_EXHAUSTED"));
+        assert_eq!(retry_after_of(&status), Some(Duration::from_millis(1_500)));
     }
 
     #[test]

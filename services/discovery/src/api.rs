@@ -26,6 +26,15 @@ pub enum DiscoveryError {
     /// Policy or sync could not be reached; never answered unfiltered.
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// Over the caller's or the project's fair share of expensive calls, or a search
+    /// that used up its work budget: answered with a `RetryInfo` of `retry_after`.
+    #[error("resource exhausted: {message}")]
+    ResourceExhausted {
+        /// What was exhausted (never a name of the caller's).
+        message: String,
+        /// When the caller may try again.
+        retry_after: std::time::Duration,
+    },
     /// A defect on our side.
     #[error("internal: {0}")]
     Internal(String),

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use neuralis_host::share::ShareLimits;
 use neuralis_inventory::InventorySettings;
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +19,9 @@ pub struct DiscoverySettings {
     /// builtins), a drop-zone of project packages (untrusted), and directories an
     /// administrator added (trusted).
     pub installed: InstalledConfig,
+    /// Concurrent expensive calls (`Search`, `Hydrate`) per caller and per project;
+    /// past them a call is answered RESOURCE_EXHAUSTED with a `RetryInfo`.
+    pub fair_share: ShareLimits,
 }
 
 impl Default for DiscoverySettings {
@@ -26,6 +30,7 @@ impl Default for DiscoverySettings {
             inventory: InventoryConfig::default(),
             default_hydration_budget_bytes: 64 * 1024,
             installed: InstalledConfig::default(),
+            fair_share: ShareLimits::default(),
         }
     }
 }

@@ -35,6 +35,7 @@ mod prepared;
 mod reading;
 mod rekey;
 mod scope;
+mod share;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

@@ -11,6 +11,8 @@ use crate::answer::Holder;
 use crate::api::DiscoveryError;
 use crate::scope::{project_of, validate_scope};
 use crate::service::Discovery;
+use crate::share::Cost;
+use neuralis_index::query::SearchQuery;
 
 /// Hits asked when a request names no limit.
 const DEFAULT_LIMIT: u32 = 10;
@@ -58,16 +60,19 @@ impl Discovery {
         request: pb::SearchRequest,
     ) -> Result<pb::SearchResponse, DiscoveryError> {
         validate_scope(request.scope.as_ref())?;
-        if request.query.trim().is_empty() {
-            return Err(DiscoveryError::invalid("query", "is required"));
-        }
+        // The one rule of query bounds (`neuralis_index::query`), before any work.
+        SearchQuery::parse(&request.query)
+            .map_err(|refused| DiscoveryError::invalid(refused.field(), refused.to_string()))?;
         let limit = match request.limit {
             0 => DEFAULT_LIMIT,
             n => n.min(MAX_LIMIT),
         };
-        let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
+        let scope = request.scope.as_ref();
+        let Some(evaluated) = self.evaluated_in(permit, scope, Cost::Expensive).await? else {
             return Ok(pb::SearchResponse::default());
         };
+        // The place is held while sync's store searches.
+        let (answer, _admitted) = evaluated.into_answer()?;
         let raw = self
             .index()
             .search(

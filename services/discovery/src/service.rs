@@ -15,8 +15,10 @@ use crate::inventory::{InventoryShell, ProjectSnapshot};
 use crate::ports::{AccessPort, DecidedRow, IndexPort, InstalledCatalog};
 use crate::prepared::Prepared;
 use crate::scope::{project_of, validate_scope};
+use crate::share::{Cost, FairShareExt};
 use crate::{convert, flags, listing};
 use neuralis_authz::Permit;
+use neuralis_host::share::{Admitted, FairShare};
 
 /// The parts discovery is built from.
 pub struct DiscoveryParts {
@@ -31,6 +33,8 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
+    /// The fair share of expensive calls (`share.rs`).
+    share: FairShare,
 }
 
 impl Discovery {
@@ -40,6 +44,7 @@ impl Discovery {
             .inventory
             .catch_up_on_finish(Arc::clone(&parts.index), Arc::clone(&parts.catalog));
         Self {
+            share: FairShare::new(parts.settings.fair_share),
             parts,
             rekeyed: Default::default(),
         }
@@ -94,6 +99,17 @@ impl Discovery {
         permit: &Permit,
         scope: Option<&pb::Scope>,
     ) -> Result<Option<Evaluated>, DiscoveryError> {
+        self.evaluated_in(permit, scope, Cost::Cheap).await
+    }
+
+    /// [`Discovery::evaluated`]; an expensive call is first admitted to the caller's
+    /// and the project's fair share (`share.rs`), and holds its place in the answer.
+    pub(crate) async fn evaluated_in(
+        &self,
+        permit: &Permit,
+        scope: Option<&pb::Scope>,
+        cost: Cost,
+    ) -> Result<Option<Evaluated>, DiscoveryError> {
         let scope = validate_scope(scope)?;
         let acting = permit.for_project(&scope.project).ok();
         let Some(caller) = acting.and_then(|acting| acting.caller()) else {
@@ -107,6 +123,10 @@ impl Discovery {
             tracing::info!(outcome, "discovery answered empty");
             return Ok(None);
         }
+        let admitted = match cost {
+            Cost::Cheap => None,
+            Cost::Expensive => Some(self.share.admit_caller(&scope.project, caller)?),
+        };
         // Re-read on every request: a source's scope and privacy patterns decide
         // access, and a changed one must never meet a prepared answer made before.
         let sources = self.parts.index.sources(&scope.project).await?;
@@ -137,6 +157,7 @@ impl Discovery {
             evaluation,
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
             snapshot,
+            admitted,
         }))
     }
 
@@ -186,11 +207,21 @@ pub(crate) struct Decided {
 }
 
 /// One caller's decisions over the prepared batch, made now.
-struct Evaluated {
+pub(crate) struct Evaluated {
     prepared: Arc<Prepared>,
     evaluation: Evaluation,
     administrator: bool,
     snapshot: Arc<ProjectSnapshot>,
+    /// An expensive call's place in the fair share, given back when dropped.
+    admitted: Option<Admitted>,
+}
+
+impl Evaluated {
+    /// The caller's answer, and the call's place in the fair share (held until the
+    /// caller drops it: the expensive work is done under it).
+    pub(crate) fn into_answer(self) -> Result<(Answer, Option<Admitted>), DiscoveryError> {
+        Ok((assemble(&self.prepared, &self.evaluation)?, self.admitted))
+    }
 }
 
 // === the handlers: each holds the permit of the `discovery` table ===
@@ -294,12 +325,14 @@ impl Discovery {
         permit: &Permit,
         request: pb::HydrateRequest,
     ) -> Result<pb::HydrateResponse, DiscoveryError> {
-        let Some(Decided {
-            answer, snapshot, ..
-        }) = self.decided(permit, request.scope.as_ref()).await?
-        else {
+        let scope = request.scope.as_ref();
+        let Some(evaluated) = self.evaluated_in(permit, scope, Cost::Expensive).await? else {
             return Ok(pb::HydrateResponse::default());
         };
+        // The place is held while the files are read; the snapshot names the decided
+        // rows' fingerprints.
+        let snapshot = Arc::clone(&evaluated.snapshot);
+        let (answer, _admitted) = evaluated.into_answer()?;
         let budget = match request.budget_bytes {
             0 => self.parts.settings.default_hydration_budget_bytes,
             n => n,

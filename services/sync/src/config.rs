@@ -1,6 +1,8 @@
 //! The sync service's settings (loaded by `neuralis-host`'s layered configuration:
 //! defaults < file < `NEURALIS__SYNC__*` environment).
 
+use neuralis_host::share::ShareLimits;
+use neuralis_index::SearchBudget;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -34,6 +36,11 @@ pub struct SyncConfig {
     /// system directory or the server's own data is accepted, except in a process that
     /// runs sync without discovery (split mode), which then refuses every root.
     pub allowed_roots: Vec<PathBuf>,
+    /// What one full-text search may spend in the store.
+    pub search: SearchConfig,
+    /// Concurrent `SyncSource` calls per caller and per project; past them a call is
+    /// answered RESOURCE_EXHAUSTED with a `RetryInfo`.
+    pub fair_share: ShareLimits,
 }
 
 impl Default for SyncConfig {
@@ -49,6 +56,43 @@ impl Default for SyncConfig {
             tombstone_retention_revisions: 1_000,
             embedder: EmbedderConfig::default(),
             allowed_roots: Vec::new(),
+            search: SearchConfig::default(),
+            fair_share: ShareLimits::default(),
+        }
+    }
+}
+
+/// `sync.search`: the work budget of one full-text search (issue 25).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// A search still running after this long is stopped (waiting for a connection
+    /// included) and answered RESOURCE_EXHAUSTED.
+    pub deadline_ms: u64,
+    /// Embedded store: the SQLite virtual-machine steps one search may take.
+    pub max_steps: u64,
+    /// Embedded store: searches running at once, each on a read connection of its own.
+    pub connections: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        let budget = SearchBudget::default();
+        Self {
+            deadline_ms: budget.deadline.as_millis() as u64,
+            max_steps: budget.max_steps,
+            connections: budget.connections,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// The store's budget.
+    pub fn budget(&self) -> SearchBudget {
+        SearchBudget {
+            deadline: Duration::from_millis(self.deadline_ms.max(1)),
+            max_steps: self.max_steps.max(1),
+            connections: self.connections.max(1),
         }
     }
 }
@@ -194,6 +238,24 @@ mod tests {
             [PathBuf::from("/srv/sources"), PathBuf::from("/mnt/repos")]
         );
         assert!(SyncConfig::default().allowed_roots.is_empty());
+    }
+
+    #[test]
+    fn search_budget_and_fair_share_are_set_strictly() {
+        let config: SyncConfig = serde_json::from_value(serde_json::json!({
+            "search": {"deadline_ms": 500},
+            "fair_share": {"per_caller": 1}
+        }))
+        .expect("parses");
+        assert_eq!(config.search.budget().deadline, Duration::from_millis(500));
+        assert_eq!(
+            config.search.connections,
+            SearchConfig::default().connections
+        );
+        assert_eq!(config.fair_share.per_caller, 1);
+        let unknown =
+            serde_json::from_value::<SyncConfig>(serde_json::json!({"search": {"deadline": 500}}));
+        assert!(unknown.is_err());
     }
 
     #[test]

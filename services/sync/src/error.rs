@@ -30,12 +30,24 @@ pub enum SyncError {
     /// A store, bus, connector or embedder did not answer (or timed out).
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// Over the caller's or the project's fair share of expensive calls, or a call that
+    /// used up its work budget: answered with a `RetryInfo` of `retry_after`.
+    #[error("resource exhausted: {message}")]
+    ResourceExhausted {
+        /// What was exhausted (never a name of the caller's).
+        message: String,
+        /// When the caller may try again.
+        retry_after: std::time::Duration,
+    },
     /// Anything else; a bug or a damaged store.
     #[error("internal: {0}")]
     Internal(String),
 }
 
 impl SyncError {
+    /// A search that stopped at its work budget may be retried after this long.
+    pub const BUDGET_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
     /// An invalid-argument error naming `field`.
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         SyncError::InvalidArgument {
@@ -76,6 +88,10 @@ impl From<IndexError> for SyncError {
             IndexError::AlreadyExists(what) => SyncError::AlreadyExists(what),
             IndexError::Unavailable(message) => SyncError::Unavailable(message),
             IndexError::InvalidValue { field, message } => SyncError::invalid(field, message),
+            IndexError::Exhausted(message) => SyncError::ResourceExhausted {
+                message,
+                retry_after: SyncError::BUDGET_RETRY,
+            },
             other @ (IndexError::Corrupt { .. } | IndexError::Backend(_)) => {
                 SyncError::Internal(other.to_string())
             }

@@ -13,7 +13,9 @@ use crate::source::{self, validate_project, validate_slug};
 use crate::{SyncError, progress};
 use futures::StreamExt;
 use neuralis_authz::Permit;
+use neuralis_host::share::{FairShare, ShareLimits};
 use neuralis_index::SourceRecord;
+use neuralis_index::query::SearchQuery;
 use neuralis_proto::sync::v1 as pb;
 use std::sync::Arc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
@@ -28,6 +30,9 @@ pub struct LocalSync {
     core: Arc<SyncCore>,
     scheduler: Scheduler,
     forgetter: Arc<dyn AccessForgetter>,
+    /// The fair share of `SyncSource` calls (issue 25): a run reads a whole tree and
+    /// writes the store, so one caller or project cannot start them without bound.
+    share: FairShare,
 }
 
 impl LocalSync {
@@ -43,7 +48,14 @@ impl LocalSync {
             core,
             scheduler,
             forgetter,
+            share: FairShare::new(ShareLimits::default()),
         }
+    }
+
+    /// The same handlers with `limits` on concurrent `SyncSource` calls.
+    pub fn with_fair_share(mut self, limits: ShareLimits) -> Self {
+        self.share = FairShare::new(limits);
+        self
     }
 
     /// Arms the trigger of every stored source (at start).
@@ -207,14 +219,25 @@ impl LocalSync {
         request: pb::SyncSourceRequest,
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError> {
         validate_project(&request.project, "project")?;
-        permit.for_project(&request.project)?;
+        let acting = permit.for_project(&request.project)?;
+        let caller = acting.caller().map_or("", |caller| caller.subject.as_str());
+        let admitted = self.share.admit(&request.project, caller).map_err(|shed| {
+            SyncError::ResourceExhausted {
+                message: shed.message().into(),
+                retry_after: self.share.limits().retry_after(),
+            }
+        })?;
         self.stored(&request.project, &request.slug).await?;
         let (updates, received) = tokio::sync::mpsc::unbounded_channel();
         let (outcome_sender, outcome) = tokio::sync::oneshot::channel();
         let core = Arc::clone(&self.core);
-        // The run goes on when the caller hangs up: a sync is never left half done.
+        // The run goes on when the caller hangs up: a sync is never left half done,
+        // and it holds its place in the share until it ends.
         tokio::spawn(async move {
             let result = core.sync(&request.project, &request.slug, &updates).await;
+            // The place is free before the caller hears the run ended: a caller that
+            // syncs again at once is never shed by its own finished run.
+            drop(admitted);
             let _ = outcome_sender.send(result);
         });
         let steps = UnboundedReceiverStream::new(received)
@@ -370,9 +393,9 @@ impl LocalSync {
     ) -> Result<pb::SearchResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
-        if request.query.trim().is_empty() {
-            return Err(SyncError::invalid("query", "is required"));
-        }
+        // The one rule of query bounds (`neuralis_index::query`), before any work.
+        SearchQuery::parse(&request.query)
+            .map_err(|refused| SyncError::invalid(refused.field(), refused.to_string()))?;
         let limit = match request.limit {
             0 => 10,
             limit => limit.min(MAX_SEARCH_HITS),

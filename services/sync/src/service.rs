@@ -1,7 +1,7 @@
 //! Assembling the service from its configuration: the one call `neuralis serve` makes.
 
 use crate::api::{IndexFeedApi, SourceApi};
-use crate::config::{BusConfig, EmbedderConfig, IndexStoreConfig, SyncConfig};
+use crate::config::{BusConfig, EmbedderConfig, IndexStoreConfig, SearchConfig, SyncConfig};
 use crate::core::SyncCore;
 use crate::embedder::{Embedder, OpenAiCompatibleEmbedder};
 use crate::forget::{AccessForgetter, NoForget};
@@ -59,7 +59,7 @@ impl SyncService {
         verifiers: Arc<Verifiers>,
     ) -> Result<Self, SyncError> {
         let parts = SyncParts {
-            store: open_store(&config.index).await?,
+            store: open_store(&config.index, &config.search).await?,
             bus: open_bus(&config.bus).await?,
             rules: Arc::new(LayoutCore),
             embedder: open_embedder(&config.embedder)?,
@@ -93,11 +93,10 @@ impl SyncService {
             parts.require_allowed_roots,
         );
         let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots));
-        let local = Arc::new(LocalSync::new(
-            core,
-            config.auto_debounce(),
-            parts.forgetter,
-        ));
+        let local = Arc::new(
+            LocalSync::new(core, config.auto_debounce(), parts.forgetter)
+                .with_fair_share(config.fair_share),
+        );
         local.arm_triggers().await?;
         Ok(Self {
             local,
@@ -152,14 +151,17 @@ impl SyncService {
     }
 }
 
-pub async fn open_store(config: &IndexStoreConfig) -> Result<Arc<dyn IndexStore>, SyncError> {
+pub async fn open_store(
+    config: &IndexStoreConfig,
+    search: &SearchConfig,
+) -> Result<Arc<dyn IndexStore>, SyncError> {
     let store = match config {
         IndexStoreConfig::Embedded { path } => SqlIndexStore::open_embedded(path).await?,
         IndexStoreConfig::Postgres { url, schema } => {
             SqlIndexStore::connect_postgres(url, schema).await?
         }
     };
-    Ok(Arc::new(store))
+    Ok(Arc::new(store.with_search_budget(search.budget())))
 }
 
 pub async fn open_bus(config: &BusConfig) -> Result<Arc<dyn InvalidationBus>, SyncError> {

@@ -6,6 +6,8 @@ mod codec;
 mod rows;
 mod schema;
 mod search;
+
+pub use search::SearchBudget;
 mod sources;
 mod tombstones;
 mod write;
@@ -35,6 +37,11 @@ pub struct SqlIndexStore {
     /// The embedded store's batch writer: one connection on a thread of its own
     /// (`write/sqlite/mod.rs` says why); `None` on PostgreSQL.
     writer: Option<Arc<write::sqlite::EmbeddedWriter>>,
+    /// The embedded store's searcher, on read connections of its own
+    /// (`search/embedded.rs` says why); `None` on PostgreSQL.
+    searcher: Option<Arc<search::embedded::EmbeddedSearch>>,
+    /// What one full-text search may spend.
+    search_budget: SearchBudget,
 }
 
 /// The embedded store's settings, applied on every connection:
@@ -92,10 +99,16 @@ impl SqlIndexStore {
             .await?;
         schema::migrate(&pool, Dialect::Sqlite, None).await?;
         let writer = write::sqlite::EmbeddedWriter::open(path, SQLITE_PRAGMAS).await?;
+        let search_budget = SearchBudget::default();
         Ok(Self {
             pool,
             dialect: Dialect::Sqlite,
             writer: Some(Arc::new(writer)),
+            searcher: Some(Arc::new(search::embedded::EmbeddedSearch::new(
+                path,
+                search_budget,
+            ))),
+            search_budget,
         })
     }
 
@@ -133,13 +146,27 @@ impl SqlIndexStore {
             pool,
             dialect: Dialect::Postgres,
             writer: None,
+            searcher: None,
+            search_budget: SearchBudget::default(),
         })
+    }
+
+    /// The same store with `budget` for every full-text search from now on.
+    pub fn with_search_budget(mut self, budget: SearchBudget) -> Self {
+        if let Some(searcher) = &mut self.searcher {
+            *searcher = Arc::new(searcher.with_budget(budget));
+        }
+        self.search_budget = budget;
+        self
     }
 
     /// Closes every connection (the embedded file is then safe to copy or remove).
     pub async fn close(&self) {
         if let Some(writer) = &self.writer {
             writer.close().await;
+        }
+        if let Some(searcher) = &self.searcher {
+            searcher.close();
         }
         self.pool.close().await;
     }
@@ -265,7 +292,12 @@ impl IndexStore for SqlIndexStore {
         query: &str,
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        search::text(&self.pool, self.dialect, project, query, limit).await
+        match &self.searcher {
+            Some(searcher) => search::embedded_text(searcher, project, query, limit).await,
+            None => {
+                search::postgres_text(&self.pool, self.search_budget, project, query, limit).await
+            }
+        }
     }
 
     async fn search_vector(

@@ -663,6 +663,45 @@ pub async fn text_search_never_fails_on_query_syntax(store: Store) {
     }
 }
 
+pub async fn text_search_refuses_a_query_past_its_bounds_naming_the_query(store: Store) {
+    for query in [
+        "word ".repeat(50_000),
+        "x".repeat(3_500_000),
+        "(a+)+$".repeat(2_000),
+    ] {
+        match store.search_text("p1", &query, 5).await {
+            Err(IndexError::InvalidValue { field, .. }) => assert_eq!(field, "query"),
+            other => panic!("{}: {other:?}", query.len()),
+        }
+    }
+}
+
+pub async fn text_search_reads_operators_as_words(store: Store) {
+    write(
+        &store,
+        batch(
+            "p1",
+            "s",
+            vec![
+                put(row("p1", "s", "a.md"), Some(vec![chunk(0, "NOT a drill")])),
+                put(row("p1", "s", "b.md"), Some(vec![chunk(0, "deploy now")])),
+            ],
+        ),
+    )
+    .await;
+    let paths = |hits: Vec<neuralis_index::ChunkHit>| {
+        hits.into_iter().map(|hit| hit.path).collect::<Vec<_>>()
+    };
+    let not = store.search_text("p1", "NOT drill", 5).await.expect("NOT");
+    assert_eq!(paths(not), ["a.md"]);
+    // As an operator OR would widen the match to b.md.
+    let or = store
+        .search_text("p1", "deploy OR drill", 5)
+        .await
+        .expect("OR");
+    assert!(or.is_empty());
+}
+
 pub async fn vector_search_ranks_by_cosine(store: Store) {
     let with_vector = |ordinal, body: &str, vector: Vec<f32>| ChunkRow {
         ordinal,

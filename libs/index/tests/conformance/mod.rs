@@ -64,6 +64,8 @@ macro_rules! all_conformance_cases {
             deleting_a_source_deletes_its_rows_and_raises_the_revision,
             text_search_finds_words_within_the_project_only,
             text_search_never_fails_on_query_syntax,
+            text_search_refuses_a_query_past_its_bounds_naming_the_query,
+            text_search_reads_operators_as_words,
             vector_search_ranks_by_cosine,
             concurrent_batches_each_raise_the_revision_once,
             visiting_a_source_yields_each_row_in_its_comparison_form,

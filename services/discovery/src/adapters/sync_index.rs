@@ -59,6 +59,14 @@ fn from_sync(error: SyncError) -> DiscoveryError {
             tracing::error!("sync's feed refused discovery's service credential");
             DiscoveryError::Unavailable("sync refused the service credential".into())
         }
+        // A search sync stopped at its budget: the caller may retry, as told.
+        SyncError::ResourceExhausted {
+            message,
+            retry_after,
+        } => DiscoveryError::ResourceExhausted {
+            message,
+            retry_after,
+        },
         other => DiscoveryError::Unavailable(format!("sync: {other}")),
     }
 }

@@ -22,6 +22,10 @@ pub fn to_status(error: DiscoveryError) -> Status {
             details::status(Reason::PermissionDenied, message)
         }
         DiscoveryError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        DiscoveryError::ResourceExhausted {
+            message,
+            retry_after,
+        } => details::exhausted(message, retry_after),
         DiscoveryError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
@@ -40,6 +44,10 @@ pub fn from_status(status: &Status) -> DiscoveryError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             DiscoveryError::Unavailable(message)
         }
+        Code::ResourceExhausted => DiscoveryError::ResourceExhausted {
+            message,
+            retry_after: details::retry_after_of(status).unwrap_or_default(),
+        },
         _ => DiscoveryError::Internal(message),
     }
 }
@@ -56,6 +64,10 @@ mod tests {
             DiscoveryError::Unauthenticated,
             DiscoveryError::PermissionDenied("the call is open to callers only".into()),
             DiscoveryError::Unavailable("policy: connection refused".into()),
+            DiscoveryError::ResourceExhausted {
+                message: "too many expensive calls of this caller at once".into(),
+                retry_after: std::time::Duration::from_millis(1_500),
+            },
             DiscoveryError::Internal("policy answered a different batch".into()),
         ];
         for error in errors {
@@ -77,6 +89,13 @@ mod tests {
                 "PERMISSION_DENIED",
             ),
             (DiscoveryError::Unavailable(String::new()), "UNAVAILABLE"),
+            (
+                DiscoveryError::ResourceExhausted {
+                    message: String::new(),
+                    retry_after: std::time::Duration::from_secs(1),
+                },
+                "RESOURCE_EXHAUSTED",
+            ),
             (DiscoveryError::Internal(String::new()), "INTERNAL"),
         ];
         for (error, reason) in cases {

@@ -52,6 +52,10 @@ pub struct FakeIndex {
     pub rows_gate: tokio::sync::Mutex<()>,
     pub rows_waiting: AtomicUsize,
     pub source_reads: AtomicUsize,
+    /// Held by a test to keep raw searches waiting; `searches_waiting` counts the
+    /// searches that reached it.
+    pub search_gate: tokio::sync::Mutex<()>,
+    pub searches_waiting: AtomicUsize,
 }
 
 impl FakeIndex {
@@ -207,6 +211,8 @@ impl IndexPort for FakeIndex {
         limit: u32,
     ) -> Result<Vec<RawHit>, DiscoveryError> {
         self.check_up()?;
+        self.searches_waiting.fetch_add(1, Ordering::SeqCst);
+        drop(self.search_gate.lock().await);
         self.searches
             .lock()
             .unwrap()
@@ -333,8 +339,13 @@ pub fn member_of(project: &str) -> CallerToken {
 /// A token signed with the test key for `ada` with `role` (`owner` is an
 /// administrator), acting as `agent` when given, in `project`.
 pub fn token(role: &str, agent: Option<&str>, project: &str) -> CallerToken {
+    token_of("ada", role, agent, project)
+}
+
+/// [`token`] for the caller `subject`.
+pub fn token_of(subject: &str, role: &str, agent: Option<&str>, project: &str) -> CallerToken {
     let claims = Claims {
-        sub: "ada".into(),
+        sub: subject.into(),
         role: role.into(),
         features: Vec::new(),
         agent: agent.map(str::to_owned),

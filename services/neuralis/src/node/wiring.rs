@@ -257,7 +257,7 @@ async fn sync(
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
         *path = under_data_dir(path, &settings.data_dir, "index.db");
     }
-    let store = neuralis_sync::service::open_store(&config.index)
+    let store = neuralis_sync::service::open_store(&config.index, &config.search)
         .await
         .context("opening the index")?;
     let parts = SyncParts {

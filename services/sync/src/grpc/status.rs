@@ -25,6 +25,10 @@ pub fn to_status(error: SyncError) -> Status {
         SyncError::Unauthenticated => details::status(Reason::Unauthenticated, "unauthenticated"),
         SyncError::PermissionDenied(message) => details::status(Reason::PermissionDenied, message),
         SyncError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        SyncError::ResourceExhausted {
+            message,
+            retry_after,
+        } => details::exhausted(message, retry_after),
         SyncError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
@@ -44,6 +48,10 @@ pub fn from_status(status: &Status) -> SyncError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             SyncError::Unavailable(message)
         }
+        Code::ResourceExhausted => SyncError::ResourceExhausted {
+            message,
+            retry_after: details::retry_after_of(status).unwrap_or(SyncError::BUDGET_RETRY),
+        },
         _ => SyncError::Internal(message),
     }
 }
@@ -52,7 +60,7 @@ pub fn from_status(status: &Status) -> SyncError {
 mod tests {
     use super::*;
 
-    fn every_variant() -> [SyncError; 7] {
+    fn every_variant() -> [SyncError; 8] {
         [
             SyncError::invalid("source.trigger", "bad interval \"interval:0s\""),
             SyncError::NotFound("source \"repo\" of project \"p\"".into()),
@@ -60,6 +68,10 @@ mod tests {
             SyncError::Unauthenticated,
             SyncError::PermissionDenied("the call needs an administrator role".into()),
             SyncError::Unavailable("index store unavailable: connection refused".into()),
+            SyncError::ResourceExhausted {
+                message: "too many expensive calls of this caller at once".into(),
+                retry_after: std::time::Duration::from_millis(1_500),
+            },
             SyncError::Internal("index row unreadable (payload): eof".into()),
         ]
     }
@@ -86,6 +98,7 @@ mod tests {
                 Code::Unauthenticated,
                 Code::PermissionDenied,
                 Code::Unavailable,
+                Code::ResourceExhausted,
                 Code::Internal
             ]
         );
@@ -104,6 +117,7 @@ mod tests {
             "UNAUTHENTICATED",
             "PERMISSION_DENIED",
             "UNAVAILABLE",
+            "RESOURCE_EXHAUSTED",
             "INTERNAL",
         ];
         assert_eq!(reasons, expected.map(|r| Some(r.to_owned())));

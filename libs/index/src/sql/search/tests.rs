@@ -1,0 +1,209 @@
+//! The search's bounds, budget and cost on the embedded store (the conformance suite
+//! holds the answers both backends give).
+
+use super::embedded::{EmbeddedSearch, STEPS_PER_CHECK};
+use super::*;
+use crate::query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS};
+use crate::{ChunkRow, FileRow, IndexStore, RowWrite, SqlIndexStore, WriteBatch};
+
+fn row(path: &str) -> FileRow {
+    FileRow {
+        project: "p".into(),
+        source: "s".into(),
+        path: path.into(),
+        content_hash: format!("hash:{path}"),
+        size: 1,
+        modified: 0,
+        classification: "file".into(),
+        payload: serde_json::json!({}),
+        usable_manifest: false,
+        privacy_owner: None,
+        payload_version: 1,
+        real_path: None,
+        content_flags: Vec::new(),
+    }
+}
+
+/// The words `w0` .. `w63`, every one in every chunk: any query of them matches every
+/// chunk, so its cost is the engine's, not a matter of how many rows it finds.
+fn every_word() -> Vec<String> {
+    (0..MAX_QUERY_WORDS).map(|i| format!("w{i}")).collect()
+}
+
+/// A store of `files` files of one chunk each: the chunk holds every word and `bodies`.
+async fn store_with(files: usize, bodies: &[&str]) -> (tempfile::TempDir, SqlIndexStore) {
+    let folder = tempfile::tempdir().expect("tempdir");
+    let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
+        .await
+        .expect("opens");
+    let words = every_word().join(" ");
+    let writes = (0..files)
+        .map(|i| RowWrite::Put {
+            row: row(&format!("f{i}.md")),
+            chunks: Some(vec![ChunkRow {
+                ordinal: 0,
+                body: format!("{words} {}", bodies[i % bodies.len()]),
+                vector: None,
+            }]),
+        })
+        .collect();
+    let batch = WriteBatch {
+        project: "p".into(),
+        source: "s".into(),
+        writes,
+    };
+    store.write_batch(batch).await.expect("writes");
+    (folder, store)
+}
+
+fn searcher(store: &SqlIndexStore) -> &EmbeddedSearch {
+    store
+        .searcher
+        .as_deref()
+        .expect("the embedded store has a searcher")
+}
+
+async fn steps(store: &SqlIndexStore, query: &str) -> u64 {
+    let words = words_of(query, 10).expect("within bounds").expect("words");
+    searcher(store)
+        .run("p", fts5_all_of(&words), 10)
+        .await
+        .expect("searched")
+        .steps
+}
+
+#[test]
+fn the_engine_query_is_quoted_literals_linear_in_the_query() {
+    let shapes = [
+        "deploy".to_owned(),
+        "NOT a OR b AND c NEAR(d e) f* ^g col:h \"i\"".to_owned(),
+        "(a+)+$ ".repeat(60),
+        "ü".repeat(MAX_QUERY_BYTES / 2),
+        (0..64)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join("-"),
+    ];
+    for text in shapes {
+        let words = words_of(&text, 10)
+            .expect("within bounds")
+            .unwrap_or_default();
+        let built = fts5_all_of(&words);
+        assert!(words.len() <= MAX_QUERY_WORDS);
+        // Each word plus two quotes and a space: never more than three bytes per word
+        // beyond the text itself (lowercase may lengthen a letter, so twice the text).
+        assert!(built.len() <= 2 * text.len() + 3 * words.len(), "{built}");
+        assert_eq!(built.matches('"').count(), 2 * words.len(), "{built}");
+    }
+    assert_eq!(fts5_all_of(&["a\"b".to_owned()]), "\"a\"\"b\"");
+}
+
+#[test]
+fn a_query_past_its_bounds_is_refused_naming_the_query() {
+    for text in ["x ".repeat(50_000), "y".repeat(3_500_000)] {
+        match words_of(&text, 10) {
+            Err(IndexError::InvalidValue { field, .. }) => assert_eq!(field, "query"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn operators_quotes_and_patterns_are_searched_literally() {
+    let (_folder, store) = store_with(
+        3,
+        &["NOT a drill", "deploy then rollback", "plain (a+)+$ text"],
+    )
+    .await;
+    let paths = |hits: Vec<ChunkHit>| hits.into_iter().map(|h| h.path).collect::<Vec<_>>();
+    let found = |query: &'static str| {
+        let store = &store;
+        async move { paths(store.search_text("p", query, 10).await.expect(query)) }
+    };
+    // As FTS5 syntax each would fail or widen the match; as words each is literal.
+    assert_eq!(found("NOT drill").await, ["f0.md"]);
+    assert!(found("deploy OR nothing").await.is_empty());
+    assert_eq!(found("(a+)+$ plain").await, ["f2.md"]);
+    assert_eq!(found("\"rollback\" then deploy*").await, ["f1.md"]);
+    assert!(found("NEAR(deploy drill) col:x ^w1").await.is_empty());
+    store.close().await;
+}
+
+/// Steps a word may add to a search, whatever the number of chunks it matches.
+const STEPS_PER_WORD: u64 = 100;
+
+#[tokio::test]
+async fn search_steps_grow_no_faster_than_the_distinct_words() {
+    // 300 chunks, each matching every query: were the match evaluated per chunk (the
+    // plan issue 25 found), every word would cost steps for each of them (about 9,000
+    // per word here), and a 64-word query 600,000 steps instead of 9,000.
+    let (_folder, store) = store_with(300, &["filler"]).await;
+    let words = every_word();
+    let one = steps(&store, &words[0]).await;
+    for n in [2, 4, 8, 16, 32, 64] {
+        let cost = steps(&store, &words[..n].join(" ")).await;
+        let most = one + n as u64 * STEPS_PER_WORD;
+        assert!(cost <= most, "{n} words: {cost} steps, one word {one}");
+    }
+    // A word sent 64 times is one term: the cost of one word.
+    let repeated = steps(&store, &vec!["w0"; MAX_QUERY_WORDS].join(" ")).await;
+    assert!(
+        repeated <= one + STEPS_PER_CHECK,
+        "{repeated} against {one}"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_search_past_its_step_budget_stops_and_says_so() {
+    let (_folder, store) = store_with(300, &["filler"]).await;
+    let tight = SearchBudget {
+        max_steps: 1_000,
+        ..SearchBudget::default()
+    };
+    let store = store.with_search_budget(tight);
+    match store.search_text("p", "w1 w2", 10).await {
+        Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    // The statement stopped and its connection went back to the searcher.
+    assert_eq!(searcher(&store).idle_connections(), 1);
+    assert_eq!(searcher(&store).free_slots(), tight.connections);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_search_whose_caller_left_stops_and_returns_its_connection() {
+    let (_folder, store) = store_with(300, &["filler"]).await;
+    let searcher = searcher(&store);
+    let outcome = searcher
+        .run_abandoned_for_test("p", fts5_all_of(&every_word()), 10)
+        .await;
+    match outcome {
+        Err(IndexError::Unavailable(message)) => assert!(message.contains("abandoned")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(searcher.idle_connections(), 1);
+    assert_eq!(searcher.free_slots(), SearchBudget::default().connections);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_full_text_index_drives_the_search() {
+    let (folder, store) = store_with(300, &["filler"]).await;
+    let connection = rusqlite::Connection::open(folder.path().join("index.db")).expect("opens");
+    let mut plan = connection
+        .prepare(&format!("EXPLAIN QUERY PLAN {SQLITE_TEXT}"))
+        .expect("plans");
+    let steps: Vec<String> = plan
+        .query_map(rusqlite::params!["\"w1\"", "p", 10], |row| {
+            row.get::<_, String>(3)
+        })
+        .expect("plan rows")
+        .collect::<Result<_, _>>()
+        .expect("plan");
+    // Driven by the chunk rows instead, the match would be evaluated again for each
+    // chunk of the project: rows times words.
+    assert!(steps[0].contains("index_chunks_fts"), "{steps:?}");
+    store.close().await;
+}

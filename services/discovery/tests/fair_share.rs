@@ -1,0 +1,116 @@
+//! Issue 25, "a fair share", without timing: searches held at the index's gate keep
+//! their places, so a caller's next call past its share (2 by default) is shed at once
+//! with RESOURCE_EXHAUSTED and a retry delay, while another caller of the project is
+//! admitted; once the held calls end, their places are given back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
+
+mod fakes;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use fakes::{harness, token_of};
+use neuralis_discovery::{CallerToken, DiscoveryApi, DiscoveryError};
+use neuralis_proto::discovery::v1 as pb;
+
+fn member(subject: &str) -> CallerToken {
+    token_of(subject, "member", None, "p1")
+}
+
+fn search(query: &str) -> pb::SearchRequest {
+    pb::SearchRequest {
+        scope: Some(pb::Scope {
+            project_id: "p1".into(),
+            agent_id: String::new(),
+            conversation_id: String::new(),
+        }),
+        query: query.into(),
+        limit: 10,
+    }
+}
+
+async fn until(counter: &AtomicUsize, value: usize) {
+    // Other threads run the calls: wait for them, not for a number of turns.
+    for _ in 0..5_000 {
+        if counter.load(Ordering::SeqCst) == value {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    panic!("the counter stayed at {}", counter.load(Ordering::SeqCst));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_past_its_share_is_shed_at_once_while_another_is_admitted() {
+    let h = Arc::new(harness().await);
+    h.index.put(
+        "repo",
+        ".claude/docs/guide.md",
+        "---\nname: guide\n---\nThe needle.\n",
+    );
+    let gate = h.index.search_gate.lock().await;
+    let held: Vec<_> = (0..2)
+        .map(|_| {
+            let h = Arc::clone(&h);
+            tokio::spawn(async move {
+                h.discovery
+                    .search(member("mallory"), search("needle"))
+                    .await
+            })
+        })
+        .collect();
+    until(&h.index.searches_waiting, 2).await;
+
+    // Admitted, it would wait at the gate: shed, it answers at once.
+    let third = h.discovery.search(member("mallory"), search("needle"));
+    let shed = tokio::time::timeout(std::time::Duration::from_secs(5), third)
+        .await
+        .expect("shed at once, not queued");
+    match shed {
+        Err(DiscoveryError::ResourceExhausted { retry_after, .. }) => {
+            assert_eq!(retry_after, std::time::Duration::from_secs(1))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        h.index.searches_waiting.load(Ordering::SeqCst),
+        2,
+        "shed before the store"
+    );
+
+    let other = {
+        let h = Arc::clone(&h);
+        tokio::spawn(async move { h.discovery.search(member("alice"), search("needle")).await })
+    };
+    until(&h.index.searches_waiting, 3).await;
+    drop(gate);
+    assert!(other.await.unwrap().is_ok(), "another caller is served");
+    for call in held {
+        assert!(call.await.unwrap().is_ok());
+    }
+    // The places were given back.
+    assert!(
+        h.discovery
+            .search(member("mallory"), search("needle"))
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn a_query_past_its_bounds_is_refused_before_the_store_is_asked() {
+    let h = harness().await;
+    for query in [
+        "word ".repeat(50_000),
+        "x".repeat(3_500_000),
+        vec!["w"; 65].join(" "),
+    ] {
+        let refused = h.discovery.search(member("mallory"), search(&query)).await;
+        assert!(
+            matches!(&refused, Err(DiscoveryError::InvalidArgument { field, .. }) if field == "query"),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(h.index.searches_waiting.load(Ordering::SeqCst), 0);
+}
