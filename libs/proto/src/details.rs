@@ -10,6 +10,10 @@
 use std::collections::HashMap;
 
 use tonic::{Code, Status};
+
+use crate::bounds::{MAX_ID_BYTES, bounded_message, quote};
+#[cfg(test)]
+use crate::bounds::MAX_MESSAGE_BYTES;
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// The `ErrorInfo.domain` of every Neuralis error.
@@ -35,13 +39,15 @@ pub enum Reason {
     PermissionDenied,
     /// A store, bus or peer service did not answer.
     Unavailable,
+    /// The server sheds this call: its share of a bounded resource is in use.
+    ResourceExhausted,
     /// A defect or a damaged store.
     Internal,
 }
 
 impl Reason {
     /// Every reason, for tests and the documentation.
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::InvalidArgument,
         Reason::RequestUndecodable,
         Reason::SourceRootRefused,
@@ -50,6 +56,7 @@ impl Reason {
         Reason::Unauthenticated,
         Reason::PermissionDenied,
         Reason::Unavailable,
+        Reason::ResourceExhausted,
         Reason::Internal,
     ];
 
@@ -64,6 +71,7 @@ impl Reason {
             Reason::Unauthenticated => "UNAUTHENTICATED",
             Reason::PermissionDenied => "PERMISSION_DENIED",
             Reason::Unavailable => "UNAVAILABLE",
+            Reason::ResourceExhausted => "RESOURCE_EXHAUSTED",
             Reason::Internal => "INTERNAL",
         }
     }
@@ -79,25 +87,38 @@ impl Reason {
             Reason::Unauthenticated => Code::Unauthenticated,
             Reason::PermissionDenied => Code::PermissionDenied,
             Reason::Unavailable => Code::Unavailable,
+            Reason::ResourceExhausted => Code::ResourceExhausted,
             Reason::Internal => Code::Internal,
         }
     }
 }
 
-/// A status of `reason`'s code with `message` and an `ErrorInfo`.
+/// A status of `reason`'s code with `message` and an `ErrorInfo`. The message is cut to
+/// [`MAX_MESSAGE_BYTES`]: it travels in `grpc-message` and again inside the
+/// `google.rpc.Status` of `grpc-status-details-bin` (the rich error model wants the two
+/// equal: grpcio-status refuses details whose message differs), so an unbounded message
+/// would cross a client's 16 KiB metadata limit and turn into RESOURCE_EXHAUSTED.
 pub fn status(reason: Reason, message: impl Into<String>) -> Status {
     let details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
-    Status::with_error_details(reason.code(), message, details)
+    Status::with_error_details(reason.code(), bounded_message(message.into()), details)
 }
 
 /// INVALID_ARGUMENT with the `field: message` text every service uses, an `ErrorInfo`
 /// and a `BadRequest` whose one violation names `field`.
+/// Field and message are bounded like [`status`]'s (a field name longer than an id is
+/// a caller's text, quoted and cut).
 pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
+    let field = if field.len() > MAX_ID_BYTES {
+        quote(field)
+    } else {
+        field.to_owned()
+    };
+    let message = bounded_message(message.to_owned());
     let mut details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
-    details.add_bad_request_violation(field, message);
+    details.add_bad_request_violation(field.as_str(), message.as_str());
     Status::with_error_details(
         Code::InvalidArgument,
-        format!("{field}: {message}"),
+        bounded_message(format!("{field}: {message}")),
         details,
     )
 }
@@ -154,5 +175,27 @@ mod tests {
         assert_eq!(bad.field_violations[0].field, "source.trigger");
         assert_eq!(bad.field_violations[0].description, "bad interval");
         assert_eq!(reason_of(&status).as_deref(), Some("INVALID_ARGUMENT"));
+    }
+
+    /// The bytes a status puts in the trailers: `grpc-message` and the encoded details.
+    fn trailer_bytes(status: &Status) -> usize {
+        status.message().len() + status.details().len()
+    }
+
+    #[test]
+    fn a_message_quoting_a_huge_value_is_cut_in_every_copy() {
+        let root = format!("/{}", "a".repeat(9_999));
+        for status in [
+            status(Reason::Unavailable, format!("source root {root}: not found")),
+            invalid(Reason::SourceRootRefused, "source.root", &format!("{root} is refused")),
+            invalid(Reason::InvalidArgument, &root, "bad"),
+        ] {
+            assert!(status.message().len() <= MAX_MESSAGE_BYTES, "{}", status.message().len());
+            assert!(status.message().contains("(10"), "{}", status.message());
+            // message, the google.rpc.Status copy and a BadRequest: a few KB at most.
+            assert!(trailer_bytes(&status) < 4 * MAX_MESSAGE_BYTES, "{}", trailer_bytes(&status));
+            let rich = status.get_error_details();
+            assert!(rich.error_info().is_some());
+        }
     }
 }

@@ -26,6 +26,9 @@ pub enum DiscoveryError {
     /// Policy or sync could not be reached; never answered unfiltered.
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// The call is shed: its bounded resource (e.g. the validation slots) is in use.
+    #[error("resource exhausted: {0}")]
+    ResourceExhausted(String),
     /// A defect on our side.
     #[error("internal: {0}")]
     Internal(String),
@@ -38,6 +41,12 @@ impl DiscoveryError {
             field: field.into(),
             message: message.into(),
         }
+    }
+}
+
+impl From<neuralis_proto::bounds::FieldError> for DiscoveryError {
+    fn from(error: neuralis_proto::bounds::FieldError) -> Self {
+        DiscoveryError::invalid(error.field, error.message)
     }
 }
 

@@ -35,6 +35,7 @@ mod prepared;
 mod reading;
 mod rekey;
 mod scope;
+mod validation;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

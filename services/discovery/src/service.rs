@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use neuralis_access::Evaluation;
 use neuralis_assembly::{FileState, HydrationBudget, hydration_order, render_overview};
-use neuralis_layout::{Category, Trust};
+use neuralis_layout::Category;
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::answer::{Answer, ContentAt, assemble};
@@ -31,6 +31,7 @@ pub struct DiscoveryParts {
 pub struct Discovery {
     parts: DiscoveryParts,
     rekeyed: crate::rekey::Rekeyed,
+    validations: crate::validation::Validations,
 }
 
 impl Discovery {
@@ -42,6 +43,7 @@ impl Discovery {
         Self {
             parts,
             rekeyed: Default::default(),
+            validations: Default::default(),
         }
     }
 
@@ -349,25 +351,12 @@ impl Discovery {
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError> {
         permit.unbound()?;
-        if request.files.is_empty() {
-            return Err(DiscoveryError::invalid(
-                "files",
-                "is empty: package.json is required",
-            ));
-        }
-        let trust = match pb::Trust::try_from(request.trust).unwrap_or(pb::Trust::Unspecified) {
-            pb::Trust::FirstParty => Trust::FirstParty,
-            pb::Trust::Trusted => Trust::Trusted,
-            pb::Trust::Untrusted | pb::Trust::Unspecified => Trust::Untrusted,
-        };
-        let files: Vec<(String, Vec<u8>)> = request
-            .files
-            .into_iter()
-            .map(|f| (f.path, f.content))
-            .collect();
-        Ok(convert::validation(
-            self.parts.catalog.validate(&files, trust),
-        ))
+        let (files, trust) = crate::validation::checked(request)?;
+        let validation = self
+            .validations
+            .run(Arc::clone(&self.parts.catalog), files, trust)
+            .await?;
+        Ok(convert::validation(validation))
     }
 }
 

@@ -22,6 +22,9 @@ pub fn to_status(error: DiscoveryError) -> Status {
             details::status(Reason::PermissionDenied, message)
         }
         DiscoveryError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        DiscoveryError::ResourceExhausted(message) => {
+            details::status(Reason::ResourceExhausted, message)
+        }
         DiscoveryError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
@@ -40,6 +43,7 @@ pub fn from_status(status: &Status) -> DiscoveryError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             DiscoveryError::Unavailable(message)
         }
+        Code::ResourceExhausted => DiscoveryError::ResourceExhausted(message),
         _ => DiscoveryError::Internal(message),
     }
 }
@@ -56,6 +60,7 @@ mod tests {
             DiscoveryError::Unauthenticated,
             DiscoveryError::PermissionDenied("the call is open to callers only".into()),
             DiscoveryError::Unavailable("policy: connection refused".into()),
+            DiscoveryError::ResourceExhausted("validation slots in use".into()),
             DiscoveryError::Internal("policy answered a different batch".into()),
         ];
         for error in errors {
