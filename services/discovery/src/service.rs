@@ -182,6 +182,7 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let Some(evaluated) = self.evaluated(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
         };
@@ -321,6 +322,7 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListToolsRequest,
     ) -> Result<pb::ListToolsResponse, DiscoveryError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListToolsResponse::default());
         };

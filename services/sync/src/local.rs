@@ -124,6 +124,7 @@ impl LocalSync {
         permit: &Permit,
         request: pb::ListSourcesRequest,
     ) -> Result<pb::ListSourcesResponse, SyncError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let project = (!request.project.is_empty()).then_some(request.project.as_str());
         match project {
             Some(project) => {
