@@ -391,6 +391,24 @@ async fn megabyte_ids_paths_and_tokens_are_refused_naming_the_field(mode: Mode) 
             "page_token",
         ),
         (
+            "discovery: a megabyte skill id",
+            refusal(packages.activate_skill(request(discovery::ActivateSkillRequest {
+                scope: scope(P, "", ""),
+                skill_id: huge.clone(),
+            }, &member)).await),
+            "skill_id",
+        ),
+        (
+            "discovery: a megabyte path to read",
+            refusal(packages.read_file(request(discovery::ReadFileRequest {
+                scope: scope(P, "", ""),
+                source_slug: "repo".into(),
+                package_id: String::new(),
+                path: huge_path.clone(),
+            }, &member)).await),
+            "path",
+        ),
+        (
             "discovery: a megabyte file path to validate",
             refusal(packages.validate_package(request(discovery::ValidatePackageRequest {
                 files: vec![discovery::PackageFileContent {

@@ -235,6 +235,7 @@ impl Discovery {
         if request.skill_id.trim().is_empty() {
             return Err(DiscoveryError::invalid("skill_id", "is required"));
         }
+        neuralis_proto::bounds::path("skill_id", &request.skill_id)?;
         let Decided {
             answer,
             administrator,
