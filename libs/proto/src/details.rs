@@ -11,9 +11,9 @@ use std::collections::HashMap;
 
 use tonic::{Code, Status};
 
-use crate::bounds::{MAX_ID_BYTES, bounded_message, quote};
 #[cfg(test)]
 use crate::bounds::MAX_MESSAGE_BYTES;
+use crate::bounds::{MAX_ID_BYTES, bounded_message, quote};
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// The `ErrorInfo.domain` of every Neuralis error.
@@ -186,14 +186,29 @@ mod tests {
     fn a_message_quoting_a_huge_value_is_cut_in_every_copy() {
         let root = format!("/{}", "a".repeat(9_999));
         for status in [
-            status(Reason::Unavailable, format!("source root {root}: not found")),
-            invalid(Reason::SourceRootRefused, "source.root", &format!("{root} is refused")),
+            status(
+                Reason::Unavailable,
+                format!("source root {root}: not found"),
+            ),
+            invalid(
+                Reason::SourceRootRefused,
+                "source.root",
+                &format!("{root} is refused"),
+            ),
             invalid(Reason::InvalidArgument, &root, "bad"),
         ] {
-            assert!(status.message().len() <= MAX_MESSAGE_BYTES, "{}", status.message().len());
+            assert!(
+                status.message().len() <= MAX_MESSAGE_BYTES,
+                "{}",
+                status.message().len()
+            );
             assert!(status.message().contains("(10"), "{}", status.message());
             // message, the google.rpc.Status copy and a BadRequest: a few KB at most.
-            assert!(trailer_bytes(&status) < 4 * MAX_MESSAGE_BYTES, "{}", trailer_bytes(&status));
+            assert!(
+                trailer_bytes(&status) < 4 * MAX_MESSAGE_BYTES,
+                "{}",
+                trailer_bytes(&status)
+            );
             let rich = status.get_error_details();
             assert!(rich.error_info().is_some());
         }

@@ -19,15 +19,19 @@ use crate::ports::{InstalledCatalog, PackageValidation};
 pub const MAX_FILES: usize = 1024;
 /// Bytes of all contents of one call (a decoded gRPC message is at most 4 MiB anyway).
 pub const MAX_TOTAL_BYTES: usize = 4 * 1024 * 1024;
-/// Validations parsing at once in one process: fewer than the cores of a small node, so
-/// a flood of them leaves a core to the async workers.
-pub const MAX_CONCURRENT: usize = 2;
+/// Validations parsing at once in one process: half the cores, at least one, so a
+/// flood of them always leaves cores to the async workers (one on a two-core node).
+pub fn max_concurrent() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| (cores.get() / 2).max(1))
+}
 
 /// The files of a request as the catalog reads them, and the trust asked for.
 pub(crate) type Files = Vec<(String, Vec<u8>)>;
 
 /// The request within bounds, or INVALID_ARGUMENT naming the field. Pure.
-pub(crate) fn checked(request: pb::ValidatePackageRequest) -> Result<(Files, Trust), DiscoveryError> {
+pub(crate) fn checked(
+    request: pb::ValidatePackageRequest,
+) -> Result<(Files, Trust), DiscoveryError> {
     let trust = match bounds::known::<pb::Trust>("trust", request.trust)? {
         pb::Trust::FirstParty => Trust::FirstParty,
         pb::Trust::Trusted => Trust::Trusted,
@@ -78,7 +82,7 @@ pub(crate) struct Validations {
 
 impl Default for Validations {
     fn default() -> Self {
-        Self::with_slots(MAX_CONCURRENT)
+        Self::with_slots(max_concurrent())
     }
 }
 
@@ -165,11 +169,14 @@ mod tests {
     async fn a_validation_past_the_slots_is_shed_not_queued() {
         let validations = Validations::with_slots(1);
         let (release, wait) = std::sync::mpsc::channel();
-        let catalog: Arc<dyn InstalledCatalog> = Arc::new(Blocking(std::sync::Mutex::new(Slow(wait))));
+        let catalog: Arc<dyn InstalledCatalog> =
+            Arc::new(Blocking(std::sync::Mutex::new(Slow(wait))));
         let first = {
             let validations = validations.clone();
             let catalog = Arc::clone(&catalog);
-            tokio::spawn(async move { validations.run(catalog, Vec::new(), Trust::Untrusted).await })
+            tokio::spawn(
+                async move { validations.run(catalog, Vec::new(), Trust::Untrusted).await },
+            )
         };
         // The first call holds the only slot until released.
         while validations.slots.available_permits() > 0 {
@@ -200,7 +207,10 @@ mod tests {
         fn tools(
             &self,
             _: &dyn Fn(&str) -> bool,
-        ) -> (Vec<crate::ports::ToolEntry>, Vec<crate::ports::ContestedTool>) {
+        ) -> (
+            Vec<crate::ports::ToolEntry>,
+            Vec<crate::ports::ContestedTool>,
+        ) {
             (Vec::new(), Vec::new())
         }
         fn validate(&self, _: &[(String, Vec<u8>)], _: Trust) -> PackageValidation {

@@ -26,7 +26,11 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
     let (scope, owner) = scope_from(bounds::known("source.scope", spec.scope)?, &spec.owner)?;
     bounds::short_text("source.trigger", &spec.trigger)?;
     let trigger = canonical_trigger(&spec.trigger)?;
-    bounds::each("source.privacy_patterns", &spec.privacy_patterns, bounds::path)?;
+    bounds::each(
+        "source.privacy_patterns",
+        &spec.privacy_patterns,
+        bounds::path,
+    )?;
     let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
     Ok(SourceRecord {
         // Assigned by the store's caller: a new one at create, the stored one after.

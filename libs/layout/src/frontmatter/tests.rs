@@ -415,7 +415,9 @@ fn recovery_reads_a_list_with_blank_lines_and_comments_between_items() {
 /// budget (10,000 replayed events); the budget now stops its replay at a thousand.
 #[test]
 fn a_billion_laughs_block_is_refused_within_a_thousand_replayed_events() {
-    let mut text = String::from("---\nname: bomb\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut text = String::from(
+        "---\nname: bomb\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
     for i in 1..10 {
         let prev = i - 1;
         let refs = vec![format!("*a{prev}"); 10].join(", ");
@@ -430,4 +432,3 @@ fn a_billion_laughs_block_is_refused_within_a_thousand_replayed_events() {
     );
     assert_eq!(outcome.status, FrontmatterStatus::Recovered);
 }
-

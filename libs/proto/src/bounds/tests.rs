@@ -46,7 +46,10 @@ fn a_repeated_field_is_bounded_in_count_and_names_the_entry() {
     let many = vec![String::new(); MAX_REPEATED + 1];
     assert_eq!(
         each("rules", &many, path).unwrap_err().message,
-        format!("must have at most {MAX_REPEATED} entries ({} given)", MAX_REPEATED + 1)
+        format!(
+            "must have at most {MAX_REPEATED} entries ({} given)",
+            MAX_REPEATED + 1
+        )
     );
     let one_bad = vec!["ok".to_owned(), "bad\0".to_owned()];
     assert_eq!(each("rules", &one_bad, path).unwrap_err().field, "rules[1]");
@@ -74,7 +77,10 @@ fn an_unknown_enum_value_is_refused_not_read_as_the_default() {
     assert_eq!(known::<Two>("scope", 1), Ok(Two::B));
     assert_eq!(known::<Two>("scope", 0), Ok(Two::A));
     let refused = known::<Two>("scope", 99).unwrap_err();
-    assert_eq!((refused.field.as_str(), refused.message.as_str()), ("scope", "unknown value 99"));
+    assert_eq!(
+        (refused.field.as_str(), refused.message.as_str()),
+        ("scope", "unknown value 99")
+    );
 }
 
 #[test]

@@ -38,7 +38,11 @@ pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<GrantsCall
     bounds::count("grants", request.grants.len(), bounds::MAX_REPEATED)?;
     for (at, grant) in request.grants.iter().enumerate() {
         bounds::id(&format!("grants[{at}].role"), &grant.role)?;
-        bounds::each(&format!("grants[{at}].features"), &grant.features, bounds::id)?;
+        bounds::each(
+            &format!("grants[{at}].features"),
+            &grant.features,
+            bounds::id,
+        )?;
         bounds::each(&format!("grants[{at}].revoked"), &grant.revoked, bounds::id)?;
     }
     let grantor = match pb::GrantorKind::try_from(request.grantor) {

@@ -11,7 +11,11 @@ use crate::PolicyError;
 /// sync fail), roles and agents bounded ids, and the lists bounded in length.
 pub fn check_bounds(policy: &pb::UriPolicy, field: &str) -> Result<(), PolicyError> {
     let rules = format!("{field}.paths");
-    bounds::count(&rules, policy.paths.len(), neuralis_access::policy::MAX_RULES)?;
+    bounds::count(
+        &rules,
+        policy.paths.len(),
+        neuralis_access::policy::MAX_RULES,
+    )?;
     for (at, rule) in policy.paths.iter().enumerate() {
         let rule_field = format!("{rules}[{at}]");
         bounds::path(&format!("{rule_field}.pattern"), &rule.pattern)?;
