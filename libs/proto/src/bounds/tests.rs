@@ -1,9 +1,12 @@
 use super::*;
 use proptest::prelude::*;
 
+/// One of the field rules of this module.
+type Rule = fn(&str, &str) -> Result<(), FieldError>;
+
 #[test]
 fn each_bound_refuses_one_byte_over_and_names_the_field() {
-    let table: [(fn(&str, &str) -> Result<(), FieldError>, usize); 4] = [
+    let table: [(Rule, usize); 4] = [
         (id, MAX_ID_BYTES),
         (path, MAX_PATH_BYTES),
         (short_text, MAX_SHORT_TEXT_BYTES),
