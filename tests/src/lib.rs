@@ -12,6 +12,7 @@ pub mod ports;
 pub mod postgres;
 pub mod process;
 pub mod raw;
+pub mod refusal;
 pub mod replica;
 
 pub use cluster::{Cluster, Mode};

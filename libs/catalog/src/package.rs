@@ -174,9 +174,10 @@ fn assemble(
     candidate: &Candidate,
     manifest: Manifest,
     declared: FileDeclarations,
-    warnings: Vec<FileIssue>,
+    mut warnings: Vec<FileIssue>,
 ) -> Outcome {
-    let contributions = contributions(candidate, &manifest);
+    let (contributions, file_diagnostics) = contributions(candidate, &manifest);
+    warnings.extend(file_diagnostics);
     let inline = manifest.inline.clone();
     let team_inline: Vec<TeamMemberFiles> = inline
         .team
@@ -206,13 +207,32 @@ fn assemble(
 
 /// The markdown contributions, by the layout core's installed-package grouping (which
 /// applies admission, bundles and the trust-tier sanitization).
-fn contributions(candidate: &Candidate, manifest: &Manifest) -> neuralis_layout::Package {
+/// The grouped contributions, and what reading each file's frontmatter had to say (a
+/// budget breach, a recovery), named by file so an author, and a `ValidatePackage`
+/// caller, sees which file it was.
+fn contributions(
+    candidate: &Candidate,
+    manifest: &Manifest,
+) -> (neuralis_layout::Package, Vec<FileIssue>) {
     let rows: Vec<IndexedFile> = candidate
         .files
         .iter()
         .map(|(path, bytes)| IndexedFile {
             path: path.clone(),
             payload: capture(path, Some(bytes)),
+        })
+        .collect();
+    let diagnostics = rows
+        .iter()
+        .flat_map(|row| {
+            row.payload.diagnostics.iter().map(|diagnostic| FileIssue {
+                file: row.path.clone(),
+                pointer: diagnostic
+                    .line
+                    .map(|line| format!("line {line}"))
+                    .unwrap_or_default(),
+                message: diagnostic.message.clone(),
+            })
         })
         .collect();
     let name = manifest
@@ -238,7 +258,7 @@ fn contributions(candidate: &Candidate, manifest: &Manifest) -> neuralis_layout:
         &manifest.inline.files,
         candidate.class.trust(),
     );
-    package
+    (package, diagnostics)
 }
 
 fn skipped(candidate: &Candidate, reason: &str) -> Outcome {

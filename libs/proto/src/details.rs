@@ -11,6 +11,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use tonic::{Code, Status};
+
+#[cfg(test)]
+use crate::bounds::MAX_MESSAGE_BYTES;
+use crate::bounds::{MAX_ID_BYTES, bounded_message, quote};
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// The `ErrorInfo.domain` of every Neuralis error.
@@ -96,20 +100,32 @@ impl Reason {
     }
 }
 
-/// A status of `reason`'s code with `message` and an `ErrorInfo`.
+/// A status of `reason`'s code with `message` and an `ErrorInfo`. The message is cut to
+/// [`MAX_MESSAGE_BYTES`]: it travels in `grpc-message` and again inside the
+/// `google.rpc.Status` of `grpc-status-details-bin` (the rich error model wants the two
+/// equal: grpcio-status refuses details whose message differs), so an unbounded message
+/// would cross a client's 16 KiB metadata limit and turn into RESOURCE_EXHAUSTED.
 pub fn status(reason: Reason, message: impl Into<String>) -> Status {
     let details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
-    Status::with_error_details(reason.code(), message, details)
+    Status::with_error_details(reason.code(), bounded_message(message.into()), details)
 }
 
 /// INVALID_ARGUMENT with the `field: message` text every service uses, an `ErrorInfo`
 /// and a `BadRequest` whose one violation names `field`.
+/// Field and message are bounded like [`status`]'s (a field name longer than an id is
+/// a caller's text, quoted and cut).
 pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
+    let field = if field.len() > MAX_ID_BYTES {
+        quote(field)
+    } else {
+        field.to_owned()
+    };
+    let message = bounded_message(message.to_owned());
     let mut details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
-    details.add_bad_request_violation(field, message);
+    details.add_bad_request_violation(field.as_str(), message.as_str());
     Status::with_error_details(
         Code::InvalidArgument,
-        format!("{field}: {message}"),
+        bounded_message(format!("{field}: {message}")),
         details,
     )
 }
@@ -190,5 +206,42 @@ mod tests {
         assert_eq!(bad.field_violations[0].field, "source.trigger");
         assert_eq!(bad.field_violations[0].description, "bad interval");
         assert_eq!(reason_of(&status).as_deref(), Some("INVALID_ARGUMENT"));
+    }
+
+    /// The bytes a status puts in the trailers: `grpc-message` and the encoded details.
+    fn trailer_bytes(status: &Status) -> usize {
+        status.message().len() + status.details().len()
+    }
+
+    #[test]
+    fn a_message_quoting_a_huge_value_is_cut_in_every_copy() {
+        let root = format!("/{}", "a".repeat(9_999));
+        for status in [
+            status(
+                Reason::Unavailable,
+                format!("source root {root}: not found"),
+            ),
+            invalid(
+                Reason::SourceRootRefused,
+                "source.root",
+                &format!("{root} is refused"),
+            ),
+            invalid(Reason::InvalidArgument, &root, "bad"),
+        ] {
+            assert!(
+                status.message().len() <= MAX_MESSAGE_BYTES,
+                "{}",
+                status.message().len()
+            );
+            assert!(status.message().contains("(10"), "{}", status.message());
+            // message, the google.rpc.Status copy and a BadRequest: a few KB at most.
+            assert!(
+                trailer_bytes(&status) < 4 * MAX_MESSAGE_BYTES,
+                "{}",
+                trailer_bytes(&status)
+            );
+            let rich = status.get_error_details();
+            assert!(rich.error_info().is_some());
+        }
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::doc_lazy_continuation, clippy::large_enum_variant)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod bounds;
 pub mod codec;
 pub mod details;
 pub mod page;

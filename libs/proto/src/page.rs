@@ -32,6 +32,13 @@ pub fn page<T>(
         field: "page_size",
         message: "must not be negative",
     })?;
+    // A token this module issued is never longer; a longer one is refused unread.
+    if page_token.len() > crate::bounds::MAX_PAGE_TOKEN_BYTES {
+        return Err(PageError {
+            field: "page_token",
+            message: "is not a token this service issued",
+        });
+    }
     let start = if page_token.is_empty() {
         0
     } else {

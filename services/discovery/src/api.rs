@@ -50,6 +50,12 @@ impl DiscoveryError {
     }
 }
 
+impl From<neuralis_proto::bounds::FieldError> for DiscoveryError {
+    fn from(error: neuralis_proto::bounds::FieldError) -> Self {
+        DiscoveryError::invalid(error.field, error.message)
+    }
+}
+
 impl From<neuralis_authz::Denial> for DiscoveryError {
     fn from(denial: neuralis_authz::Denial) -> Self {
         match denial {

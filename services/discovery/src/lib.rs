@@ -36,6 +36,7 @@ mod reading;
 mod rekey;
 mod scope;
 mod share;
+mod validation;
 
 pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
 pub use config::DiscoverySettings;

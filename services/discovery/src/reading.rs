@@ -30,6 +30,9 @@ impl Discovery {
         request: pb::ReadFileRequest,
     ) -> Result<pb::ReadFileResponse, DiscoveryError> {
         validate_scope(request.scope.as_ref())?;
+        neuralis_proto::bounds::id("source_slug", &request.source_slug)?;
+        neuralis_proto::bounds::id("package_id", &request.package_id)?;
+        neuralis_proto::bounds::path("path", &request.path)?;
         let holder = holder(&request)?;
         if request.path.trim().is_empty() {
             return Err(DiscoveryError::invalid("path", "is required"));

@@ -1,5 +1,6 @@
 //! The `Scope` of a request, validated, and what a verified caller may ask for in it.
 
+use neuralis_proto::bounds;
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::api::DiscoveryError;
@@ -45,6 +46,9 @@ pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, Discove
     if scope.project_id.trim().is_empty() {
         return Err(DiscoveryError::invalid("scope.project_id", "is required"));
     }
+    bounds::project("scope.project_id", &scope.project_id)?;
+    bounds::id("scope.agent_id", &scope.agent_id)?;
+    bounds::id("scope.conversation_id", &scope.conversation_id)?;
     let conversation = Some(scope.conversation_id.clone()).filter(|c| !c.is_empty());
     let agent = Some(scope.agent_id.clone()).filter(|a| !a.is_empty());
     Ok(Scope {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use neuralis_access::Evaluation;
 use neuralis_assembly::{FileState, HydrationBudget, hydration_order, render_overview};
-use neuralis_layout::{Category, Trust};
+use neuralis_layout::Category;
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::answer::{Answer, ContentAt, assemble};
@@ -35,6 +35,7 @@ pub struct Discovery {
     rekeyed: crate::rekey::Rekeyed,
     /// The fair share of expensive calls (`share.rs`).
     share: FairShare,
+    validations: crate::validation::Validations,
 }
 
 impl Discovery {
@@ -47,6 +48,7 @@ impl Discovery {
             share: FairShare::new(parts.settings.fair_share),
             parts,
             rekeyed: Default::default(),
+            validations: Default::default(),
         }
     }
 
@@ -233,6 +235,7 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let Some(evaluated) = self.evaluated(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
         };
@@ -285,6 +288,7 @@ impl Discovery {
         if request.skill_id.trim().is_empty() {
             return Err(DiscoveryError::invalid("skill_id", "is required"));
         }
+        neuralis_proto::bounds::path("skill_id", &request.skill_id)?;
         let Decided {
             answer,
             administrator,
@@ -381,6 +385,7 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListToolsRequest,
     ) -> Result<pb::ListToolsResponse, DiscoveryError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let Some(answer) = self.answer(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListToolsResponse::default());
         };
@@ -411,25 +416,12 @@ impl Discovery {
         request: pb::ValidatePackageRequest,
     ) -> Result<pb::ValidatePackageResponse, DiscoveryError> {
         permit.unbound()?;
-        if request.files.is_empty() {
-            return Err(DiscoveryError::invalid(
-                "files",
-                "is empty: package.json is required",
-            ));
-        }
-        let trust = match pb::Trust::try_from(request.trust).unwrap_or(pb::Trust::Unspecified) {
-            pb::Trust::FirstParty => Trust::FirstParty,
-            pb::Trust::Trusted => Trust::Trusted,
-            pb::Trust::Untrusted | pb::Trust::Unspecified => Trust::Untrusted,
-        };
-        let files: Vec<(String, Vec<u8>)> = request
-            .files
-            .into_iter()
-            .map(|f| (f.path, f.content))
-            .collect();
-        Ok(convert::validation(
-            self.parts.catalog.validate(&files, trust),
-        ))
+        let (files, trust) = crate::validation::checked(request)?;
+        let validation = self
+            .validations
+            .run(Arc::clone(&self.parts.catalog), files, trust)
+            .await?;
+        Ok(convert::validation(validation))
     }
 }
 

@@ -132,6 +132,12 @@ pub trait PolicyApi: Send + Sync + 'static {
     ) -> Result<pb::AttachPackagesResponse, PolicyError>;
 }
 
+impl From<neuralis_proto::bounds::FieldError> for PolicyError {
+    fn from(error: neuralis_proto::bounds::FieldError) -> Self {
+        PolicyError::invalid(error.field, error.message)
+    }
+}
+
 impl From<neuralis_authz::Denial> for PolicyError {
     fn from(denial: neuralis_authz::Denial) -> Self {
         match denial {

@@ -82,13 +82,13 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::PutSourcePolicyRequest,
     ) -> Result<pb::PutSourcePolicyResponse, PolicyError> {
-        let source_id = convert::required(request.source_id, "source_id")?;
+        let source_id = convert::source_id(request.source_id, "source_id")?;
         permit.for_source(&source_id)?;
-        let policy = convert::policy_from_proto(
-            request
-                .policy
-                .ok_or_else(|| PolicyError::invalid("policy", "is required"))?,
-        );
+        let policy = request
+            .policy
+            .ok_or_else(|| PolicyError::invalid("policy", "is required"))?;
+        convert::check_bounds(&policy, "policy")?;
+        let policy = convert::policy_from_proto(policy);
         policy
             .validate()
             .map_err(|error| PolicyError::from(error.within("policy")))?;
@@ -109,7 +109,7 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::GetSourcePolicyRequest,
     ) -> Result<pb::GetSourcePolicyResponse, PolicyError> {
-        let source_id = convert::required(request.source_id, "source_id")?;
+        let source_id = convert::source_id(request.source_id, "source_id")?;
         permit.for_source(&source_id)?;
         let record = self
             .store
@@ -128,7 +128,7 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::SetSourceEnabledRequest,
     ) -> Result<pb::SetSourceEnabledResponse, PolicyError> {
-        let source_id = convert::required(request.source_id, "source_id")?;
+        let source_id = convert::source_id(request.source_id, "source_id")?;
         permit.for_source(&source_id)?;
         self.store
             .set_source_enabled(&source_id, request.enabled)
@@ -146,7 +146,7 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::ForgetSourceRequest,
     ) -> Result<pb::ForgetSourceResponse, PolicyError> {
-        let source_id = convert::required(request.source_id, "source_id")?;
+        let source_id = convert::source_id(request.source_id, "source_id")?;
         let names_a_source = source_id
             .split_once('/')
             .is_some_and(|(project, source)| !project.is_empty() && !source.is_empty());
@@ -170,7 +170,7 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::RekeyPackagesRequest,
     ) -> Result<pb::RekeyPackagesResponse, PolicyError> {
-        let source_id = convert::required(request.source_id, "source_id")?;
+        let source_id = convert::source_id(request.source_id, "source_id")?;
         permit.for_source(&source_id)?;
         let mut moves = Vec::with_capacity(request.moves.len());
         for (index, item) in request.moves.into_iter().enumerate() {
@@ -260,7 +260,7 @@ impl LocalPolicy {
         permit: &Permit,
         request: pb::SetPackageEnabledRequest,
     ) -> Result<pb::SetPackageEnabledResponse, PolicyError> {
-        let project = convert::required(request.project_id, "project_id")?;
+        let project = convert::project_id(request.project_id, "project_id")?;
         permit.for_project(&project)?;
         let package_key = convert::required(request.package_key, "package_key")?;
         self.store

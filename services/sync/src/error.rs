@@ -57,6 +57,12 @@ impl SyncError {
     }
 }
 
+impl From<neuralis_proto::bounds::FieldError> for SyncError {
+    fn from(error: neuralis_proto::bounds::FieldError) -> Self {
+        SyncError::invalid(error.field, error.message)
+    }
+}
+
 impl From<neuralis_authz::Denial> for SyncError {
     fn from(denial: neuralis_authz::Denial) -> Self {
         match denial {

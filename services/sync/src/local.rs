@@ -74,6 +74,8 @@ impl LocalSync {
 
     async fn stored(&self, project: &str, slug: &str) -> Result<SourceRecord, SyncError> {
         validate_project(project, "project")?;
+        // Before the lookup, whose NOT_FOUND would quote the slug.
+        validate_slug(slug, "slug")?;
         self.core
             .deps
             .store
@@ -134,6 +136,7 @@ impl LocalSync {
         permit: &Permit,
         request: pb::ListSourcesRequest,
     ) -> Result<pb::ListSourcesResponse, SyncError> {
+        neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let project = (!request.project.is_empty()).then_some(request.project.as_str());
         match project {
             Some(project) => {
@@ -168,8 +171,8 @@ impl LocalSync {
         let spec = spec_of(&request.source)?;
         validate_project(&spec.project, "source.project")?;
         permit.for_project(&spec.project)?;
-        let current = self.stored(&spec.project, &spec.slug).await?;
         let mut record = source::record_from_spec(spec, now())?;
+        let current = self.stored(&spec.project, &spec.slug).await?;
         self.core.check_root(&record.root)?;
         record.id = current.id;
         record.created_at = current.created_at;
@@ -341,7 +344,7 @@ impl LocalSync {
     ) -> Result<pb::ReadFileResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
-        validate_slug(&request.source)
+        validate_slug(&request.source, "source")
             .map_err(|_| SyncError::invalid("source", "is not a source slug"))?;
         if request.path.is_empty() {
             return Err(SyncError::invalid("path", "is required"));

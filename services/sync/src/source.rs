@@ -2,6 +2,7 @@
 
 use crate::SyncError;
 use neuralis_index::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
+use neuralis_proto::bounds;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync_core::Trigger;
 
@@ -12,15 +13,24 @@ pub const NEVER_SYNCED: &str =
 /// The URI scheme of a machine sandbox.
 const MACHINE_SCHEME: &str = "machine://";
 
-/// Validates a requested source; `now` stamps it. Every error names its field.
+/// Validates a requested source; `now` stamps it. Every error names its field, and
+/// every field is bounded (`neuralis_proto::bounds`) before it is parsed or stored.
 pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord, SyncError> {
     validate_project(&spec.project, "source.project")?;
-    validate_slug(&spec.slug)?;
-    let kind = kind_from(spec.kind())?;
+    validate_slug(&spec.slug, "source.slug")?;
+    let kind = kind_from(bounds::known("source.kind", spec.kind)?)?;
     validate_root(&spec.root)?;
+    bounds::path("source.machine_uri", &spec.machine_uri)?;
     let machine_uri = machine_uri_for(kind, &spec.machine_uri)?;
-    let (scope, owner) = scope_from(spec.scope(), &spec.owner)?;
+    bounds::id("source.owner", &spec.owner)?;
+    let (scope, owner) = scope_from(bounds::known("source.scope", spec.scope)?, &spec.owner)?;
+    bounds::short_text("source.trigger", &spec.trigger)?;
     let trigger = canonical_trigger(&spec.trigger)?;
+    bounds::each(
+        "source.privacy_patterns",
+        &spec.privacy_patterns,
+        bounds::path,
+    )?;
     let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
     Ok(SourceRecord {
         // Assigned by the store's caller: a new one at create, the stored one after.
@@ -54,20 +64,11 @@ pub fn new_id(project: &str, slug: &str) -> Result<String, SyncError> {
 
 /// A project id: required, printable, without `/` (it keys rows and bus events).
 pub fn validate_project(project: &str, field: &str) -> Result<(), SyncError> {
-    if project.is_empty() {
-        return Err(SyncError::invalid(field, "is required"));
-    }
-    if project.len() > 128 || project.contains('/') || project.chars().any(char::is_control) {
-        return Err(SyncError::invalid(
-            field,
-            "must be at most 128 printable characters without '/'",
-        ));
-    }
-    Ok(())
+    Ok(bounds::project(field, project)?)
 }
 
 /// A slug: lowercase letters, digits, `-` and `_`, starting with a letter or digit.
-pub fn validate_slug(slug: &str) -> Result<(), SyncError> {
+pub fn validate_slug(slug: &str, field: &str) -> Result<(), SyncError> {
     let mut bytes = slug.bytes();
     let first_ok = bytes
         .next()
@@ -78,7 +79,7 @@ pub fn validate_slug(slug: &str) -> Result<(), SyncError> {
         Ok(())
     } else {
         Err(SyncError::invalid(
-            "source.slug",
+            field,
             "must be 1 to 63 of a-z, 0-9, '-' and '_', starting with a letter or digit",
         ))
     }
@@ -97,6 +98,9 @@ fn validate_root(root: &str) -> Result<(), SyncError> {
     if root.is_empty() {
         return Err(SyncError::invalid("source.root", "is required"));
     }
+    // A NUL would end the path the kernel sees early: `/etc\0` passes the refused-roots
+    // rule as text and names `/etc` to every later open.
+    bounds::path("source.root", root)?;
     if !std::path::Path::new(root).is_absolute() {
         return Err(SyncError::invalid(
             "source.root",
@@ -137,6 +141,8 @@ fn scope_from(
     owner: &str,
 ) -> Result<(ScopeKind, Option<String>), SyncError> {
     let kind = match scope {
+        // UNSPECIFIED is the documented default (project); an unknown number was refused
+        // by the caller of this function, never read as it.
         pb::SourceScope::Unspecified | pb::SourceScope::Project => ScopeKind::Project,
         pb::SourceScope::User => ScopeKind::User,
         pb::SourceScope::Agent => ScopeKind::Agent,

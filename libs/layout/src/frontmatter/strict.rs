@@ -63,24 +63,29 @@ impl Failure {
     }
 }
 
+/// The budget of every strict parse. Plain events are linear work and keep the room a
+/// 64 KiB block needs (an anchored list of 3,500 items is real YAML); what multiplies
+/// work is alias replay, held to a thousand events: at the former 10,000, one
+/// 600-byte billion-laughs block cost 84 ms (debug build) before the budget refused it,
+/// and 2,500 of them in one `ValidatePackage` held a server for tens of seconds.
 fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = 32;
     budget.max_events = 20_000;
-    budget.max_aliases = 64;
+    budget.max_aliases = 32;
     budget.max_anchors = 64;
     budget.max_nodes = 10_000;
     budget.max_documents = 1;
     budget.max_total_scalar_bytes = 2 * super::MAX_FRONTMATTER_BYTES;
     budget.flow_nesting_limit = 32;
-    budget.max_merge_keys = 64;
+    budget.max_merge_keys = 32;
     budget.max_recorded_anchor_events = 10_000;
     budget.max_recorded_anchor_bytes = 2 * super::MAX_FRONTMATTER_BYTES;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
-    options.alias_limits.max_total_replayed_events = 10_000;
+    options.alias_limits.max_total_replayed_events = 1_000;
     options.alias_limits.max_replay_stack_depth = 16;
-    options.alias_limits.max_alias_expansions_per_anchor = 64;
+    options.alias_limits.max_alias_expansions_per_anchor = 32;
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
     options.with_snippet = false;
     options

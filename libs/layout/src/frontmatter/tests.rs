@@ -410,3 +410,25 @@ fn recovery_reads_a_list_with_blank_lines_and_comments_between_items() {
         ["a.read", "a.write"]
     );
 }
+
+/// Issue 25: a 600-byte billion-laughs block cost 84 ms (debug build) under the former
+/// budget (10,000 replayed events); the budget now stops its replay at a thousand.
+#[test]
+fn a_billion_laughs_block_is_refused_within_a_thousand_replayed_events() {
+    let mut text = String::from(
+        "---\nname: bomb\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for i in 1..10 {
+        let prev = i - 1;
+        let refs = vec![format!("*a{prev}"); 10].join(", ");
+        text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    text.push_str("---\n");
+    let outcome = parse(&text);
+    let refusal = &outcome.diagnostics[0].message;
+    assert!(
+        refusal.contains("alias replay limit exceeded") && refusal.contains("1001 > 1000"),
+        "{refusal}"
+    );
+    assert_eq!(outcome.status, FrontmatterStatus::Recovered);
+}

@@ -6,6 +6,7 @@ use neuralis_access::grant::check_name;
 use neuralis_access::pattern::split_path;
 use neuralis_access::{Grantor, RoleGrants};
 use neuralis_access_store::{ConversationRecord, FileRef, OverrideTarget, RoleFeatures};
+use neuralis_proto::bounds;
 use neuralis_proto::policy::v1 as pb;
 
 use super::{conversation_id, optional, required, required_conversation_id};
@@ -30,8 +31,20 @@ pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<GrantsCall
         Some(project) if project.trim().is_empty() => {
             return Err(PolicyError::invalid("project_id", "is blank"));
         }
-        project => project,
+        Some(project) => Some(super::project_id(project, "project_id")?),
+        None => None,
     };
+    bounds::id("package_id", &request.package_id)?;
+    bounds::count("grants", request.grants.len(), bounds::MAX_REPEATED)?;
+    for (at, grant) in request.grants.iter().enumerate() {
+        bounds::id(&format!("grants[{at}].role"), &grant.role)?;
+        bounds::each(
+            &format!("grants[{at}].features"),
+            &grant.features,
+            bounds::id,
+        )?;
+        bounds::each(&format!("grants[{at}].revoked"), &grant.revoked, bounds::id)?;
+    }
     let grantor = match pb::GrantorKind::try_from(request.grantor) {
         Ok(pb::GrantorKind::Administrator) => Grantor::Administrator,
         Ok(pb::GrantorKind::Package) => {
@@ -79,6 +92,8 @@ pub fn grants_from_proto(request: pb::PutRoleGrantsRequest) -> Result<GrantsCall
 pub fn override_from_proto(
     request: pb::SetFileOverrideRequest,
 ) -> Result<(OverrideTarget, FileRef, Option<bool>), PolicyError> {
+    bounds::id("owner_id", &request.owner_id)?;
+    bounds::path("file_path", &request.file_path)?;
     let owner = required(request.owner_id, "owner_id")?;
     let target = match pb::OverrideScope::try_from(request.scope) {
         Ok(pb::OverrideScope::Agent) => OverrideTarget::Agent(owner),

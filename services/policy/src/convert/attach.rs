@@ -52,11 +52,11 @@ fn attachment(package: pb::PackageAttachment, at: &str) -> Result<PackageDefault
                 "is not one of the package's own scopes",
             ));
         }
-        let policy = policy_from_proto(
-            baseline
-                .policy
-                .ok_or_else(|| PolicyError::invalid(format!("{field}.policy"), "is required"))?,
-        );
+        let policy = baseline
+            .policy
+            .ok_or_else(|| PolicyError::invalid(format!("{field}.policy"), "is required"))?;
+        super::check_bounds(&policy, &format!("{field}.policy"))?;
+        let policy = policy_from_proto(policy);
         policy
             .validate()
             .map_err(|error| PolicyError::from(error.within(&format!("{field}.policy"))))?;

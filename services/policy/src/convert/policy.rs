@@ -1,7 +1,29 @@
 //! URI policies on the wire.
 
 use neuralis_access::{Capabilities, PathRule, UriPolicy};
+use neuralis_proto::bounds;
 use neuralis_proto::policy::v1 as pb;
+
+use crate::PolicyError;
+
+/// Every caller string of a wire policy within `neuralis_proto::bounds`, before the
+/// access model reads it: patterns printable (a NUL in a stored rule made every later
+/// sync fail), roles and agents bounded ids, and the lists bounded in length.
+pub fn check_bounds(policy: &pb::UriPolicy, field: &str) -> Result<(), PolicyError> {
+    let rules = format!("{field}.paths");
+    bounds::count(
+        &rules,
+        policy.paths.len(),
+        neuralis_access::policy::MAX_RULES,
+    )?;
+    for (at, rule) in policy.paths.iter().enumerate() {
+        let rule_field = format!("{rules}[{at}]");
+        bounds::path(&format!("{rule_field}.pattern"), &rule.pattern)?;
+        bounds::each(&format!("{rule_field}.roles"), &rule.roles, bounds::id)?;
+        bounds::each(&format!("{rule_field}.agents"), &rule.agents, bounds::id)?;
+    }
+    Ok(())
+}
 
 /// A wire policy as the access model reads it (validated by the caller).
 pub fn policy_from_proto(policy: pb::UriPolicy) -> UriPolicy {
