@@ -238,6 +238,7 @@ async fn megabyte_ids_paths_and_tokens_are_refused_naming_the_field(mode: Mode) 
                             package_key: "k".into(),
                             file_path: "SKILL.md".into(),
                             state: policy::OverrideState::On as i32,
+                            project_id: String::new(),
                         },
                         &platform,
                     ))
