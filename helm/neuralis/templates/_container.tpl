@@ -66,7 +66,7 @@
     {{- if ne $component "all-in-one" }}
     {{- range $key, $value := include "neuralis.backendEnv" (dict "root" $root "component" $component) | fromJson }}
     - name: {{ $key }}
-      value: {{ $value }}
+      value: {{ $value | quote }}
     {{- end }}
     {{- range $key := include "neuralis.secretKeys" (dict "root" $root "component" $component) | fromJsonArray }}
     - name: {{ $key }}
