@@ -128,6 +128,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- if eq .component "sync" }}{{ $_ := set $env "NEURALIS__SYNC__INDEX__KIND" "postgres" }}{{ end -}}
 {{- if eq .component "policy" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__BACKEND" "postgres" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__MAX_CONNECTIONS" (toString $root.Values.policy.store.maxConnections) }}{{ end -}}
 {{- if has .component (list "sync" "discovery") }}{{ $_ := set $env "NEURALIS__SYNC__BUS__KIND" "redis" }}{{ end -}}
+{{- if eq .component "discovery" }}{{ $_ := set $env "NEURALIS__DISCOVERY__INVENTORY__MAX_BYTES" (toString (int64 $root.Values.discovery.inventory.maxBytes)) }}{{ end -}}
 {{- if include "neuralis.hs256" $root }}{{ $_ := set $env "NEURALIS__IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}
 {{- if include "neuralis.serviceHs256" $root }}{{ $_ := set $env "NEURALIS__SERVICE_IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}
 {{- toJson $env -}}
