@@ -62,7 +62,8 @@ pub trait SourceApi: Send + Sync + 'static {
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError>;
 }
 
-/// One method per RPC of `neuralis.sync.v1.IndexFeedService`.
+/// One method per RPC of `neuralis.sync.internal.v1.IndexFeedService` (`read_file` is
+/// `ReadDecidedFile`, `search` is `SearchChunks`).
 #[async_trait::async_trait]
 pub trait IndexFeedApi: Send + Sync + 'static {
     /// The sources of one project as stored now.
