@@ -1,4 +1,5 @@
-//! Compiles every `proto/neuralis/<service>/v1/*.proto` with protox (pure Rust, no
+//! Compiles every `proto/neuralis/**/*.proto` (the service packages, the services-only
+//! `sync/internal/v1` and the shared `common/v1`) with protox (pure Rust, no
 //! system protoc) and writes the descriptor set that server reflection serves.
 //!
 //! Each service's package that exists gets a `has_<service>` cfg so `lib.rs` can
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use prost::Message;
 
-const SERVICES: &[&str] = &["sync", "policy", "discovery"];
+const SERVICES: &[&str] = &["common", "sync", "policy", "discovery"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Read at run time: a build script compiled for one checkout may run for another.

@@ -24,7 +24,10 @@ from grpc_status import rpc_status
 from grpc_tools import protoc
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# The public contract: the three service packages and the shared types they import (the
+# services-only feed, neuralis/sync/internal/, is no part of it).
 PROTOS = [
+    "neuralis/common/v1/types.proto",
     "neuralis/sync/v1/sources.proto",
     "neuralis/policy/v1/policy.proto",
     "neuralis/discovery/v1/discovery.proto",
@@ -39,6 +42,7 @@ def generate(out: str):
         raise SystemExit("client_test: protoc could not compile proto/")
     sys.path.insert(0, out)
     modules = {
+        "common": "neuralis.common.v1.types_pb2",
         "sync": "neuralis.sync.v1.sources_pb2",
         "sync_grpc": "neuralis.sync.v1.sources_pb2_grpc",
         "policy": "neuralis.policy.v1.policy_pb2",
@@ -82,6 +86,8 @@ def main():
             "neuralis.discovery.v1.DiscoveryService",
         }
         check(wanted <= services, f"reflection lists {sorted(wanted)}")
+        internal = sorted(s for s in services if ".internal." in s)
+        check(not internal, f"reflection lists no services-only service on the public port: {internal}")
 
         sources = pb["sync_grpc"].SourceServiceStub(channel)
         spec = pb["sync"].SourceSpec(
@@ -89,7 +95,7 @@ def main():
             slug="python",
             kind=pb["sync"].SOURCE_KIND_LOCAL,
             root=env["NEURALIS_SOURCE_ROOT"],
-            scope=pb["sync"].SOURCE_SCOPE_PROJECT,
+            scope=pb["common"].SOURCE_SCOPE_PROJECT,
             trigger="manual",
         )
         created = sources.CreateSource(pb["sync"].CreateSourceRequest(source=spec), metadata=bearer(admin), timeout=30)

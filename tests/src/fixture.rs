@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use futures::StreamExt;
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -99,7 +100,7 @@ pub async fn register(
         slug: slug.into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };

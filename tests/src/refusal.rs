@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::sync::v1 as sync;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
@@ -74,7 +75,7 @@ pub fn spec(root: &str) -> sync::SourceSpec {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.into(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     }

@@ -20,8 +20,10 @@ use std::path::Path;
 
 use neuralis_authz::{Binding, Row, Who, tables};
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as sync;
 use neuralis_tests::fixture::{self, REPO, read_policy, register};
 use neuralis_tests::raw::{self, Outcome, Rpc};
@@ -304,7 +306,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         slug: "matrix".into(),
         kind: sync::SourceKind::Local as i32,
         root: scratch.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };
@@ -330,22 +332,22 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             sync::SyncSourceRequest { project, slug }.encode_to_vec()
         }
         f::LIST_PROJECT_SOURCES => {
-            sync::ListProjectSourcesRequest { project: P.into() }.encode_to_vec()
+            feed::ListProjectSourcesRequest { project: P.into() }.encode_to_vec()
         }
-        f::LIST_ENTRIES => sync::ListEntriesRequest {
+        f::LIST_ENTRIES => feed::ListEntriesRequest {
             project: P.into(),
             ..Default::default()
         }
         .encode_to_vec(),
-        f::GET_REVISION => sync::GetRevisionRequest { project: P.into() }.encode_to_vec(),
-        f::READ_FILE => sync::ReadFileRequest {
+        f::GET_REVISION => feed::GetRevisionRequest { project: P.into() }.encode_to_vec(),
+        f::READ_DECIDED_FILE => feed::ReadDecidedFileRequest {
             project: P.into(),
             source: "repo".into(),
             path: ".claude/skills/review/SKILL.md".into(),
             ..Default::default()
         }
         .encode_to_vec(),
-        f::SEARCH => sync::SearchRequest {
+        f::SEARCH_CHUNKS => feed::SearchChunksRequest {
             project: P.into(),
             query: "diff".into(),
             limit: 5,

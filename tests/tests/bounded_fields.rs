@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -101,7 +102,7 @@ async fn megabyte_ids_paths_and_tokens_are_refused_naming_the_field(mode: Mode) 
                     .create_source(request(
                         with(
                             |s, v| {
-                                s.scope = sync::SourceScope::Agent as i32;
+                                s.scope = common::SourceScope::Agent as i32;
                                 s.owner = v.into();
                             },
                             &huge,

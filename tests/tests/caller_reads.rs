@@ -9,6 +9,7 @@
 
 use neuralis_discovery::{CallerToken, DiscoveryError};
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -201,7 +202,7 @@ async fn a_changed_privacy_pattern_is_honoured_by_the_next_call_without_a_sync(m
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: s.dir.path().display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         privacy_patterns: vec![".claude/skills/private-{agent}/**".into()],
         ..Default::default()
@@ -336,7 +337,7 @@ async fn a_symlink_shows_nothing_its_real_path_hides(mode: Mode) {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: dir.path().display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         privacy_patterns: vec!["agents/{agent}/**".into()],
         ..Default::default()

@@ -16,6 +16,7 @@ use futures::StreamExt;
 use neuralis::node::keys::{TokenFor, mint_token};
 use neuralis_identity::{BearerToken, Secret};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient};
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -125,7 +126,7 @@ async fn register(sync_addr: SocketAddr, policy_addr: SocketAddr, root: &Path) {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };

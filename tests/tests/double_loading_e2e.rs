@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use neuralis_discovery::CallerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_tests::fixture::{read_policy, register, scope, write_tree};
 use neuralis_tests::{Cluster, Mode};
@@ -86,7 +87,7 @@ async fn loads_once(cluster: Cluster, data: &std::path::Path) {
         .packages
         .iter()
         .map(|p| {
-            let installed = p.origin == discovery::PackageOrigin::Installed as i32;
+            let installed = p.origin == common::PackageOrigin::Installed as i32;
             (installed, p.name.clone(), p.root.clone())
         })
         .collect();

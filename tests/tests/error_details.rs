@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::details::DOMAIN;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
@@ -47,7 +48,7 @@ fn spec(root: &str, trigger: &str) -> Option<sync::SourceSpec> {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.into(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: trigger.into(),
         ..Default::default()
     })

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use neuralis_discovery::CallerToken;
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_tests::cluster::eventually;
@@ -79,7 +80,7 @@ async fn installed(cluster: &Cluster, token: &str) -> Vec<String> {
     answer
         .packages
         .into_iter()
-        .filter(|p| p.origin == discovery::PackageOrigin::Installed as i32)
+        .filter(|p| p.origin == common::PackageOrigin::Installed as i32)
         .map(|p| p.package_id)
         .collect()
 }

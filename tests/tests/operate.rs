@@ -210,6 +210,7 @@ async fn sigterm_turns_health_not_serving_ends_open_streams_and_exits_zero_withi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_a_sync_source_stream_ends_it_and_exits_zero_within_the_grace_period() {
+    use neuralis_proto::common::v1 as common;
     use neuralis_proto::sync::v1 as sync;
     use neuralis_sync::SourceApi;
     use neuralis_sync::grpc::SourceGrpcClient;
@@ -256,7 +257,7 @@ async fn sigterm_during_a_sync_source_stream_ends_it_and_exits_zero_within_the_g
                     slug: "big".into(),
                     kind: sync::SourceKind::Local as i32,
                     root: tree.display().to_string(),
-                    scope: sync::SourceScope::Project as i32,
+                    scope: common::SourceScope::Project as i32,
                     trigger: "manual".into(),
                     ..Default::default()
                 }),

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::details;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::sync::v1 as sync;
@@ -56,7 +57,7 @@ async fn paging_through_list_sources_answers_every_source_once_in_order() {
             slug: format!("repo-{i}"),
             kind: sync::SourceKind::Local as i32,
             root: root.display().to_string(),
-            scope: sync::SourceScope::Project as i32,
+            scope: common::SourceScope::Project as i32,
             trigger: "manual".into(),
             ..Default::default()
         };

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use neuralis_discovery::{CallerToken, DiscoveryError};
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -232,7 +233,7 @@ async fn an_agent_s_skill_linked_into_another_agent_s_private_folder_serves_noth
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         privacy_patterns: vec![".claude/skills/private-{agent}/**".into()],
         ..Default::default()

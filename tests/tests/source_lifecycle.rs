@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::sync::v1 as sync;
 use neuralis_sync::{BearerToken, SyncError};
 use neuralis_tests::fixture::{self, REPO, put_policy, read_policy, register, scope, visible};
@@ -37,7 +38,7 @@ fn spec(slug: &str, root: &str) -> sync::SourceSpec {
         slug: slug.into(),
         kind: sync::SourceKind::Local as i32,
         root: root.into(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     }

@@ -11,6 +11,7 @@
 
 use neuralis_discovery::CallerToken;
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_tests::fixture::{read_policy, register, resync, scope, write_tree};
@@ -77,7 +78,7 @@ async fn packages(cluster: &Cluster, token: &str) -> Vec<(String, String, bool)>
     answer
         .packages
         .into_iter()
-        .filter(|p| p.origin == discovery::PackageOrigin::Source as i32)
+        .filter(|p| p.origin == common::PackageOrigin::Source as i32)
         .map(|p| (p.root, p.policy_key, p.enabled))
         .collect()
 }

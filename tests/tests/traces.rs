@@ -253,7 +253,7 @@ async fn one_list_packages_in_split_mode_is_one_trace_across_the_three_services(
     assert!(
         sync_server
             .name
-            .starts_with("neuralis.sync.v1.IndexFeedService/"),
+            .starts_with("neuralis.sync.internal.v1.IndexFeedService/"),
         "{sync_server:?}"
     );
     assert!(

@@ -5,8 +5,10 @@
 
 use neuralis_discovery::CallerToken;
 use neuralis_policy::{BearerToken, PolicyError};
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as sync;
 use neuralis_sync::SyncError;
 use neuralis_tests::fixture::{self, REPO, read_policy, register, scope, visible};
@@ -87,7 +89,7 @@ fn spec(root: &std::path::Path) -> sync::SourceSpec {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     }
@@ -330,10 +332,10 @@ async fn a_caller_token_cannot_call_the_feed_or_evaluate(mode: Mode) {
         );
     }
     let read = Rpc {
-        path: neuralis_authz::tables::index_feed::READ_FILE.into(),
+        path: neuralis_authz::tables::index_feed::READ_DECIDED_FILE.into(),
         streaming: false,
     };
-    let request = prost::Message::encode_to_vec(&sync::ReadFileRequest {
+    let request = prost::Message::encode_to_vec(&feed::ReadDecidedFileRequest {
         project: P.into(),
         source: "repo".into(),
         path: REVIEW.into(),

@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   const project = env.NEURALIS_PROJECT;
   const definition = loader.loadSync(
     [
+      "neuralis/common/v1/types.proto",
       "neuralis/sync/v1/sources.proto",
       "neuralis/policy/v1/policy.proto",
       "neuralis/discovery/v1/discovery.proto",

@@ -138,16 +138,16 @@ pub mod sources {
     };
 }
 
-/// `neuralis.sync.v1.IndexFeedService`: the raw index, for services only.
+/// `neuralis.sync.internal.v1.IndexFeedService`: the raw index, for services only.
 pub mod index_feed {
     use super::*;
 
-    paths!("neuralis.sync.v1.IndexFeedService" {
+    paths!("neuralis.sync.internal.v1.IndexFeedService" {
         LIST_PROJECT_SOURCES = "ListProjectSources",
         LIST_ENTRIES = "ListEntries",
         GET_REVISION = "GetRevision",
-        READ_FILE = "ReadFile",
-        SEARCH = "Search",
+        READ_DECIDED_FILE = "ReadDecidedFile",
+        SEARCH_CHUNKS = "SearchChunks",
     });
 
     /// The rules.
@@ -161,8 +161,12 @@ pub mod index_feed {
             ),
             row(LIST_ENTRIES, Who::Services, Binding::Project("project")),
             row(GET_REVISION, Who::Services, Binding::Project("project")),
-            row(READ_FILE, Who::Services, Binding::Project("project")),
-            row(SEARCH, Who::Services, Binding::Project("project")),
+            row(
+                READ_DECIDED_FILE,
+                Who::Services,
+                Binding::Project("project"),
+            ),
+            row(SEARCH_CHUNKS, Who::Services, Binding::Project("project")),
         ],
     };
 }

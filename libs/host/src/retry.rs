@@ -23,11 +23,11 @@ use tower::ServiceExt;
 /// The reads a replica may answer twice with no effect: the only calls retried.
 pub const IDEMPOTENT: &[&str] = &[
     "/neuralis.policy.v1.PolicyService/Evaluate",
-    "/neuralis.sync.v1.IndexFeedService/ListEntries",
-    "/neuralis.sync.v1.IndexFeedService/GetRevision",
-    "/neuralis.sync.v1.IndexFeedService/ListProjectSources",
-    "/neuralis.sync.v1.IndexFeedService/ReadFile",
-    "/neuralis.sync.v1.IndexFeedService/Search",
+    "/neuralis.sync.internal.v1.IndexFeedService/ListEntries",
+    "/neuralis.sync.internal.v1.IndexFeedService/GetRevision",
+    "/neuralis.sync.internal.v1.IndexFeedService/ListProjectSources",
+    "/neuralis.sync.internal.v1.IndexFeedService/ReadDecidedFile",
+    "/neuralis.sync.internal.v1.IndexFeedService/SearchChunks",
 ];
 
 /// Retries after the first attempt, at most, paid from the budget.
@@ -264,8 +264,14 @@ mod tests {
     fn only_reads_are_retried() {
         let cases = [
             ("/neuralis.policy.v1.PolicyService/Evaluate", true),
-            ("/neuralis.sync.v1.IndexFeedService/ListEntries", true),
-            ("/neuralis.sync.v1.IndexFeedService/Search", true),
+            (
+                "/neuralis.sync.internal.v1.IndexFeedService/ListEntries",
+                true,
+            ),
+            (
+                "/neuralis.sync.internal.v1.IndexFeedService/SearchChunks",
+                true,
+            ),
             ("/neuralis.policy.v1.PolicyService/ForgetSource", false),
             ("/neuralis.policy.v1.PolicyService/PutSourcePolicy", false),
             ("/neuralis.sync.v1.SourceService/SyncSource", false),

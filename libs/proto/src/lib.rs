@@ -1,5 +1,7 @@
 //! The gRPC contract of the three Neuralis services, generated from `proto/` at build
-//! time. One module per service package (`neuralis.<service>.v1`).
+//! time. One module per package (`neuralis.<service>.v1`, `neuralis.sync.internal.v1`,
+//! `neuralis.common.v1`), nested as the packages are, so the generated cross-package
+//! paths (`super::super::common::v1::SourceScope`) resolve.
 #![forbid(unsafe_code)]
 #![allow(clippy::doc_lazy_continuation, clippy::large_enum_variant)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -9,12 +11,28 @@ pub mod codec;
 pub mod details;
 pub mod page;
 
-/// `neuralis.sync.v1`: the administration of sources (`SourceService`) and the index
-/// feed (`IndexFeedService`, services only).
+/// `neuralis.common.v1`: the types more than one service package speaks (`SourceScope`,
+/// `Category`, `PackageOrigin`), defined once.
+#[cfg(has_common)]
+pub mod common {
+    pub mod v1 {
+        tonic::include_proto!("neuralis.common.v1");
+    }
+}
+
+/// `neuralis.sync.v1`: the administration of sources (`SourceService`).
 #[cfg(has_sync)]
 pub mod sync {
     pub mod v1 {
         tonic::include_proto!("neuralis.sync.v1");
+    }
+
+    /// `neuralis.sync.internal.v1`: the index feed (`IndexFeedService`), for services
+    /// only and no public contract.
+    pub mod internal {
+        pub mod v1 {
+            tonic::include_proto!("neuralis.sync.internal.v1");
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use neuralis_assembly::{FileState, FileView, Origin, PackageView};
 use neuralis_layout::Category;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::ports::{ContestedTool, PackageValidation, ToolEntry};
@@ -11,9 +12,9 @@ use crate::ports::{ContestedTool, PackageValidation, ToolEntry};
 pub(crate) fn package(view: PackageView) -> pb::Package {
     let (origin, source_slug, package_id) = match view.origin {
         Origin::Installed { package_id } => {
-            (pb::PackageOrigin::Installed, String::new(), package_id)
+            (common::PackageOrigin::Installed, String::new(), package_id)
         }
-        Origin::Source { slug } => (pb::PackageOrigin::Source, slug, String::new()),
+        Origin::Source { slug } => (common::PackageOrigin::Source, slug, String::new()),
     };
     pb::Package {
         name: view.name,
@@ -40,14 +41,14 @@ fn rule(label: Option<&str>) -> pb::RootRule {
     }
 }
 
-pub(crate) fn category(category: Category) -> pb::Category {
+pub(crate) fn category(category: Category) -> common::Category {
     match category {
-        Category::Skill => pb::Category::Skill,
-        Category::Instruction => pb::Category::Instruction,
-        Category::Rule => pb::Category::Rule,
-        Category::Agent => pb::Category::Agent,
-        Category::Docs => pb::Category::Docs,
-        Category::Command => pb::Category::Command,
+        Category::Skill => common::Category::Skill,
+        Category::Instruction => common::Category::Instruction,
+        Category::Rule => common::Category::Rule,
+        Category::Agent => common::Category::Agent,
+        Category::Docs => common::Category::Docs,
+        Category::Command => common::Category::Command,
     }
 }
 

@@ -16,6 +16,7 @@ use fakes::{good, harness_with};
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::adapters::LoadedCatalog;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 
 /// The drop-zone's packages, path to content (relative to the drop-zone).
@@ -92,7 +93,7 @@ async fn source_packages(zone: &Path, host_root: Option<PathBuf>) -> Vec<(String
         .packages
         .iter()
         .map(|p| {
-            let origin = if p.origin == pb::PackageOrigin::Installed as i32 {
+            let origin = if p.origin == common::PackageOrigin::Installed as i32 {
                 "installed"
             } else {
                 "source"

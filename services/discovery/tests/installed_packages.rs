@@ -12,6 +12,7 @@ use fakes::{good, harness_with};
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::adapters::LoadedCatalog;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 
 fn fixtures() -> PathBuf {
@@ -74,13 +75,13 @@ async fn installed_packages_come_first_and_a_mounted_package_directory_is_not_lo
         .collect();
     let first_source = origins
         .iter()
-        .position(|(o, _)| *o == pb::PackageOrigin::Source as i32)
+        .position(|(o, _)| *o == common::PackageOrigin::Source as i32)
         .unwrap();
     assert!(first_source > 0, "installed packages exist: {origins:?}");
     assert!(
         origins[..first_source]
             .iter()
-            .all(|(o, _)| *o == pb::PackageOrigin::Installed as i32),
+            .all(|(o, _)| *o == common::PackageOrigin::Installed as i32),
         "{origins:?}"
     );
     let source_names: Vec<&str> = origins[first_source..]
@@ -195,7 +196,7 @@ async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key
     let (package, file) = answer
         .packages
         .iter()
-        .filter(|p| p.origin == pb::PackageOrigin::Installed as i32)
+        .filter(|p| p.origin == common::PackageOrigin::Installed as i32)
         .find_map(|p| {
             let active = p
                 .files

@@ -15,6 +15,7 @@ use neuralis_host::Shutdown;
 use neuralis_identity::Claims;
 use neuralis_policy::convert::{batch_to_proto, policy_to_proto};
 use neuralis_policy::{BearerToken, PolicyApi, PolicyError};
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::policy::v1 as pb;
 use prost::Message;
 use support::{
@@ -143,7 +144,7 @@ async fn bad_input_is_invalid_argument_naming_the_field_never_the_path(h: Harnes
     let mut outside = member_batch();
     outside.files[1].path = "secret/rules/style.md".into();
     let mut no_category = member_batch();
-    no_category.files[2].category = pb::Category::Unspecified.into();
+    no_category.files[2].category = common::Category::Unspecified.into();
     let mut no_scope = member_batch();
     no_scope.sources[0].scope = 0;
     let mut no_project = member_batch();

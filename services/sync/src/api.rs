@@ -10,6 +10,7 @@
 use crate::SyncError;
 use futures::stream::BoxStream;
 use neuralis_identity::BearerToken;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 
 /// A server stream of one RPC.
@@ -61,41 +62,42 @@ pub trait SourceApi: Send + Sync + 'static {
     ) -> Result<SyncStream<pb::SyncSourceResponse>, SyncError>;
 }
 
-/// One method per RPC of `neuralis.sync.v1.IndexFeedService`.
+/// One method per RPC of `neuralis.sync.internal.v1.IndexFeedService` (`read_file` is
+/// `ReadDecidedFile`, `search` is `SearchChunks`).
 #[async_trait::async_trait]
 pub trait IndexFeedApi: Send + Sync + 'static {
     /// The sources of one project as stored now.
     async fn list_project_sources(
         &self,
         credential: &BearerToken,
-        request: pb::ListProjectSourcesRequest,
-    ) -> Result<pb::ListProjectSourcesResponse, SyncError>;
+        request: feed::ListProjectSourcesRequest,
+    ) -> Result<feed::ListProjectSourcesResponse, SyncError>;
 
     /// Streams a project's raw rows, every page at the same revision.
     async fn list_entries(
         &self,
         credential: &BearerToken,
-        request: pb::ListEntriesRequest,
-    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError>;
+        request: feed::ListEntriesRequest,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, SyncError>;
 
     /// The project's current revision.
     async fn get_revision(
         &self,
         credential: &BearerToken,
-        request: pb::GetRevisionRequest,
-    ) -> Result<pb::GetRevisionResponse, SyncError>;
+        request: feed::GetRevisionRequest,
+    ) -> Result<feed::GetRevisionResponse, SyncError>;
 
     /// Reads one file through its source's connector.
     async fn read_file(
         &self,
         credential: &BearerToken,
-        request: pb::ReadFileRequest,
-    ) -> Result<pb::ReadFileResponse, SyncError>;
+        request: feed::ReadDecidedFileRequest,
+    ) -> Result<feed::ReadDecidedFileResponse, SyncError>;
 
     /// Searches a project's chunk rows.
     async fn search(
         &self,
         credential: &BearerToken,
-        request: pb::SearchRequest,
-    ) -> Result<pb::SearchResponse, SyncError>;
+        request: feed::SearchChunksRequest,
+    ) -> Result<feed::SearchChunksResponse, SyncError>;
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use neuralis_authz::Gate;
 use neuralis_authz::tables::{index_feed, sources};
 use neuralis_identity::BearerToken;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 
 use crate::api::{IndexFeedApi, SourceApi, SyncStream};
@@ -89,8 +90,8 @@ impl IndexFeedApi for InProcess {
     async fn list_project_sources(
         &self,
         credential: &BearerToken,
-        request: pb::ListProjectSourcesRequest,
-    ) -> Result<pb::ListProjectSourcesResponse, SyncError> {
+        request: feed::ListProjectSourcesRequest,
+    ) -> Result<feed::ListProjectSourcesResponse, SyncError> {
         admitted!(
             self,
             index_feed::LIST_PROJECT_SOURCES,
@@ -103,8 +104,8 @@ impl IndexFeedApi for InProcess {
     async fn list_entries(
         &self,
         credential: &BearerToken,
-        request: pb::ListEntriesRequest,
-    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
+        request: feed::ListEntriesRequest,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, SyncError> {
         admitted!(
             self,
             index_feed::LIST_ENTRIES,
@@ -117,8 +118,8 @@ impl IndexFeedApi for InProcess {
     async fn get_revision(
         &self,
         credential: &BearerToken,
-        request: pb::GetRevisionRequest,
-    ) -> Result<pb::GetRevisionResponse, SyncError> {
+        request: feed::GetRevisionRequest,
+    ) -> Result<feed::GetRevisionResponse, SyncError> {
         admitted!(
             self,
             index_feed::GET_REVISION,
@@ -131,16 +132,22 @@ impl IndexFeedApi for InProcess {
     async fn read_file(
         &self,
         credential: &BearerToken,
-        request: pb::ReadFileRequest,
-    ) -> Result<pb::ReadFileResponse, SyncError> {
-        admitted!(self, index_feed::READ_FILE, read_file, credential, request)
+        request: feed::ReadDecidedFileRequest,
+    ) -> Result<feed::ReadDecidedFileResponse, SyncError> {
+        admitted!(
+            self,
+            index_feed::READ_DECIDED_FILE,
+            read_file,
+            credential,
+            request
+        )
     }
 
     async fn search(
         &self,
         credential: &BearerToken,
-        request: pb::SearchRequest,
-    ) -> Result<pb::SearchResponse, SyncError> {
-        admitted!(self, index_feed::SEARCH, search, credential, request)
+        request: feed::SearchChunksRequest,
+    ) -> Result<feed::SearchChunksResponse, SyncError> {
+        admitted!(self, index_feed::SEARCH_CHUNKS, search, credential, request)
     }
 }

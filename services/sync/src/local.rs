@@ -16,6 +16,7 @@ use neuralis_authz::Permit;
 use neuralis_host::share::{FairShare, ShareLimits};
 use neuralis_index::SourceRecord;
 use neuralis_index::query::SearchQuery;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use std::sync::Arc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
@@ -265,8 +266,8 @@ impl LocalSync {
     pub async fn list_project_sources(
         &self,
         permit: &Permit,
-        request: pb::ListProjectSourcesRequest,
-    ) -> Result<pb::ListProjectSourcesResponse, SyncError> {
+        request: feed::ListProjectSourcesRequest,
+    ) -> Result<feed::ListProjectSourcesResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         let sources = self
@@ -275,7 +276,7 @@ impl LocalSync {
             .store
             .list_sources(Some(&request.project))
             .await?;
-        Ok(pb::ListProjectSourcesResponse {
+        Ok(feed::ListProjectSourcesResponse {
             sources: sources.iter().map(source::to_proto).collect(),
         })
     }
@@ -285,8 +286,8 @@ impl LocalSync {
     pub async fn list_entries(
         &self,
         permit: &Permit,
-        request: pb::ListEntriesRequest,
-    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
+        request: feed::ListEntriesRequest,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         let store = &self.core.deps.store;
@@ -301,9 +302,9 @@ impl LocalSync {
                 (snapshot.revision, snapshot.rows, Vec::new(), false)
             }
         };
-        let mut removed: Vec<pb::Tombstone> = removed.into_iter().map(tombstone).collect();
-        let entries: Vec<pb::Entry> = rows.iter().map(progress::entry).collect();
-        let mut pages: Vec<Vec<pb::Entry>> = entries
+        let mut removed: Vec<feed::Tombstone> = removed.into_iter().map(tombstone).collect();
+        let entries: Vec<feed::Entry> = rows.iter().map(progress::entry).collect();
+        let mut pages: Vec<Vec<feed::Entry>> = entries
             .chunks(ENTRIES_PER_PAGE)
             .map(<[_]>::to_vec)
             .collect();
@@ -311,7 +312,7 @@ impl LocalSync {
             pages.push(Vec::new());
         }
         let stream = futures::stream::iter(pages.into_iter().map(move |entries| {
-            Ok(pb::ListEntriesResponse {
+            Ok(feed::ListEntriesResponse {
                 revision,
                 entries,
                 delta,
@@ -325,12 +326,12 @@ impl LocalSync {
     pub async fn get_revision(
         &self,
         permit: &Permit,
-        request: pb::GetRevisionRequest,
-    ) -> Result<pb::GetRevisionResponse, SyncError> {
+        request: feed::GetRevisionRequest,
+    ) -> Result<feed::GetRevisionResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         let revision = self.core.deps.store.revision(&request.project).await?;
-        Ok(pb::GetRevisionResponse { revision })
+        Ok(feed::GetRevisionResponse { revision })
     }
 
     /// Reads one file through its source's connector, only as the reader decided it
@@ -340,8 +341,8 @@ impl LocalSync {
     pub async fn read_file(
         &self,
         permit: &Permit,
-        request: pb::ReadFileRequest,
-    ) -> Result<pb::ReadFileResponse, SyncError> {
+        request: feed::ReadDecidedFileRequest,
+    ) -> Result<feed::ReadDecidedFileResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         validate_slug(&request.source, "source")
@@ -385,15 +386,15 @@ impl LocalSync {
                 return Err(SyncError::NotFound(format!("file {:?}", request.path)));
             }
         };
-        Ok(pb::ReadFileResponse { content })
+        Ok(feed::ReadDecidedFileResponse { content })
     }
 
     /// Searches a project's chunk rows.
     pub async fn search(
         &self,
         permit: &Permit,
-        request: pb::SearchRequest,
-    ) -> Result<pb::SearchResponse, SyncError> {
+        request: feed::SearchChunksRequest,
+    ) -> Result<feed::SearchChunksResponse, SyncError> {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         // The one rule of query bounds (`neuralis_index::query`), before any work.
@@ -409,32 +410,32 @@ impl LocalSync {
                 let vectors = embedder.embed(std::slice::from_ref(&request.query)).await?;
                 let vector = vectors.into_iter().next().unwrap_or_default();
                 (
-                    pb::SearchMode::Vector,
+                    feed::SearchMode::Vector,
                     store
                         .search_vector(&request.project, &vector, limit)
                         .await?,
                 )
             }
             None => (
-                pb::SearchMode::FullText,
+                feed::SearchMode::FullText,
                 store
                     .search_text(&request.project, &request.query, limit)
                     .await?,
             ),
         };
-        Ok(pb::SearchResponse {
+        Ok(feed::SearchChunksResponse {
             mode: mode as i32,
             hits: hits.iter().map(progress::hit).collect(),
         })
     }
 }
 
-fn tombstone(removed: neuralis_index::Removed) -> pb::Tombstone {
+fn tombstone(removed: neuralis_index::Removed) -> feed::Tombstone {
     match removed {
-        neuralis_index::Removed::Source { source } => pb::Tombstone {
+        neuralis_index::Removed::Source { source } => feed::Tombstone {
             source,
             path: String::new(),
         },
-        neuralis_index::Removed::File { source, path } => pb::Tombstone { source, path },
+        neuralis_index::Removed::File { source, path } => feed::Tombstone { source, path },
     }
 }

@@ -3,6 +3,7 @@
 use crate::connector::{SkipReason, Skipped};
 use crate::run::RunUpdate;
 use neuralis_index::{ChunkHit, FileRow};
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 
 /// One progress message; `done` marks the last one of a successful run.
@@ -44,8 +45,8 @@ fn skipped(skipped: &Skipped) -> pb::SkippedFile {
 }
 
 /// One raw row for `ListEntries`.
-pub fn entry(row: &FileRow) -> pb::Entry {
-    pb::Entry {
+pub fn entry(row: &FileRow) -> feed::Entry {
+    feed::Entry {
         source: row.source.clone(),
         path: row.path.clone(),
         content_hash: row.content_hash.clone(),
@@ -62,8 +63,8 @@ pub fn entry(row: &FileRow) -> pb::Entry {
 }
 
 /// One search hit.
-pub fn hit(hit: &ChunkHit) -> pb::SearchHit {
-    pb::SearchHit {
+pub fn hit(hit: &ChunkHit) -> feed::ChunkHit {
+    feed::ChunkHit {
         source: hit.source.clone(),
         path: hit.path.clone(),
         ordinal: hit.ordinal,

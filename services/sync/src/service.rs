@@ -13,7 +13,7 @@ use crate::{LocalSync, SyncError};
 use neuralis_authz::{Authorized, Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, RedisBus};
 use neuralis_index::{IndexStore, SqlIndexStore};
-use neuralis_proto::sync::v1::index_feed_service_server::IndexFeedServiceServer;
+use neuralis_proto::sync::internal::v1::index_feed_service_server::IndexFeedServiceServer;
 use neuralis_proto::sync::v1::source_service_server::SourceServiceServer;
 use neuralis_sync_core::ChunkLimits;
 use std::path::PathBuf;

@@ -3,6 +3,7 @@
 use crate::SyncError;
 use neuralis_index::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
 use neuralis_proto::bounds;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync_core::Trigger;
 
@@ -137,15 +138,15 @@ fn machine_uri_for(kind: SourceKind, uri: &str) -> Result<Option<String>, SyncEr
 }
 
 fn scope_from(
-    scope: pb::SourceScope,
+    scope: common::SourceScope,
     owner: &str,
 ) -> Result<(ScopeKind, Option<String>), SyncError> {
     let kind = match scope {
         // UNSPECIFIED is the documented default (project); an unknown number was refused
         // by the caller of this function, never read as it.
-        pb::SourceScope::Unspecified | pb::SourceScope::Project => ScopeKind::Project,
-        pb::SourceScope::User => ScopeKind::User,
-        pb::SourceScope::Agent => ScopeKind::Agent,
+        common::SourceScope::Unspecified | common::SourceScope::Project => ScopeKind::Project,
+        common::SourceScope::User => ScopeKind::User,
+        common::SourceScope::Agent => ScopeKind::Agent,
     };
     match (kind, owner) {
         (ScopeKind::Project, "") => Ok((kind, None)),
@@ -219,11 +220,11 @@ fn kind_to_proto(kind: SourceKind) -> pb::SourceKind {
     }
 }
 
-fn scope_to_proto(scope: ScopeKind) -> pb::SourceScope {
+fn scope_to_proto(scope: ScopeKind) -> common::SourceScope {
     match scope {
-        ScopeKind::Project => pb::SourceScope::Project,
-        ScopeKind::User => pb::SourceScope::User,
-        ScopeKind::Agent => pb::SourceScope::Agent,
+        ScopeKind::Project => common::SourceScope::Project,
+        ScopeKind::User => common::SourceScope::User,
+        ScopeKind::Agent => common::SourceScope::Agent,
     }
 }
 

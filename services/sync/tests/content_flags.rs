@@ -7,13 +7,13 @@
 mod support;
 
 use neuralis_bus::InProcessBus;
-use neuralis_proto::sync::v1 as pb;
+use neuralis_proto::sync::internal::v1 as feed;
 use std::sync::Arc;
 use support::{Setup, tree};
 
 const PROJECT: &str = "project-flags";
 
-fn flags_of<'e>(entries: &'e [pb::Entry], path: &str) -> Vec<&'e str> {
+fn flags_of<'e>(entries: &'e [feed::Entry], path: &str) -> Vec<&'e str> {
     let entry = entries
         .iter()
         .find(|e| e.path == path)

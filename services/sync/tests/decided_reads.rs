@@ -7,7 +7,7 @@
 mod support;
 
 use neuralis_bus::InProcessBus;
-use neuralis_proto::sync::v1 as pb;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_sync::SyncError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,8 +23,8 @@ async fn row_fingerprint(client: &support::Client, path: &str) -> u64 {
     neuralis_connector::fingerprint_of_hash(&entry.content_hash).expect("a hash")
 }
 
-fn request(path: &str, fingerprint: u64, real_path: &str) -> pb::ReadFileRequest {
-    pb::ReadFileRequest {
+fn request(path: &str, fingerprint: u64, real_path: &str) -> feed::ReadDecidedFileRequest {
+    feed::ReadDecidedFileRequest {
         project: PROJECT.into(),
         source: "repo".into(),
         path: path.into(),

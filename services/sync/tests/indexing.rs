@@ -5,6 +5,7 @@ mod support;
 
 use neuralis_bus::InProcessBus;
 use neuralis_identity::BearerToken;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::embedder::Embedder;
 use neuralis_sync::layout_rules::{Captured, LayoutCore, LayoutRules};
@@ -252,7 +253,7 @@ async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
         std::fs::read(repo.path().join(path))
             .map_or(1, |bytes| neuralis_connector::fingerprint(&bytes))
     };
-    let request = |path: &str| pb::ReadFileRequest {
+    let request = |path: &str| feed::ReadDecidedFileRequest {
         project: PROJECT.into(),
         source: "repo".into(),
         path: path.into(),
@@ -307,14 +308,14 @@ async fn search_answers_full_text_over_chunks_without_an_embedder() {
     support::synced(&harness.client, PROJECT, "repo").await;
     let answer = harness
         .client
-        .search(pb::SearchRequest {
+        .search(feed::SearchChunksRequest {
             project: PROJECT.into(),
             query: "deploy pipeline".into(),
             limit: 0,
         })
         .await
         .expect("search");
-    assert_eq!(answer.mode(), pb::SearchMode::FullText);
+    assert_eq!(answer.mode(), feed::SearchMode::FullText);
     assert_eq!(
         answer
             .hits
@@ -325,7 +326,7 @@ async fn search_answers_full_text_over_chunks_without_an_embedder() {
     );
     let empty = harness
         .client
-        .search(pb::SearchRequest {
+        .search(feed::SearchChunksRequest {
             project: PROJECT.into(),
             query: " ".into(),
             limit: 5,
@@ -492,14 +493,14 @@ async fn search_answers_by_vector_when_an_embedder_is_configured() {
     support::synced(&harness.client, PROJECT, "repo").await;
     let answer = harness
         .client
-        .search(pb::SearchRequest {
+        .search(feed::SearchChunksRequest {
             project: PROJECT.into(),
             query: "anything".into(),
             limit: 3,
         })
         .await
         .expect("search");
-    assert_eq!(answer.mode(), pb::SearchMode::Vector);
+    assert_eq!(answer.mode(), feed::SearchMode::Vector);
     assert_eq!(answer.hits.len(), 3);
     assert!(
         answer

@@ -25,7 +25,7 @@ async fn an_edit_that_keeps_size_and_mtime_is_indexed_on_the_next_sync() {
     )
     .await;
     support::synced(&harness.client, PROJECT, "repo").await;
-    let hash_of = |entries: &[neuralis_proto::sync::v1::Entry]| {
+    let hash_of = |entries: &[neuralis_proto::sync::internal::v1::Entry]| {
         entries
             .iter()
             .find(|e| e.path == path)

@@ -4,6 +4,7 @@
 mod support;
 
 use neuralis_bus::InProcessBus;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::{IndexFeedApi, SourceApi, SyncError};
 use std::sync::Arc;
@@ -66,7 +67,7 @@ async fn a_recreated_source_gets_a_new_id_and_every_call_shows_it() {
         .feed
         .list_project_sources(
             &support::client::service(),
-            pb::ListProjectSourcesRequest {
+            feed::ListProjectSourcesRequest {
                 project: PROJECT.into(),
             },
         )

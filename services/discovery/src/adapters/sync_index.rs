@@ -11,6 +11,8 @@ use futures::StreamExt;
 use neuralis_access::{Scope, SourceScope};
 use neuralis_identity::{BearerToken, ServiceSigner};
 use neuralis_layout::FilePayload;
+use neuralis_proto::common::v1 as common;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::{IndexFeedApi, SyncError};
 
@@ -25,8 +27,8 @@ use crate::ports::{
 struct Streamed {
     revision: u64,
     delta: bool,
-    entries: Vec<pb::Entry>,
-    removed: Vec<pb::Tombstone>,
+    entries: Vec<feed::Entry>,
+    removed: Vec<feed::Tombstone>,
 }
 
 /// The index as sync's feed serves it.
@@ -85,11 +87,11 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
     // A source without its id cannot be keyed in policy: it contributes nothing.
     let id = Some(source.id).filter(|id| !id.is_empty())?;
     let spec = source.spec?;
-    let scope = match pb::SourceScope::try_from(spec.scope).ok()? {
-        pb::SourceScope::Project => Scope::Project,
-        pb::SourceScope::User => Scope::User,
-        pb::SourceScope::Agent => Scope::Agent,
-        pb::SourceScope::Unspecified => return None,
+    let scope = match common::SourceScope::try_from(spec.scope).ok()? {
+        common::SourceScope::Project => Scope::Project,
+        common::SourceScope::User => Scope::User,
+        common::SourceScope::Agent => Scope::Agent,
+        common::SourceScope::Unspecified => return None,
     };
     let owner = if spec.owner.is_empty() && scope == Scope::Project {
         spec.project.clone()
@@ -117,7 +119,7 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
 
 /// A row keyed by its source's id; a row of a source not listed (deleted since, or
 /// created after the listing) is dropped.
-fn index_row(ids: &HashMap<String, String>, entry: pb::Entry) -> Option<IndexRow> {
+fn index_row(ids: &HashMap<String, String>, entry: feed::Entry) -> Option<IndexRow> {
     let source_id = ids.get(&entry.source)?.clone();
     let payload: FilePayload = match serde_json::from_str(&entry.payload_json) {
         Ok(payload) => payload,
@@ -173,7 +175,7 @@ impl SyncIndex {
         project: &str,
         since: Option<(u64, &[SourceInfo])>,
     ) -> Result<RowsSince, DiscoveryError> {
-        let request = pb::ListEntriesRequest {
+        let request = feed::ListEntriesRequest {
             project: project.to_owned(),
             since_revision: since.map(|(revision, _)| revision),
         };
@@ -236,7 +238,7 @@ impl SyncIndex {
 #[async_trait]
 impl IndexPort for SyncIndex {
     async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
-        let request = pb::ListProjectSourcesRequest {
+        let request = feed::ListProjectSourcesRequest {
             project: project.to_owned(),
         };
         let response = self
@@ -272,7 +274,7 @@ impl IndexPort for SyncIndex {
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {
-        let request = pb::GetRevisionRequest {
+        let request = feed::GetRevisionRequest {
             project: project.to_owned(),
         };
         Ok(self
@@ -290,7 +292,7 @@ impl IndexPort for SyncIndex {
         path: &str,
         decided: &DecidedRow<'_>,
     ) -> Result<Vec<u8>, DiscoveryError> {
-        let request = pb::ReadFileRequest {
+        let request = feed::ReadDecidedFileRequest {
             project: project.to_owned(),
             source: slug_of(project, source_id).to_owned(),
             path: path.to_owned(),
@@ -311,7 +313,7 @@ impl IndexPort for SyncIndex {
         query: &str,
         limit: u32,
     ) -> Result<Vec<RawHit>, DiscoveryError> {
-        let request = pb::SearchRequest {
+        let request = feed::SearchChunksRequest {
             project: project.to_owned(),
             query: query.to_owned(),
             limit,

@@ -11,7 +11,7 @@ fn a_source_is_known_by_the_id_sync_assigned() {
             slug: "repo".into(),
             kind: pb::SourceKind::Local as i32,
             root: "/srv/repo".into(),
-            scope: pb::SourceScope::Project as i32,
+            scope: common::SourceScope::Project as i32,
             ..Default::default()
         }),
         ..Default::default()
@@ -34,7 +34,7 @@ fn listed(slug: &str) -> SourceInfo {
             slug: slug.into(),
             kind: pb::SourceKind::Local as i32,
             root: "/srv/repo".into(),
-            scope: pb::SourceScope::Project as i32,
+            scope: common::SourceScope::Project as i32,
             ..Default::default()
         }),
         ..Default::default()
@@ -48,7 +48,7 @@ fn delta(rows: &[&str], removed: &[(&str, &str)]) -> Streamed {
         delta: true,
         entries: rows
             .iter()
-            .map(|slug| pb::Entry {
+            .map(|slug| feed::Entry {
                 source: (*slug).into(),
                 path: "tools/t0/skills/s/SKILL.md".into(),
                 ..Default::default()
@@ -56,7 +56,7 @@ fn delta(rows: &[&str], removed: &[(&str, &str)]) -> Streamed {
             .collect(),
         removed: removed
             .iter()
-            .map(|(slug, path)| pb::Tombstone {
+            .map(|(slug, path)| feed::Tombstone {
                 source: (*slug).into(),
                 path: (*path).into(),
             })
@@ -94,7 +94,7 @@ fn a_delta_is_keyed_by_the_request_listing_only_while_no_source_came_or_went() {
 #[test]
 fn a_row_carries_its_source_id_and_real_path() {
     let ids = HashMap::from([("repo".to_owned(), "p1/repo.00000000000000aa".to_owned())]);
-    let entry = |source: &str| pb::Entry {
+    let entry = |source: &str| feed::Entry {
         source: source.into(),
         path: "shared/rules/leak.md".into(),
         payload_json: serde_json::to_string(&FilePayload::default()).unwrap_or_default(),

@@ -12,6 +12,7 @@ use neuralis::node::{self, Clients, NodeSettings, Targets, keys};
 use neuralis_discovery::CallerToken;
 use neuralis_host::Shutdown;
 use neuralis_policy::BearerToken;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -131,7 +132,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         slug: SOURCE.into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };

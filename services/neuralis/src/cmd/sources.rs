@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::grpc::SourceGrpcClient;
 use neuralis_sync::{BearerToken, SourceApi};
@@ -205,12 +206,12 @@ fn apply(mut spec: pb::SourceSpec, args: SpecArgs) -> pb::SourceSpec {
     }
     if let Some(scope) = args.scope {
         spec.scope = match scope {
-            Scope::Project => pb::SourceScope::Project,
-            Scope::User => pb::SourceScope::User,
-            Scope::Agent => pb::SourceScope::Agent,
+            Scope::Project => common::SourceScope::Project,
+            Scope::User => common::SourceScope::User,
+            Scope::Agent => common::SourceScope::Agent,
         } as i32;
-    } else if spec.scope == pb::SourceScope::Unspecified as i32 {
-        spec.scope = pb::SourceScope::Project as i32;
+    } else if spec.scope == common::SourceScope::Unspecified as i32 {
+        spec.scope = common::SourceScope::Project as i32;
     }
     if let Some(owner) = args.owner {
         spec.owner = owner;

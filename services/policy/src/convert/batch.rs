@@ -5,6 +5,7 @@ use neuralis_access::{
     PackageCandidate, Scope, SourceHeader, SourceScope,
 };
 use neuralis_layout::Category;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::policy::v1 as pb;
 
 use super::{optional, required};
@@ -49,10 +50,10 @@ fn enumerate<T, U>(
 }
 
 fn source_from_proto(source: pb::SourceHeader, field: &str) -> Result<SourceHeader, PolicyError> {
-    let scope = match pb::SourceScope::try_from(source.scope) {
-        Ok(pb::SourceScope::Project) => Scope::Project,
-        Ok(pb::SourceScope::User) => Scope::User,
-        Ok(pb::SourceScope::Agent) => Scope::Agent,
+    let scope = match common::SourceScope::try_from(source.scope) {
+        Ok(common::SourceScope::Project) => Scope::Project,
+        Ok(common::SourceScope::User) => Scope::User,
+        Ok(common::SourceScope::Agent) => Scope::Agent,
         _ => {
             return Err(PolicyError::invalid(
                 format!("{field}.scope"),
@@ -73,9 +74,9 @@ fn package_from_proto(
     package: pb::PackageCandidate,
     field: &str,
 ) -> Result<PackageCandidate, PolicyError> {
-    let origin = match pb::PackageOrigin::try_from(package.origin) {
-        Ok(pb::PackageOrigin::Installed) => Origin::Installed,
-        Ok(pb::PackageOrigin::Source) => {
+    let origin = match common::PackageOrigin::try_from(package.origin) {
+        Ok(common::PackageOrigin::Installed) => Origin::Installed,
+        Ok(common::PackageOrigin::Source) => {
             Origin::Source(required(package.source_id, &format!("{field}.source_id"))?)
         }
         _ => {
@@ -112,25 +113,25 @@ fn file_from_proto(file: pb::FileCandidate, field: &str) -> Result<FileCandidate
 }
 
 fn category_from_proto(value: i32) -> Option<Category> {
-    Some(match pb::Category::try_from(value).ok()? {
-        pb::Category::Skill => Category::Skill,
-        pb::Category::Instruction => Category::Instruction,
-        pb::Category::Rule => Category::Rule,
-        pb::Category::Agent => Category::Agent,
-        pb::Category::Docs => Category::Docs,
-        pb::Category::Command => Category::Command,
-        pb::Category::Unspecified => return None,
+    Some(match common::Category::try_from(value).ok()? {
+        common::Category::Skill => Category::Skill,
+        common::Category::Instruction => Category::Instruction,
+        common::Category::Rule => Category::Rule,
+        common::Category::Agent => Category::Agent,
+        common::Category::Docs => Category::Docs,
+        common::Category::Command => Category::Command,
+        common::Category::Unspecified => return None,
     })
 }
 
-fn category_to_proto(category: Category) -> pb::Category {
+fn category_to_proto(category: Category) -> common::Category {
     match category {
-        Category::Skill => pb::Category::Skill,
-        Category::Instruction => pb::Category::Instruction,
-        Category::Rule => pb::Category::Rule,
-        Category::Agent => pb::Category::Agent,
-        Category::Docs => pb::Category::Docs,
-        Category::Command => pb::Category::Command,
+        Category::Skill => common::Category::Skill,
+        Category::Instruction => common::Category::Instruction,
+        Category::Rule => common::Category::Rule,
+        Category::Agent => common::Category::Agent,
+        Category::Docs => common::Category::Docs,
+        Category::Command => common::Category::Command,
     }
 }
 
@@ -150,9 +151,9 @@ pub fn batch_to_proto(
             .map(|source| pb::SourceHeader {
                 source_id: source.id.clone(),
                 scope: match source.scope.scope {
-                    Scope::Project => pb::SourceScope::Project,
-                    Scope::User => pb::SourceScope::User,
-                    Scope::Agent => pb::SourceScope::Agent,
+                    Scope::Project => common::SourceScope::Project,
+                    Scope::User => common::SourceScope::User,
+                    Scope::Agent => common::SourceScope::Agent,
                 }
                 .into(),
                 owner: source.scope.owner.clone(),
@@ -165,8 +166,8 @@ pub fn batch_to_proto(
 
 fn package_to_proto(package: &PackageCandidate) -> pb::PackageCandidate {
     let (origin, source_id) = match &package.origin {
-        Origin::Installed => (pb::PackageOrigin::Installed, String::new()),
-        Origin::Source(id) => (pb::PackageOrigin::Source, id.clone()),
+        Origin::Installed => (common::PackageOrigin::Installed, String::new()),
+        Origin::Source(id) => (common::PackageOrigin::Source, id.clone()),
     };
     pb::PackageCandidate {
         key: package.key.clone(),

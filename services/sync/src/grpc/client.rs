@@ -4,13 +4,14 @@
 use super::status::from_status;
 use crate::SyncError;
 use crate::api::{IndexFeedApi, SourceApi, SyncStream};
+use feed::index_feed_service_client::IndexFeedServiceClient;
 use futures::StreamExt;
 use neuralis_host::peer::PeerChannel;
 use neuralis_host::propagation::TracePropagation;
 use neuralis_host::rpc::{TracedChannel, traced};
 use neuralis_identity::BearerToken;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
-use pb::index_feed_service_client::IndexFeedServiceClient;
 use pb::source_service_client::SourceServiceClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -136,40 +137,40 @@ impl IndexFeedApi for IndexFeedGrpcClient {
     async fn list_project_sources(
         &self,
         credential: &BearerToken,
-        request: pb::ListProjectSourcesRequest,
-    ) -> Result<pb::ListProjectSourcesResponse, SyncError> {
+        request: feed::ListProjectSourcesRequest,
+    ) -> Result<feed::ListProjectSourcesResponse, SyncError> {
         call!(self, list_project_sources, credential, request, unary)
     }
 
     async fn list_entries(
         &self,
         credential: &BearerToken,
-        request: pb::ListEntriesRequest,
-    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
+        request: feed::ListEntriesRequest,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, SyncError> {
         call!(self, list_entries, credential, request, streamed)
     }
 
     async fn get_revision(
         &self,
         credential: &BearerToken,
-        request: pb::GetRevisionRequest,
-    ) -> Result<pb::GetRevisionResponse, SyncError> {
+        request: feed::GetRevisionRequest,
+    ) -> Result<feed::GetRevisionResponse, SyncError> {
         call!(self, get_revision, credential, request, unary)
     }
 
     async fn read_file(
         &self,
         credential: &BearerToken,
-        request: pb::ReadFileRequest,
-    ) -> Result<pb::ReadFileResponse, SyncError> {
-        call!(self, read_file, credential, request, unary)
+        request: feed::ReadDecidedFileRequest,
+    ) -> Result<feed::ReadDecidedFileResponse, SyncError> {
+        call!(self, read_decided_file, credential, request, unary)
     }
 
     async fn search(
         &self,
         credential: &BearerToken,
-        request: pb::SearchRequest,
-    ) -> Result<pb::SearchResponse, SyncError> {
-        call!(self, search, credential, request, unary)
+        request: feed::SearchChunksRequest,
+    ) -> Result<feed::SearchChunksResponse, SyncError> {
+        call!(self, search_chunks, credential, request, unary)
     }
 }

@@ -3,11 +3,12 @@
 
 use super::status::to_status;
 use crate::LocalSync;
+use feed::index_feed_service_server::{IndexFeedService, IndexFeedServiceServer};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use neuralis_authz::{AuthorizeLayer, Authorized, Gate, take_permit};
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
-use pb::index_feed_service_server::{IndexFeedService, IndexFeedServiceServer};
 use pb::source_service_server::{SourceService, SourceServiceServer};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -16,7 +17,7 @@ use tower::Layer;
 /// The administration of sources (health and reflection).
 pub const SOURCES_SERVICE_NAME: &str = "neuralis.sync.v1.SourceService";
 /// The index feed (health and reflection of the internal listener).
-pub const FEED_SERVICE_NAME: &str = "neuralis.sync.v1.IndexFeedService";
+pub const FEED_SERVICE_NAME: &str = "neuralis.sync.internal.v1.IndexFeedService";
 
 /// Serves [`LocalSync`] over gRPC.
 pub struct SyncGrpcServer {
@@ -107,40 +108,40 @@ impl SourceService for SyncGrpcServer {
 
 #[tonic::async_trait]
 impl IndexFeedService for SyncGrpcServer {
-    type ListEntriesStream = WireStream<pb::ListEntriesResponse>;
+    type ListEntriesStream = WireStream<feed::ListEntriesResponse>;
 
     async fn list_project_sources(
         &self,
-        request: Request<pb::ListProjectSourcesRequest>,
-    ) -> Result<Response<pb::ListProjectSourcesResponse>, Status> {
+        request: Request<feed::ListProjectSourcesRequest>,
+    ) -> Result<Response<feed::ListProjectSourcesResponse>, Status> {
         forward!(self, list_project_sources, request, answer)
     }
 
     async fn list_entries(
         &self,
-        request: Request<pb::ListEntriesRequest>,
+        request: Request<feed::ListEntriesRequest>,
     ) -> Result<Response<Self::ListEntriesStream>, Status> {
         forward!(self, list_entries, request, streamed)
     }
 
     async fn get_revision(
         &self,
-        request: Request<pb::GetRevisionRequest>,
-    ) -> Result<Response<pb::GetRevisionResponse>, Status> {
+        request: Request<feed::GetRevisionRequest>,
+    ) -> Result<Response<feed::GetRevisionResponse>, Status> {
         forward!(self, get_revision, request, answer)
     }
 
-    async fn read_file(
+    async fn read_decided_file(
         &self,
-        request: Request<pb::ReadFileRequest>,
-    ) -> Result<Response<pb::ReadFileResponse>, Status> {
+        request: Request<feed::ReadDecidedFileRequest>,
+    ) -> Result<Response<feed::ReadDecidedFileResponse>, Status> {
         forward!(self, read_file, request, answer)
     }
 
-    async fn search(
+    async fn search_chunks(
         &self,
-        request: Request<pb::SearchRequest>,
-    ) -> Result<Response<pb::SearchResponse>, Status> {
+        request: Request<feed::SearchChunksRequest>,
+    ) -> Result<Response<feed::SearchChunksResponse>, Status> {
         forward!(self, search, request, answer)
     }
 }

@@ -70,7 +70,7 @@ fn every_bad_field_is_named() {
         ),
         (
             |s| {
-                s.scope = pb::SourceScope::Agent as i32;
+                s.scope = common::SourceScope::Agent as i32;
             },
             "source.owner",
         ),

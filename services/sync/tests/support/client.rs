@@ -6,6 +6,7 @@ use neuralis_identity::{
     BearerToken, Claims, IdentityConfig, KeySource, Secret, ServiceIdentityConfig, ServiceSigner,
     ServiceVerifier, Verifier, mint,
 };
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::grpc::{IndexFeedGrpcClient, SourceGrpcClient};
 use neuralis_sync::{IndexFeedApi, SourceApi, SyncError, SyncStream};
@@ -117,29 +118,29 @@ impl Client {
 
     pub async fn list_entries(
         &self,
-        request: pb::ListEntriesRequest,
-    ) -> Result<SyncStream<pb::ListEntriesResponse>, SyncError> {
+        request: feed::ListEntriesRequest,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, SyncError> {
         self.feed.list_entries(&service(), request).await
     }
 
     pub async fn get_revision(
         &self,
-        request: pb::GetRevisionRequest,
-    ) -> Result<pb::GetRevisionResponse, SyncError> {
+        request: feed::GetRevisionRequest,
+    ) -> Result<feed::GetRevisionResponse, SyncError> {
         self.feed.get_revision(&service(), request).await
     }
 
     pub async fn read_file(
         &self,
-        request: pb::ReadFileRequest,
-    ) -> Result<pb::ReadFileResponse, SyncError> {
+        request: feed::ReadDecidedFileRequest,
+    ) -> Result<feed::ReadDecidedFileResponse, SyncError> {
         self.feed.read_file(&service(), request).await
     }
 
     pub async fn search(
         &self,
-        request: pb::SearchRequest,
-    ) -> Result<pb::SearchResponse, SyncError> {
+        request: feed::SearchChunksRequest,
+    ) -> Result<feed::SearchChunksResponse, SyncError> {
         self.feed.search(&service(), request).await
     }
 }

@@ -13,6 +13,7 @@ use futures::StreamExt;
 use neuralis_bus::{BusNotice, InvalidationBus, InvalidationEvent, Phase, RedisBus, Subscription};
 use neuralis_identity::BearerToken;
 use neuralis_index::SqlIndexStore;
+use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::grpc::{IndexFeedGrpcClient, SourceGrpcClient};
 use neuralis_sync::layout_rules::{LayoutCore, LayoutRules};
@@ -209,7 +210,7 @@ pub async fn synced(client: &Client, project: &str, slug: &str) -> pb::SyncSourc
 
 pub async fn revision(client: &Client, project: &str) -> u64 {
     client
-        .get_revision(pb::GetRevisionRequest {
+        .get_revision(feed::GetRevisionRequest {
             project: project.into(),
         })
         .await
@@ -217,9 +218,9 @@ pub async fn revision(client: &Client, project: &str) -> u64 {
         .revision
 }
 
-pub async fn entries(client: &Client, project: &str) -> (u64, Vec<pb::Entry>) {
+pub async fn entries(client: &Client, project: &str) -> (u64, Vec<feed::Entry>) {
     let mut stream = client
-        .list_entries(pb::ListEntriesRequest {
+        .list_entries(feed::ListEntriesRequest {
             project: project.into(),
             ..Default::default()
         })

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use neuralis::node::keys::{TokenFor, mint_token};
 use neuralis_identity::Secret;
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 use neuralis_proto::discovery::v1::discovery_service_client::DiscoveryServiceClient;
 use neuralis_proto::policy::v1 as policy;
@@ -76,7 +77,7 @@ pub async fn prepare(deployment: &Deployment) -> Result<Target> {
         slug: SLUG.into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };

@@ -15,6 +15,7 @@ use neuralis_host::peer::{PeerOptions, Resolve, Resolved, peer_channel};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{BearerToken, KeySource, Secret, ServiceIdentityConfig, ServiceSigner};
 use neuralis_policy::{PolicyApi, PolicyGrpcClient};
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
@@ -92,7 +93,7 @@ pub async fn register(sync_addr: SocketAddr, root: &Path) -> Result<String> {
         slug: "repo".into(),
         kind: sync::SourceKind::Local as i32,
         root: root.display().to_string(),
-        scope: sync::SourceScope::Project as i32,
+        scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         ..Default::default()
     };
@@ -263,23 +264,23 @@ pub fn evaluate_batch(source_id: &str, tools: usize) -> policy::EvaluateRequest 
     for i in 0..tools {
         packages.push(policy::PackageCandidate {
             key: format!("{source_id}/tools/t{i}"),
-            origin: policy::PackageOrigin::Source as i32,
+            origin: common::PackageOrigin::Source as i32,
             source_id: source_id.into(),
             root: format!("tools/t{i}"),
             ..Default::default()
         });
         let members = [
-            (format!("skills/t{i}-s0/SKILL.md"), policy::Category::Skill),
-            (format!("skills/t{i}-s1/SKILL.md"), policy::Category::Skill),
-            ("rules/r.md".to_owned(), policy::Category::Rule),
-            ("docs/d.md".to_owned(), policy::Category::Docs),
+            (format!("skills/t{i}-s0/SKILL.md"), common::Category::Skill),
+            (format!("skills/t{i}-s1/SKILL.md"), common::Category::Skill),
+            ("rules/r.md".to_owned(), common::Category::Rule),
+            ("docs/d.md".to_owned(), common::Category::Docs),
         ];
         for (path, category) in members {
             files.push(policy::FileCandidate {
                 package_index: i as u32,
                 path: format!("tools/t{i}/{path}"),
                 category: category as i32,
-                default_enabled: category != policy::Category::Rule,
+                default_enabled: category != common::Category::Rule,
                 ..Default::default()
             });
         }
@@ -289,7 +290,7 @@ pub fn evaluate_batch(source_id: &str, tools: usize) -> policy::EvaluateRequest 
         conversation_id: String::new(),
         sources: vec![policy::SourceHeader {
             source_id: source_id.into(),
-            scope: policy::SourceScope::Project as i32,
+            scope: common::SourceScope::Project as i32,
             owner: PROJECT.into(),
         }],
         packages,

@@ -1,12 +1,13 @@
 //! How discovery answers print: as JSON documents and as text.
 
+use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 use serde_json::{Value, json};
 
 use crate::cmd::client;
 
 pub(super) fn category(value: i32) -> String {
-    let name = pb::Category::try_from(value).unwrap_or_default();
+    let name = common::Category::try_from(value).unwrap_or_default();
     client::word(name.as_str_name(), "CATEGORY_")
 }
 
@@ -55,7 +56,7 @@ pub(super) fn tree(packages: &[pb::Package]) -> String {
     let mut lines = Vec::new();
     for package in packages {
         let origin = match package.origin() {
-            pb::PackageOrigin::Installed => "installed".to_owned(),
+            common::PackageOrigin::Installed => "installed".to_owned(),
             _ => format!("source {}, root {:?}", package.source_slug, package.root),
         };
         let off = if package.enabled { "" } else { ", disabled" };
