@@ -8,6 +8,7 @@ pub mod fixture;
 pub mod load;
 pub mod pki;
 pub mod pod;
+pub mod polyglot;
 pub mod ports;
 pub mod postgres;
 pub mod process;
