@@ -75,7 +75,10 @@ pub fn plan(known: &[Known], applied: &[Applied], mode: Mode) -> Result<Plan, Re
     let known_versions: BTreeSet<i64> = known.iter().map(|k| k.version).collect();
     let applied_versions: BTreeSet<i64> = applied.iter().map(|a| a.version).collect();
     let mut newer = Vec::new();
-    for step in applied.iter().filter(|a| !known_versions.contains(&a.version)) {
+    for step in applied
+        .iter()
+        .filter(|a| !known_versions.contains(&a.version))
+    {
         if !step.compatible {
             return Err(Refusal::Incompatible {
                 version: step.version,
@@ -104,7 +107,9 @@ pub enum State {
     Applied,
     Pending,
     /// Applied by a later release; whether it is marked compatible.
-    Unknown { compatible: bool },
+    Unknown {
+        compatible: bool,
+    },
 }
 
 /// Every version either side knows, in order, with its state.
