@@ -124,7 +124,7 @@ pub trait IndexPort: Send + Sync + 'static {
     /// that keeps no changes always answers in full. `listed` are the project's sources
     /// as this request read them, before the rows: a port may key the changed rows by
     /// them instead of listing the sources again, when the changes show that no source
-    /// came or went since `since` (see [`crate::service::adapters::SyncIndex`]).
+    /// came or went since `since` (see the service's `SyncIndex` adapter).
     async fn rows_since(
         &self,
         project: &str,

@@ -2,8 +2,8 @@
 //! snapshot and source listing (issue 13, "warm answers"): the batch of candidates
 //! policy decides, and per candidate the package as it would be shown with every file,
 //! in package order. Nothing here says who may see what: every request still asks policy
-//! to decide the whole batch for its caller, afresh, and [`crate::decision::answer::assemble`]
-//! keeps only what that decision lets through.
+//! to decide the whole batch for its caller, afresh, and the decision stage keeps only
+//! what that decision lets through.
 //!
 //! A prepared answer is reused only for the very snapshot it was prepared from (the
 //! same allocation, never an equal-looking one) and only while the sources read for

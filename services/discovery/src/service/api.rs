@@ -7,8 +7,8 @@ use neuralis_proto::discovery::v1 as pb;
 pub use crate::base::error::{CallerToken, DiscoveryError};
 
 /// One method per RPC of `neuralis.discovery.v1.DiscoveryService`, as a client calls
-/// it with the caller's token. In process ([`crate::service::InProcessDiscovery`]) and over gRPC
-/// alike, the call is decided by the `discovery` table before its handler runs.
+/// it with the caller's token. In process (`InProcessDiscovery`) and over
+/// gRPC alike, the call is decided by the `discovery` table before its handler runs.
 #[async_trait]
 pub trait DiscoveryApi: Send + Sync + 'static {
     /// The packages this caller may use.

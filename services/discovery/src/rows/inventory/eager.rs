@@ -7,7 +7,7 @@
 //! a revalidation is left to the calls. A lost event starts nothing here: the calls'
 //! own freshness check (the recovery window) and the full re-read still cover it.
 //!
-//! The answer is prepared by what is kept beside the snapshots ([`super::Beside`]),
+//! The answer is prepared by what is kept beside the snapshots (`Beside`),
 //! told that the write was caught up: the inventory knows nothing of packages.
 //!
 //! Nothing about access is prepared: the prepared answer is the caller-independent

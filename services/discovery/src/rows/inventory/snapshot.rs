@@ -218,7 +218,7 @@ impl Weigh for ProjectSnapshot {
     /// An estimate: the paths (twice for the relevant files, whose facts are keyed by
     /// path again) and a fixed overhead per row. Payloads are not walked (whitelisted
     /// frontmatter, bounded per file), so weighing costs nothing per row. What is kept
-    /// beside the snapshot is weighed with it by the inventory (see [`super::Beside`]).
+    /// beside the snapshot is weighed with it by the inventory (see `Beside`).
     fn bytes(&self) -> usize {
         self.sources
             .values()
