@@ -213,7 +213,7 @@ impl InventoryShell {
 
     /// Counts what was derived from `snapshot` since it was kept (what is kept beside
     /// it) toward the memory bound, when it is still the project's kept snapshot.
-    pub fn reweigh(&self, project: &str, snapshot: &Arc<ProjectSnapshot>) {
+    pub(crate) fn reweigh(&self, project: &str, snapshot: &Arc<ProjectSnapshot>) {
         let mut state = self.lock();
         let kept = state
             .inventory
