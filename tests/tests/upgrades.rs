@@ -192,17 +192,19 @@ async fn this_release_refuses_a_later_incompatible_migration_and_names_it() {
         .await
         .unwrap();
     later_migration(&index, &access_schema, false);
-    let index_error = SqlIndexStore::connect_postgres_with(&database(), &index, Mode::Apply)
-        .await
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(index_error) =
+        SqlIndexStore::connect_postgres_with(&database(), &index, Mode::Apply).await
+    else {
+        panic!("the index opened on a store with a later incompatible migration");
+    };
+    let index_error = index_error.to_string();
     assert!(index_error.contains("999"), "{index_error}");
-    let access_error = neuralis_access_store::open_with(&access(&access_schema), Mode::Apply)
-        .await
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(access_error) =
+        neuralis_access_store::open_with(&access(&access_schema), Mode::Apply).await
+    else {
+        panic!("the access store opened on a store with a later incompatible migration");
+    };
+    let access_error = access_error.to_string();
     assert!(access_error.contains("999"), "{access_error}");
 }
 
