@@ -29,7 +29,7 @@ use stores::{OwnPostgres, OwnRedis};
 #[derive(Parser, Debug)]
 #[command(about = "Fault runs under load: split mode, own Redis and PostgreSQL")]
 struct Args {
-    /// The faults to run, in order: none, redis, postgres, policy, discovery.
+    /// The faults to run, in order: none, redis, postgres, policy, discovery, sync.
     #[arg(
         long,
         value_delimiter = ',',
@@ -108,6 +108,12 @@ fn inject(fault: &str, world: &mut World, outage: Duration) -> Result<Injected> 
             world.deployment.up("discovery")?;
             Some(Instant::now())
         }
+        "sync" => {
+            world.deployment.kill("sync")?;
+            std::thread::sleep(outage);
+            world.deployment.up("sync")?;
+            Some(Instant::now())
+        }
         other => bail!("unknown fault {other}"),
     };
     let note = match fault {
@@ -115,6 +121,7 @@ fn inject(fault: &str, world: &mut World, outage: Duration) -> Result<Injected> 
         "redis" => format!("redis-server SIGKILLed, started again (empty) after {outage:?}"),
         "postgres" => format!("pg_ctl stop -m immediate, pg_ctl start after {outage:?}"),
         "policy" => "policy replica 127.0.0.2 SIGKILLed, not restarted".into(),
+        "sync" => format!("sync (every replica) SIGKILLed, started again after {outage:?}"),
         _ => "discovery SIGTERMed, drained, started again on the same port".into(),
     };
     Ok(Injected { at, restored, note })
