@@ -161,7 +161,7 @@ fn capture_all(
     // fault on the host too.
     let mut rows: Vec<IndexedFile> = files
         .into_iter()
-        .map(|file| IndexedFile::path_only(file.path))
+        .map(|file| IndexedFile::path_only(file.path).with_real_path(file.real_path))
         .collect();
     captured.sort_unstable_by_key(|(at, _)| *at);
     let mut flags = Vec::new();
