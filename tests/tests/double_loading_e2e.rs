@@ -122,9 +122,16 @@ async fn a_tool_folder_linked_to_the_skills_loads_each_skill_once() {
     let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
     let admin = cluster.token("ops", "owner", None, P);
     let member = cluster.token("ada", "member", None, P);
-    register(&cluster, &admin, P, "repo", repo.path(), read_policy(vec![]))
-        .await
-        .expect("register");
+    register(
+        &cluster,
+        &admin,
+        P,
+        "repo",
+        repo.path(),
+        read_policy(vec![]),
+    )
+    .await
+    .expect("register");
     let answer = cluster
         .discovery
         .list_packages(
