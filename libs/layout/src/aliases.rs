@@ -18,12 +18,20 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::category::Category;
-use crate::group::group_rows;
 use crate::layout::{Alias, Contribution, GroupOptions, IndexedFile, Layout, Package};
 use crate::naming::assign_keys;
 
-/// Groups rows of which some are aliases: each real file loads at most once.
-pub(crate) fn group_once_per_real_file(files: &[IndexedFile], options: &GroupOptions) -> Layout {
+/// Grouping of rows as given (aliases as plain rows): passed in by `group`, so this
+/// module does not import the one that calls it.
+pub(crate) type GroupRows = fn(&[IndexedFile], &GroupOptions) -> Layout;
+
+/// Groups rows of which some are aliases with `group_rows`: each real file loads at
+/// most once.
+pub(crate) fn group_once_per_real_file(
+    files: &[IndexedFile],
+    options: &GroupOptions,
+    group_rows: GroupRows,
+) -> Layout {
     let real: Vec<IndexedFile> = files
         .iter()
         .filter(|file| file.alias_of().is_none())

@@ -23,7 +23,7 @@ use crate::sanitize::{Posture, sanitize};
 /// reach it ([`crate::aliases`]).
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     if files.iter().any(|file| file.alias_of().is_some()) {
-        crate::aliases::group_once_per_real_file(files, options)
+        crate::aliases::group_once_per_real_file(files, options, group_rows)
     } else {
         group_rows(files, options)
     }
