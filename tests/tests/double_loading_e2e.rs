@@ -102,3 +102,66 @@ async fn loads_once(cluster: Cluster, data: &std::path::Path) {
     );
     cluster.stop().await.unwrap();
 }
+
+/// Issue 27 item 1: a tool folder linked to the repository's own skills
+/// (`.agents/skills -> ../skills`) loads each skill once, at its real path: one package,
+/// and the overview names each skill once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_folder_linked_to_the_skills_loads_each_skill_once() {
+    let repo = tempfile::tempdir().unwrap();
+    write_tree(
+        repo.path(),
+        &[
+            ("skills/alpha/SKILL.md", "---\nname: alpha\n---\nA.\n"),
+            ("skills/beta/SKILL.md", "---\nname: beta\n---\nB.\n"),
+        ],
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.path().join(".agents")).unwrap();
+    std::os::unix::fs::symlink("../skills", repo.path().join(".agents/skills")).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    let admin = cluster.token("ops", "owner", None, P);
+    let member = cluster.token("ada", "member", None, P);
+    register(
+        &cluster,
+        &admin,
+        P,
+        "repo",
+        repo.path(),
+        read_policy(vec![]),
+    )
+    .await
+    .expect("register");
+    let answer = cluster
+        .discovery
+        .list_packages(
+            CallerToken::new(Some(member.clone())),
+            discovery::ListPackagesRequest {
+                scope: scope(P, "", ""),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let files: Vec<&str> = answer
+        .packages
+        .iter()
+        .flat_map(|p| p.files.iter().map(|f| f.path.as_str()))
+        .collect();
+    assert_eq!(files, ["skills/alpha/SKILL.md", "skills/beta/SKILL.md"]);
+    let overview = cluster
+        .discovery
+        .render_overview(
+            CallerToken::new(Some(member)),
+            discovery::RenderOverviewRequest {
+                scope: scope(P, "", ""),
+            },
+        )
+        .await
+        .unwrap()
+        .text;
+    for skill in ["alpha", "beta"] {
+        assert_eq!(overview.matches(skill).count(), 1, "{overview}");
+    }
+    cluster.stop().await.unwrap();
+}

@@ -12,10 +12,15 @@
 //!   (`<qualified>.<folder>`, `review.repo.skills-review-v2`), so every claimant stays
 //!   reachable.
 //!
+//! - An advertised id always activates the skill it is advertised on (issue 27): a
+//!   qualified id that is another skill's bare id (a skill whose own id is literally
+//!   `review.repo`) takes the first free `<qualified>.<n>`, n = 2, 3, …, and never
+//!   shadows or is shadowed by that skill.
+//!
 //! Ids are assigned over what this caller can see only, so a denied skill never
 //! shifts anyone's id (and so never reveals that it exists).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use neuralis_layout::Category;
 
@@ -65,31 +70,47 @@ pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
         }
     }
     let mut index = SkillIndex::default();
-    let mut qualified_ids = Vec::new();
+    // Every bare id has its owner; an advertised qualified id must not be one of them.
+    let mut advertised: HashSet<String> = groups.keys().cloned().collect();
+    let mut also_answers = Vec::new();
     for (bare, refs) in &groups {
         let mut claimants = qualify(packages, bare, refs);
         claimants.sort_by(|a, b| (!a.installed, &a.qualified).cmp(&(!b.installed, &b.qualified)));
-        for (rank, claimant) in claimants.iter().enumerate() {
+        let contested = claimants.len() > 1;
+        for (rank, claimant) in claimants.into_iter().enumerate() {
             let (pi, fi) = claimant.at;
             let id = if rank == 0 {
+                if contested {
+                    also_answers.push((claimant.qualified, claimant.at));
+                }
                 bare.clone()
             } else {
-                claimant.qualified.clone()
+                unadvertised(claimant.qualified, &mut advertised)
             };
+            index.by_id.insert(id.clone(), claimant.at);
             packages[pi].files[fi].activation_id = id;
-            if rank == 0 {
-                index.by_id.insert(bare.clone(), claimant.at);
-            }
-            if claimants.len() > 1 {
-                qualified_ids.push((claimant.qualified.clone(), claimant.at));
-            }
         }
     }
-    // A qualified id never takes a bare id another skill already answers to.
-    for (id, at) in qualified_ids {
+    // The bare owner of a contested id also answers to its qualified id, unless that id
+    // is advertised on another skill.
+    for (id, at) in also_answers {
         index.by_id.entry(id).or_insert(at);
     }
     index
+}
+
+/// `id`, or the first `<id>.<n>` (n = 2, 3, …) no skill is advertised under yet; taken.
+fn unadvertised(id: String, advertised: &mut HashSet<String>) -> String {
+    let id = if advertised.contains(&id) {
+        (2..)
+            .map(|n| format!("{id}.{n}"))
+            .find(|candidate| !advertised.contains(candidate))
+            .unwrap_or(id)
+    } else {
+        id
+    };
+    advertised.insert(id.clone());
+    id
 }
 
 fn qualify(packages: &[PackageView], bare: &str, refs: &[SkillRef]) -> Vec<Claimant> {

@@ -118,6 +118,40 @@ fn every_claimant_of_a_contested_id_answers_to_its_qualified_id_and_nothing_else
     assert_eq!(empty.len(), 0);
 }
 
+/// Issue 27: an advertised activation id never activates another skill. A source skill
+/// qualified as `review.repo` meets a skill whose own id is `review.repo`: each keeps an
+/// id of its own, and each advertised id activates the skill it is shown on.
+#[test]
+fn an_advertised_activation_id_never_activates_another_skill() {
+    let mut packages = vec![
+        installed("acme", vec![skill("skills/review/SKILL.md", "review")]),
+        source(
+            "repo",
+            "r",
+            "",
+            vec![
+                skill("skills/review/SKILL.md", "review"),
+                skill("skills/literal/SKILL.md", "review.repo"),
+            ],
+        ),
+    ];
+    let index = assign_activation_ids(&mut packages);
+    let mut advertised = Vec::new();
+    for (pi, package) in packages.iter().enumerate() {
+        for (fi, file) in package.files.iter().enumerate() {
+            assert_eq!(
+                index.resolve(&file.activation_id),
+                Some((pi, fi)),
+                "{} is advertised on {}",
+                file.activation_id,
+                file.path
+            );
+            advertised.push(file.activation_id.clone());
+        }
+    }
+    assert_eq!(advertised, ["review", "review.repo.2", "review.repo"]);
+}
+
 #[test]
 fn two_packages_of_one_source_are_qualified_by_package_key() {
     // "when two packages of the same source collide, as <id>.<sourceSlug>.<packageKey>"

@@ -217,10 +217,7 @@ fn contributions(
     let rows: Vec<IndexedFile> = candidate
         .files
         .iter()
-        .map(|(path, bytes)| IndexedFile {
-            path: path.clone(),
-            payload: capture(path, Some(bytes)),
-        })
+        .map(|(path, bytes)| IndexedFile::new(path.clone(), capture(path, Some(bytes))))
         .collect();
     let diagnostics = rows
         .iter()

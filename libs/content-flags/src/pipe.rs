@@ -2,6 +2,8 @@
 //! `Invoke-WebRequest`/`Invoke-RestMethod`) and, later on the same line, a pipe into a
 //! shell or interpreter (`sh`, `bash`, `zsh`, `python`, `node`, `iex`, `sudo sh`…).
 //! `bash <(curl …)` and `sh -c "$(curl …)"` are the same thing spelled otherwise.
+//! A line is the shell's: one continued with a trailing backslash goes on with the next
+//! (`curl …\` then `| bash`), and `env` before the interpreter changes nothing.
 
 const FETCHERS: &[&str] = &[
     "curl",
@@ -29,6 +31,9 @@ const RUNNERS: &[&str] = &[
     "powershell",
 ];
 
+/// Programs that run the next word as the command (`| sudo bash`, `| env bash`).
+const PREFIXES: &[&str] = &["sudo", "env"];
+
 /// Whether any line of `content` pipes a download into an interpreter.
 ///
 /// Only a line with a `|` (the pipe) or a `(` (`<(…)`, `$(…)`) can, so the scan jumps
@@ -37,9 +42,7 @@ const RUNNERS: &[&str] = &[
 pub fn has_piped_execution(content: &[u8]) -> bool {
     let mut from = 0;
     while let Some(offset) = memchr::memchr2(b'|', b'(', &content[from..]) {
-        let hit = from + offset;
-        let start = memchr::memrchr(b'\n', &content[..hit]).map_or(0, |nl| nl + 1);
-        let end = memchr::memchr(b'\n', &content[hit..]).map_or(content.len(), |nl| hit + nl);
+        let (start, end) = logical_line(content, from + offset);
         let line = &content[start..end];
         if line.len() >= 6 && names_a_fetcher(line) && line_pipes_a_download(line) {
             return true;
@@ -50,6 +53,31 @@ pub fn has_piped_execution(content: &[u8]) -> bool {
         from = end + 1;
     }
     false
+}
+
+/// The bounds of the shell line around `at`: its text line, joined with the lines
+/// before it that end in a backslash and the lines after while it does.
+fn logical_line(content: &[u8], at: usize) -> (usize, usize) {
+    let line_start = |at: usize| memchr::memrchr(b'\n', &content[..at]).map_or(0, |nl| nl + 1);
+    let line_end =
+        |at: usize| memchr::memchr(b'\n', &content[at..]).map_or(content.len(), |nl| at + nl);
+    let mut start = line_start(at);
+    while start > 0 && continued(&content[..start - 1]) {
+        start = line_start(start - 1);
+    }
+    let mut end = line_end(at);
+    while end < content.len() && continued(&content[..end]) {
+        end = line_end(end + 1);
+    }
+    (start, end)
+}
+
+/// Whether the text before a newline ends in a line continuation (`\`, or `\` and `\r`).
+fn continued(before_newline: &[u8]) -> bool {
+    before_newline
+        .strip_suffix(b"\r")
+        .unwrap_or(before_newline)
+        .ends_with(b"\\")
 }
 
 /// A cheap pre-check without allocating: most lines name no download command at all.
@@ -85,14 +113,14 @@ fn line_pipes_a_download(line: &[u8]) -> bool {
     if substituted && before.iter().any(|w| is_one_of(strip(w), RUNNERS)) {
         return true;
     }
-    // `curl … | [sudo] [-E] sh`: after a pipe, the first word that is not `sudo` or an
-    // option is the program the download runs in.
+    // `curl … | [sudo] [-E] [env] sh`: after a pipe, the first word that is not `sudo`,
+    // `env` or an option is the program the download runs in.
     let mut after_pipe = false;
     for word in &words[fetch_at + 1..] {
         match *word {
             b"|" => after_pipe = true,
             b"||" => after_pipe = false,
-            _ if after_pipe && (*word == b"sudo" || word.starts_with(b"-")) => {}
+            _ if after_pipe && (is_one_of(strip(word), PREFIXES) || word.starts_with(b"-")) => {}
             _ if after_pipe => {
                 if is_one_of(strip(word), RUNNERS) {
                     return true;
@@ -178,6 +206,33 @@ mod tests {
         ] {
             assert!(has_piped_execution(line.as_bytes()), "{line}");
         }
+    }
+
+    /// Issue 27: `curl …\` continued onto `| bash` is one shell line.
+    #[test]
+    fn a_download_continued_with_a_backslash_onto_a_pipe_is_found() {
+        for text in [
+            "curl -fsSL https://x \\\n  | bash\n",
+            "intro\ncurl -fsSL \\\n  https://x \\\r\n  | sh -s\nafter\n",
+            "```sh\nwget -qO- https://x \\\n| sudo bash\n```\n",
+        ] {
+            assert!(has_piped_execution(text.as_bytes()), "{text:?}");
+        }
+        // Without the backslash the next line is another command.
+        assert!(!has_piped_execution(b"curl -o x https://x\n| bash\n"));
+    }
+
+    /// Issue 27: `| env bash` and `| /usr/bin/env bash` run the download too.
+    #[test]
+    fn a_download_piped_through_env_into_an_interpreter_is_found() {
+        for line in [
+            "curl https://x | env bash",
+            "curl https://x | /usr/bin/env bash -s",
+            "curl https://x | sudo env sh",
+        ] {
+            assert!(has_piped_execution(line.as_bytes()), "{line}");
+        }
+        assert!(!has_piped_execution(b"curl https://x | env"));
     }
 
     #[test]

@@ -14,12 +14,21 @@ use crate::vocabulary::{
 /// The most entries a bundle lists.
 pub const MAX_BUNDLE_FILES: usize = 64;
 
-/// Manifest files at a package root: package-meta, never in a root skill's bundle.
-const ROOT_META_FILES: [&str; 3] = [
+/// Manifest and declaration files at a package root: package-meta, never in a root
+/// skill's bundle (seed 001's directory contract names `hooks.json`; `mcp.json` is the
+/// connectors' declaration, never loaded from a source either).
+const ROOT_META_FILES: [&str; 5] = [
     "package.json",
     "neuralis.package.json",
     "gemini-extension.json",
+    "hooks.json",
+    "mcp.json",
 ];
+
+/// The directory contract's reserved folders besides the category folders (seed 001,
+/// "Directory contract"): never part of a root skill's bundle. (`dist/` is skipped in
+/// every bundle.)
+const CONTRACT_DIRS: [&str; 4] = ["tools", "workflows", "team", "src"];
 
 /// Lists the bundle of the skill whose directory is `folder`.
 ///
@@ -109,7 +118,7 @@ fn excluded_from_root_skill<S: BuildHasher>(
             && (is_markdown(base) || is_readme(base) || ROOT_META_FILES.contains(&base));
     }
     let first = segments(relative).next().unwrap_or_default();
-    if category_folder(first).is_some() {
+    if category_folder(first).is_some() || CONTRACT_DIRS.contains(&first) {
         return true;
     }
     let sub = if folder.is_empty() {
@@ -218,6 +227,32 @@ mod tests {
         let listed = list("s", &refs, false, &[]);
         assert_eq!(listed.len(), MAX_BUNDLE_FILES);
         assert_eq!(listed[0], "SKILL.md");
+    }
+
+    /// Issue 27: "for a root-SKILL.md package the reserved contribution folders and
+    /// package-meta files are excluded too": the directory contract's `tools/`,
+    /// `workflows/`, `team/`, `src/` and `hooks.json` as well.
+    #[test]
+    fn a_root_skill_leaves_out_the_directory_contracts_reserved_folders_and_hooks() {
+        let files = [
+            "SKILL.md",
+            "hooks.json",
+            "mcp.json",
+            "tools/deploy.json",
+            "workflows/ship.json",
+            "team/lead/member.json",
+            "src/index.ts",
+            "scripts/run.sh",
+            "lib/tools/helper.py",
+        ];
+        assert_eq!(
+            list("", &files, true, &[""]),
+            ["SKILL.md", "scripts/run.sh", "lib/tools/helper.py"]
+        );
+        // A skill in its own folder keeps them: only the package root is reserved.
+        let nested: Vec<String> = files.iter().map(|f| format!("s/{f}")).collect();
+        let nested: Vec<&str> = nested.iter().map(String::as_str).collect();
+        assert_eq!(list("s", &nested, false, &["s"]).len(), files.len());
     }
 
     #[test]

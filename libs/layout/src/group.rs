@@ -19,8 +19,18 @@ use crate::rows::{PathText, sorted_unique};
 use crate::sanitize::{Posture, sanitize};
 
 /// Groups the index rows of one source (or one installed package directory) into
-/// packages. Pure and deterministic.
+/// packages. Pure and deterministic. Each real file loads at most once, whatever links
+/// reach it ([`crate::aliases`]).
 pub fn group(files: &[IndexedFile], options: &GroupOptions) -> Layout {
+    if files.iter().any(|file| file.alias_of().is_some()) {
+        crate::aliases::group_once_per_real_file(files, options, group_rows)
+    } else {
+        group_rows(files, options)
+    }
+}
+
+/// Groups the rows as given, aliases as plain rows.
+pub(crate) fn group_rows(files: &[IndexedFile], options: &GroupOptions) -> Layout {
     let mut diagnostics = Vec::new();
     let mut text = PathText::default();
     let files = sorted_unique(files, &mut text, &mut diagnostics);

@@ -10,20 +10,44 @@ use crate::category::{Category, Invocation, Trust};
 use crate::diagnostic::Severity;
 
 /// One index row as grouping sees it: a path relative to the source root, `/`-separated,
-/// and the payload captured at sync time.
+/// the payload captured at sync time, and the file's real path when the walk reached it
+/// through an in-root link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexedFile {
     pub path: String,
     pub payload: FilePayload,
+    /// The real path (relative to the source root) of a file reached through an in-root
+    /// link: the row is then an alias of that path, and loads at most once with it
+    /// (issue 27, [`crate::group`]). `None` (or the path itself) for a real file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_path: Option<String>,
 }
 
 impl IndexedFile {
     /// A row for a file classified by path alone (no content read).
     pub fn path_only(path: impl Into<String>) -> Self {
+        Self::new(path, FilePayload::default())
+    }
+
+    /// A row for a real file (not reached through a link).
+    pub fn new(path: impl Into<String>, payload: FilePayload) -> Self {
         Self {
             path: path.into(),
-            payload: FilePayload::default(),
+            payload,
+            real_path: None,
         }
+    }
+
+    /// The same row, reached through a link to `real_path` (`None`: a real file).
+    #[must_use]
+    pub fn with_real_path(mut self, real_path: Option<String>) -> Self {
+        self.real_path = real_path;
+        self
+    }
+
+    /// The real path this row is an alias of, when it is one.
+    pub fn alias_of(&self) -> Option<&str> {
+        self.real_path.as_deref().filter(|real| *real != self.path)
     }
 }
 
@@ -211,6 +235,16 @@ pub struct FileDiagnostic {
     pub message: String,
 }
 
+/// A contribution-shaped file that loads nowhere because its real file already loads
+/// once: at its real path, or at an earlier alias in path order (issue 27).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Alias {
+    pub path: String,
+    pub real_path: String,
+    /// Where the real file loads instead.
+    pub loads_at: String,
+}
+
 /// A detected package root, whether or not anything loaded in it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DetectedRoot {
@@ -228,6 +262,9 @@ pub struct Layout {
     /// Every root detected, ordered by path, including roots in which nothing loaded
     /// (they still claim their files). The invalidation predicate needs them all.
     pub detected_roots: Vec<DetectedRoot>,
+    /// Aliases that contribute nothing because their real file loads elsewhere, by path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<Alias>,
 }
 
 impl Layout {

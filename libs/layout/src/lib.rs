@@ -25,6 +25,7 @@ pub use frontmatter::{Frontmatter, FrontmatterStatus};
 pub use manifest::{ManifestFacts, ManifestKind};
 
 mod admission;
+mod aliases;
 mod binding;
 pub mod bundle;
 mod group;
@@ -40,7 +41,7 @@ pub mod sanitize;
 
 pub use group::group;
 pub use layout::{
-    Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
+    Alias, Contribution, DetectedRoot, FileDiagnostic, GroupOptions, IndexedFile, Layout, Package,
     RootRule, SourceForm, Unloaded, UnloadedReason,
 };
 pub use sanitize::{Posture, sanitize};

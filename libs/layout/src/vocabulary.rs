@@ -87,9 +87,13 @@ pub fn is_never_contribution_dir(name: &str) -> bool {
     NEVER_CONTRIBUTION_DIRS.contains(&name)
 }
 
-/// `README*` files are indexed for search but never contributions.
+/// `README*` files are indexed for search but never contributions. Matched in any case
+/// (`readme.md`, `Readme.txt`): a README is one by its name, not its spelling (issue 27,
+/// docs/decisions/layout.md).
 pub fn is_readme(basename: &str) -> bool {
-    basename.starts_with("README")
+    basename
+        .get(..6)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("README"))
 }
 
 /// Markdown by extension (`.md`); `.mdc` is separate because it counts only in

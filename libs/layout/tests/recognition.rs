@@ -195,6 +195,25 @@ fn readmes_templates_and_workflows_are_never_contributions() {
     assert_eq!(package(&layout, ".claude").files.len(), 1);
 }
 
+/// Issue 27: `README*` matches in any case: `readme.md` and `Readme.md` are READMEs too.
+#[test]
+fn a_readme_is_one_in_any_case() {
+    let layout = group_synced(&[
+        (".claude/rules/readme.md", NAMED),
+        (".claude/agents/Readme.md", NAMED),
+        (".claude/rules/keep.md", NAMED),
+        (".claude/rules/read-me-later.md", NAMED),
+    ]);
+    for path in [".claude/rules/readme.md", ".claude/agents/Readme.md"] {
+        assert_eq!(
+            unloaded_reason(&layout, path),
+            Some(UnloadedReason::Readme),
+            "{path}"
+        );
+    }
+    assert_eq!(package(&layout, ".claude").files.len(), 2);
+}
+
 /// "Non-contribution content inside them (settings files, themes) is indexed for
 /// search but never becomes a contribution."
 #[test]

@@ -64,7 +64,7 @@ fn the_worked_example_source_renders_as_json() {
 fn the_worked_example_source_renders_as_a_tree() {
     insta::assert_snapshot!(
         "example_source_tree",
-        inspect(&fixture("example-source"), &[])
+        inspect(&fixture("example-source"), &["--files"])
     );
 }
 
@@ -85,7 +85,7 @@ fn a_cursor_rules_collection_renders_as_a_tree() {
 fn a_plugin_collection_renders_as_a_tree() {
     insta::assert_snapshot!(
         "plugin_collection_tree",
-        inspect(&fixture("plugin-collection"), &[])
+        inspect(&fixture("plugin-collection"), &["--files"])
     );
 }
 
@@ -350,4 +350,71 @@ fn every_oversized_file_is_reported_and_left_out_of_its_bundle() {
     );
     let bundle = &report["packages"][0]["files"][0]["files"];
     assert_eq!(bundle, &serde_json::json!(["SKILL.md", "small.txt"]));
+}
+
+/// Issue 27 item 3: a big skill stays readable: the tree counts a bundle's files
+/// unless `--files` asks for them.
+#[test]
+fn a_tree_counts_a_bundles_files_unless_asked_for_them() {
+    let counted = inspect(&fixture("example-source"), &[]);
+    let review = counted
+        .lines()
+        .find(|line| line.contains("skills/review/SKILL.md"))
+        .unwrap();
+    assert!(review.ends_with("[3 files]"), "{review}");
+    assert!(!counted.contains("scripts/diff-stats.sh"), "{counted}");
+    let release = counted
+        .lines()
+        .find(|line| line.contains("skills/release/SKILL.md"))
+        .unwrap();
+    assert!(release.ends_with("[1 file]"), "{release}");
+    let listed = inspect(&fixture("example-source"), &["--files"]);
+    assert!(
+        listed.contains("[files: SKILL.md, scripts/diff-stats.sh"),
+        "{listed}"
+    );
+}
+
+/// Issue 27 item 1: `.agents/skills -> ../skills` lists each skill once, at its real
+/// path; the linked paths are reported as aliases.
+#[test]
+fn a_tool_folder_linked_to_the_skills_lists_each_skill_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for name in ["alpha", "beta"] {
+        let skill = root.join("skills").join(name);
+        std::fs::create_dir_all(skill.join("scripts")).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d\n---\nbody\n"),
+        )
+        .unwrap();
+        std::fs::write(skill.join("scripts/run.sh"), "echo hi\n").unwrap();
+    }
+    std::fs::create_dir_all(root.join(".agents")).unwrap();
+    std::os::unix::fs::symlink("../skills", root.join(".agents/skills")).unwrap();
+    let report = inspect_json(root);
+    assert_eq!(
+        contribution_paths(&report),
+        ["skills/alpha/SKILL.md", "skills/beta/SKILL.md"]
+    );
+    let aliases: Vec<&str> = report["aliases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        aliases,
+        [
+            ".agents/skills/alpha/SKILL.md",
+            ".agents/skills/beta/SKILL.md"
+        ]
+    );
+    let tree = inspect(root, &[]);
+    assert_eq!(tree.matches("skill, on — alpha").count(), 1, "{tree}");
+    assert!(
+        tree.contains(".agents/skills/alpha/SKILL.md  -> loads at skills/alpha/SKILL.md"),
+        "{tree}"
+    );
 }

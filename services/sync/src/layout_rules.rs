@@ -104,17 +104,14 @@ fn classify(path: &str, payload: &FilePayload) -> String {
 /// A row as the layout core groups it. A payload that no longer reads (an older
 /// schema) groups by path alone until its payload-only refresh.
 pub fn indexed_file(row: &FileRow) -> IndexedFile {
-    indexed_file_of(&row.path, Some(&row.payload))
+    indexed_file_of(&row.path, Some(&row.payload)).with_real_path(row.real_path.clone())
 }
 
 /// A file as the layout core groups it, from its path and stored payload (`None` for a
 /// plain file, whose payload is the default).
 pub fn indexed_file_of(path: &str, payload: Option<&serde_json::Value>) -> IndexedFile {
     match payload.map(FilePayload::deserialize) {
-        Some(Ok(payload)) => IndexedFile {
-            path: path.to_owned(),
-            payload,
-        },
+        Some(Ok(payload)) => IndexedFile::new(path, payload),
         _ => IndexedFile::path_only(path),
     }
 }

@@ -54,10 +54,7 @@ pub fn rows(paths: &[String]) -> Vec<IndexedFile> {
         .enumerate()
         .map(|(i, path)| {
             let content = needs_content(path).then(|| content_for(path, i).as_bytes());
-            IndexedFile {
-                path: path.clone(),
-                payload: capture(path, content),
-            }
+            IndexedFile::new(path.clone(), capture(path, content))
         })
         .collect()
 }

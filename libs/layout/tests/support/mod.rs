@@ -10,10 +10,7 @@ use neuralis_layout::{
 /// when the layout asks for it).
 pub fn row(path: &str, content: &str) -> IndexedFile {
     let content = needs_content(path).then_some(content.as_bytes());
-    IndexedFile {
-        path: path.to_owned(),
-        payload: capture(path, content),
-    }
+    IndexedFile::new(path, capture(path, content))
 }
 
 /// Frontmatter with a name, enough to admit a flat contribution.

@@ -34,6 +34,10 @@ pub struct InspectArgs {
     /// (untrusted, trusted, first-party) instead of a synced source.
     #[arg(long, value_parser = parse_trust)]
     pub installed: Option<Trust>,
+    /// List every file of each skill's bundle; by default the tree counts them
+    /// (`[28 files]`) so a big skill stays readable. The JSON always lists them.
+    #[arg(long)]
+    pub files: bool,
 }
 
 fn parse_trust(text: &str) -> Result<Trust, String> {
@@ -55,7 +59,7 @@ pub fn run(args: InspectArgs) -> ExitCode {
             let text = if args.json {
                 render::json(&report)
             } else {
-                render::tree(&report, &source_name(&args))
+                render::tree(&report, &source_name(&args), args.files)
             };
             println!("{text}");
             ExitCode::SUCCESS
@@ -161,7 +165,7 @@ fn capture_all(
     // fault on the host too.
     let mut rows: Vec<IndexedFile> = files
         .into_iter()
-        .map(|file| IndexedFile::path_only(file.path))
+        .map(|file| IndexedFile::path_only(file.path).with_real_path(file.real_path))
         .collect();
     captured.sort_unstable_by_key(|(at, _)| *at);
     let mut flags = Vec::new();

@@ -17,6 +17,9 @@ struct JsonReport<'a> {
     /// Files with content flags (issue 10 item 6), by path; absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     flags: Vec<JsonFlags<'a>>,
+    /// Paths reaching a loaded file through a link (issue 27); absent when none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    aliases: &'a [neuralis_layout::Alias],
 }
 
 #[derive(Serialize)]
@@ -98,6 +101,7 @@ pub fn json(report: &Report) -> String {
                 flags: flags.iter().map(|flag| flag.name()).collect(),
             })
             .collect(),
+        aliases: &layout.aliases,
     };
     serde_json::to_string_pretty(&document)
         .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"))
@@ -150,8 +154,8 @@ fn skip_code(reason: &SkipReason) -> &'static str {
     }
 }
 
-/// The readable tree.
-pub fn tree(report: &Report, source_name: &str) -> String {
+/// The readable tree; a skill's bundle is counted unless `list_files`.
+pub fn tree(report: &Report, source_name: &str, list_files: bool) -> String {
     let layout = &report.layout;
     let mut out = String::new();
     let contributions: usize = layout.packages.iter().map(|p| p.files.len()).sum();
@@ -164,15 +168,16 @@ pub fn tree(report: &Report, source_name: &str) -> String {
         layout.diagnostics.len()
     );
     for package in &layout.packages {
-        write_package(&mut out, package);
+        write_package(&mut out, package, list_files);
     }
+    write_aliases(&mut out, layout);
     write_unloaded(&mut out, report);
     write_diagnostics(&mut out, layout);
     write_flags(&mut out, report);
     out.trim_end().to_owned()
 }
 
-fn write_package(out: &mut String, package: &Package) {
+fn write_package(out: &mut String, package: &Package, list_files: bool) {
     let root = if package.root.is_empty() {
         "(source root)"
     } else {
@@ -191,11 +196,16 @@ fn write_package(out: &mut String, package: &Package) {
         } else {
             "├──"
         };
-        let _ = writeln!(out, "{branch} {}  {}", file.path, describe(file));
+        let _ = writeln!(
+            out,
+            "{branch} {}  {}",
+            file.path,
+            describe(file, list_files)
+        );
     }
 }
 
-fn describe(file: &Contribution) -> String {
+fn describe(file: &Contribution, list_files: bool) -> String {
     let mut parts = vec![file.category.as_str().to_owned()];
     if file.identity {
         parts.push("identity".into());
@@ -215,10 +225,42 @@ fn describe(file: &Contribution) -> String {
     if file.title != file.id {
         let _ = write!(text, " \"{}\"", file.title);
     }
-    if !file.bundle.is_empty() {
-        let _ = write!(text, "  [files: {}]", file.bundle.join(", "));
+    match file.bundle.len() {
+        0 => {}
+        _ if list_files => {
+            let _ = write!(text, "  [files: {}]", file.bundle.join(", "));
+        }
+        1 => text.push_str("  [1 file]"),
+        count => {
+            let _ = write!(text, "  [{count} files]");
+        }
     }
     text
+}
+
+/// The paths that reach a loaded file through a link, and where that file loads
+/// (issue 27: each real file loads once).
+fn write_aliases(out: &mut String, layout: &Layout) {
+    if layout.aliases.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "
+aliases (each loads once, elsewhere)"
+    );
+    for (i, alias) in layout.aliases.iter().enumerate() {
+        let branch = if i + 1 == layout.aliases.len() {
+            "└──"
+        } else {
+            "├──"
+        };
+        let _ = writeln!(
+            out,
+            "{branch} {}  -> loads at {}",
+            alias.path, alias.loads_at
+        );
+    }
 }
 
 fn write_unloaded(out: &mut String, report: &Report) {

@@ -50,11 +50,9 @@ impl Copied<'_> {
     pub(super) fn insert(&mut self, path: String, kept: Kept) {
         let at = find(self.relevant(), &path);
         let (relevant, rows) = self.both();
+        let real_path = kept.facts.real_path.clone();
         rows.insert(path.clone(), kept.facts);
-        let file = IndexedFile {
-            path,
-            payload: kept.payload,
-        };
+        let file = IndexedFile::new(path, kept.payload).with_real_path(real_path);
         match at {
             Ok(at) => relevant[at] = file,
             Err(at) => relevant.insert(at, file),

@@ -20,10 +20,8 @@ impl SourceSnapshot {
         let (input, facts): (Vec<IndexedFile>, Vec<RowFacts>) = files
             .into_iter()
             .map(|(path, kept)| {
-                let file = IndexedFile {
-                    path,
-                    payload: kept.payload,
-                };
+                let file = IndexedFile::new(path, kept.payload)
+                    .with_real_path(kept.facts.real_path.clone());
                 (file, kept.facts)
             })
             .unzip();
