@@ -23,6 +23,7 @@ pub mod grpc;
 mod in_process;
 pub mod invalidation;
 pub mod layout_rules;
+mod lease;
 mod local;
 mod progress;
 pub mod roots;
