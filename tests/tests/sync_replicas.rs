@@ -1,0 +1,296 @@
+//! Sync replicas that share the work (issue 26 item 1): real `neuralis-node --target
+//! sync` processes on one PostgreSQL schema and one Redis channel. An `interval:` sync
+//! runs once per period across replicas (counted from both replicas' `/metrics`), a
+//! trigger changed through one replica is honoured by the other, and killing one
+//! replica under steady calls costs nothing with one client retry on the other.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use neuralis::node::keys::{TokenFor, mint_token};
+use neuralis_identity::{BearerToken, Secret};
+use neuralis_proto::common::v1 as common;
+use neuralis_proto::sync::v1 as sync;
+use neuralis_sync::grpc::SourceGrpcClient;
+use neuralis_sync::{SourceApi, SyncError};
+use neuralis_tests::cluster::{channel, eventually};
+use neuralis_tests::process::{Process, SECRET, http_get, spawn};
+
+const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
+const PERIOD: Duration = Duration::from_secs(1);
+
+/// One PostgreSQL schema and Redis channel for the test's replicas, dropped after.
+struct Shared {
+    env: HashMap<String, String>,
+    database: String,
+    schema: String,
+    data: tempfile::TempDir,
+    root: tempfile::TempDir,
+}
+
+impl Shared {
+    fn new(case: &str) -> Self {
+        let mut random = [0u8; 4];
+        getrandom::fill(&mut random).unwrap();
+        let schema = format!("sr_{case}_{}", hex::encode(random));
+        let database = std::env::var("NEURALIS_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let env = HashMap::from([
+            ("NEURALIS__SYNC__INDEX__KIND".into(), "postgres".into()),
+            ("NEURALIS__SYNC__INDEX__URL".into(), database.clone()),
+            ("NEURALIS__SYNC__INDEX__SCHEMA".into(), schema.clone()),
+            ("NEURALIS__SYNC__BUS__KIND".into(), "redis".into()),
+            ("NEURALIS__SYNC__BUS__URL".into(), redis),
+            (
+                "NEURALIS__SYNC__BUS__CHANNEL".into(),
+                format!("neuralis:{schema}"),
+            ),
+            // Only DeleteSource asks policy; the channel is lazy and never used here.
+            (
+                "NEURALIS__PEERS__POLICY_URL".into(),
+                "http://127.0.0.1:9".into(),
+            ),
+            ("NEURALIS__SYNC__LEASE_TTL_MS".into(), "3000".into()),
+            ("NEURALIS__SYNC__SOURCES_REFRESH_MS".into(), "500".into()),
+            (
+                "NEURALIS__SYNC__ALLOWED_ROOTS".into(),
+                std::env::temp_dir().display().to_string(),
+            ),
+        ]);
+        let root = tempfile::tempdir().unwrap();
+        write(
+            root.path(),
+            ".claude/skills/one/SKILL.md",
+            "---\nname: one\n---\n",
+        );
+        Self {
+            env,
+            database,
+            schema,
+            data: tempfile::tempdir().unwrap(),
+            root,
+        }
+    }
+
+    fn replica(&self, name: &str) -> Process {
+        let args = [
+            "--target",
+            "sync",
+            "--listen",
+            "127.0.0.1:0",
+            "--internal-listen",
+            "127.0.0.1:0",
+        ];
+        spawn(NODE, &args, &self.env, &self.data.path().join(name))
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE;", self.schema);
+        let _ = Command::new("psql")
+            .arg(&self.database)
+            .args(["-q", "-c", &sql])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn write(root: &Path, path: &str, body: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, body).unwrap();
+}
+
+fn owner() -> BearerToken {
+    let token = mint_token(
+        &Secret::new(SECRET.to_owned()),
+        TokenFor {
+            subject: "ops".into(),
+            role: "owner".into(),
+            project: Some("p".into()),
+            ttl_seconds: 600,
+            ..TokenFor::default()
+        },
+    )
+    .unwrap();
+    BearerToken::new(Some(token))
+}
+
+fn client(addr: SocketAddr) -> SourceGrpcClient {
+    SourceGrpcClient::new(channel(addr, None).unwrap())
+}
+
+fn spec(root: &Path, trigger: &str) -> sync::SourceSpec {
+    sync::SourceSpec {
+        project: "p".into(),
+        slug: "repo".into(),
+        kind: sync::SourceKind::Local as i32,
+        root: root.display().to_string(),
+        scope: common::SourceScope::Project as i32,
+        trigger: trigger.into(),
+        ..Default::default()
+    }
+}
+
+async fn create(replica: &Process, root: &Path, trigger: &str) {
+    client(replica.grpc)
+        .create_source(
+            &owner(),
+            sync::CreateSourceRequest {
+                source: Some(spec(root, trigger)),
+            },
+        )
+        .await
+        .unwrap();
+}
+
+/// The interval runs this replica counts on `/metrics`, whatever their outcome.
+async fn interval_runs(replica: &Process) -> f64 {
+    let (_, text) = http_get(replica.admin.unwrap(), "/metrics").await;
+    text.lines()
+        .filter(|line| {
+            line.starts_with("neuralis_sync_runs_total{") && line.contains("trigger=\"interval\"")
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+async fn runs_of(replicas: &[&Process]) -> f64 {
+    let mut sum = 0.0;
+    for replica in replicas {
+        sum += interval_runs(replica).await;
+    }
+    sum
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_run_each_interval_sync_once_between_them() {
+    let shared = Shared::new("once");
+    let a = shared.replica("a");
+    create(&a, shared.root.path(), "interval:1s").await;
+    // B arms the source it finds stored at start.
+    let b = shared.replica("b");
+    let started = eventually(Duration::from_secs(10), || async {
+        runs_of(&[&a, &b]).await >= 1.0
+    })
+    .await;
+    assert!(started, "the interval trigger runs");
+
+    let before = runs_of(&[&a, &b]).await;
+    let clock = Instant::now();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let runs = runs_of(&[&a, &b]).await - before;
+    let periods = clock.elapsed().as_secs_f64() / PERIOD.as_secs_f64();
+    // One run per period across both replicas (give or take the one at each edge),
+    // where each replica on its own timer would make it two.
+    assert!(
+        (periods - 1.5..=periods + 1.5).contains(&runs),
+        "{runs} interval runs in {periods:.1} periods across two replicas"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trigger_changed_through_one_replica_is_honoured_by_the_other() {
+    let shared = Shared::new("switch");
+    let a = shared.replica("a");
+    create(&a, shared.root.path(), "interval:1s").await;
+    let b = shared.replica("b");
+    let running = eventually(Duration::from_secs(10), || async {
+        runs_of(&[&a, &b]).await >= 2.0
+    })
+    .await;
+    assert!(running, "the interval trigger runs");
+
+    client(a.grpc)
+        .update_source(
+            &owner(),
+            sync::UpdateSourceRequest {
+                source: Some(spec(shared.root.path(), "manual")),
+            },
+        )
+        .await
+        .unwrap();
+    // A run already started may finish; none starts after one period.
+    tokio::time::sleep(PERIOD + Duration::from_millis(500)).await;
+    let (a_before, b_before) = (interval_runs(&a).await, interval_runs(&b).await);
+    tokio::time::sleep(PERIOD * 4).await;
+    assert_eq!(interval_runs(&a).await, a_before, "A runs nothing");
+    assert_eq!(
+        interval_runs(&b).await,
+        b_before,
+        "B honours the switch to manual made through A"
+    );
+}
+
+/// One call through `first`, retried once through `second` when it was UNAVAILABLE
+/// (the replica went away): whether it succeeded in the end.
+async fn call_with_one_retry(first: &SourceGrpcClient, second: &SourceGrpcClient, n: u32) -> bool {
+    match call(first, n).await {
+        Ok(()) => true,
+        Err(SyncError::Unavailable(_)) => call(second, n).await.is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// A read (GetSource) or, every third call, a write that syncs the source to the end.
+async fn call(client: &SourceGrpcClient, n: u32) -> Result<(), SyncError> {
+    if n % 3 == 0 {
+        let request = sync::SyncSourceRequest {
+            project: "p".into(),
+            slug: "repo".into(),
+        };
+        let mut progress = client.sync_source(&owner(), request).await?;
+        while let Some(update) = progress.next().await {
+            update?;
+        }
+        Ok(())
+    } else {
+        let request = sync::GetSourceRequest {
+            project: "p".into(),
+            slug: "repo".into(),
+        };
+        client.get_source(&owner(), request).await.map(|_| ())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_under_steady_calls_costs_nothing_with_one_retry() {
+    let shared = Shared::new("kill");
+    let mut a = shared.replica("a");
+    let b = shared.replica("b");
+    create(&a, shared.root.path(), "manual").await;
+    let (to_a, to_b) = (client(a.grpc), client(b.grpc));
+    let (mut sent, mut failed) = (0u32, 0u32);
+    let clock = Instant::now();
+    let mut killed = false;
+    while clock.elapsed() < Duration::from_secs(8) {
+        if !killed && clock.elapsed() > Duration::from_secs(2) {
+            a.child.kill().unwrap();
+            a.child.wait().unwrap();
+            killed = true;
+        }
+        // Calls alternate between the replicas, as a balancer would spread them.
+        let (first, second) = if sent % 2 == 0 {
+            (&to_a, &to_b)
+        } else {
+            (&to_b, &to_a)
+        };
+        sent += 1;
+        if !call_with_one_retry(first, second, sent).await {
+            failed += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(killed && sent > 40, "{sent} calls");
+    assert_eq!(failed, 0, "{failed} of {sent} calls failed after one retry");
+}
