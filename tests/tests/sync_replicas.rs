@@ -244,7 +244,7 @@ async fn call_with_one_retry(first: &SourceGrpcClient, second: &SourceGrpcClient
 
 /// A read (GetSource) or, every third call, a write that syncs the source to the end.
 async fn call(client: &SourceGrpcClient, n: u32) -> Result<(), SyncError> {
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         let request = sync::SyncSourceRequest {
             project: "p".into(),
             slug: "repo".into(),

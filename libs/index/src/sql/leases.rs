@@ -6,12 +6,15 @@
 use crate::{IndexError, LeaseRow, SourceTurn};
 use sqlx::AnyPool;
 
+/// A source's trigger and its lease row's columns, `NULL` before the row is made.
+type TurnRow = (String, Option<String>, Option<i64>, Option<i64>);
+
 pub(crate) async fn turn(
     pool: &AnyPool,
     project: &str,
     slug: &str,
 ) -> Result<Option<SourceTurn>, IndexError> {
-    let row: Option<(String, Option<String>, Option<i64>, Option<i64>)> = sqlx::query_as(
+    let row: Option<TurnRow> = sqlx::query_as(
         "SELECT s.sync_trigger, l.holder, l.expires_at, l.next_due FROM index_sources s \
          LEFT JOIN index_leases l ON l.project = s.project AND l.slug = s.slug \
          WHERE s.project = $1 AND s.slug = $2",
