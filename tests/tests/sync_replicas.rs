@@ -1,8 +1,9 @@
 //! Sync replicas that share the work (issue 26 item 1): real `neuralis-node --target
 //! sync` processes on one PostgreSQL schema and one Redis channel. An `interval:` sync
 //! runs once per period across replicas (counted from both replicas' `/metrics`), a
-//! trigger changed through one replica is honoured by the other, and killing one
-//! replica under steady calls costs nothing with one client retry on the other.
+//! trigger changed through one replica is honoured by the other, killing one replica
+//! under steady calls costs nothing with one client retry on the other, and a replica
+//! started while PostgreSQL is down stays live and becomes ready once it answers.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -20,7 +21,8 @@ use neuralis_proto::sync::v1 as sync;
 use neuralis_sync::grpc::SourceGrpcClient;
 use neuralis_sync::{SourceApi, SyncError};
 use neuralis_tests::cluster::{channel, eventually};
-use neuralis_tests::process::{Process, SECRET, http_get, spawn};
+use neuralis_tests::postgres::LocalPostgres;
+use neuralis_tests::process::{Process, SECRET, SERVICE_SECRET, free_port, http_get, spawn};
 
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
 const PERIOD: Duration = Duration::from_secs(1);
@@ -293,4 +295,53 @@ async fn a_replica_killed_under_steady_calls_costs_nothing_with_one_retry() {
     }
     assert!(killed && sent > 40, "{sent} calls");
     assert_eq!(failed, 0, "{failed} of {sent} calls failed after one retry");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_started_while_postgres_is_down_is_live_and_becomes_ready_once_it_answers() {
+    let postgres = LocalPostgres::start();
+    postgres.halt();
+    let mut shared = Shared::new("patient");
+    shared
+        .env
+        .insert("NEURALIS__SYNC__INDEX__URL".into(), postgres.url());
+    let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let mut child = Command::new(NODE)
+        .args(["--target", "sync", "--listen", "127.0.0.1:0"])
+        .args(["--internal-listen", "127.0.0.1:0"])
+        .args(["--admin-listen", &admin.to_string()])
+        .arg("--data-dir")
+        .arg(shared.data.path().join("patient"))
+        .env_clear()
+        .envs(&shared.env)
+        .env("NEURALIS__IDENTITY__KEYS__KIND", "hs256")
+        .env("NEURALIS__IDENTITY__KEYS__SECRET", SECRET)
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__KIND", "hs256")
+        .env("NEURALIS__SERVICE_IDENTITY__KEYS__SECRET", SERVICE_SECRET)
+        .env("NEURALIS__TELEMETRY__LOG_FILTER", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let live = eventually(Duration::from_secs(20), || async move {
+        tokio::net::TcpStream::connect(admin).await.is_ok()
+            && http_get(admin, "/livez").await.0 == 200
+    })
+    .await;
+    assert!(live, "live while its store is down");
+    let (code, detail) = http_get(admin, "/readyz").await;
+    assert_eq!(code, 503, "not ready while its store is down: {detail}");
+    assert!(detail.contains("startup: failing"), "{detail}");
+    assert!(child.try_wait().unwrap().is_none(), "still running");
+
+    postgres.resume();
+    let ready = eventually(Duration::from_secs(20), || async move {
+        http_get(admin, "/readyz").await.0 == 200
+    })
+    .await;
+    let (_, detail) = http_get(admin, "/readyz").await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(ready, "ready once the store answers: {detail}");
+    assert!(!detail.contains("startup"), "{detail}");
 }
