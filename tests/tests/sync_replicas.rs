@@ -345,3 +345,31 @@ async fn a_sync_started_while_postgres_is_down_is_live_and_becomes_ready_once_it
     assert!(ready, "ready once the store answers: {detail}");
     assert!(!detail.contains("startup"), "{detail}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_change_is_announced_to_the_other_replica_before_its_next_refresh() {
+    let mut shared = Shared::new("notice");
+    // Only the notice can tell B within the test.
+    shared
+        .env
+        .insert("NEURALIS__SYNC__SOURCES_REFRESH_MS".into(), "600000".into());
+    let mut a = shared.replica("a");
+    let b = shared.replica("b");
+    create(&a, shared.root.path(), "manual").await;
+    client(a.grpc)
+        .update_source(
+            &owner(),
+            sync::UpdateSourceRequest {
+                source: Some(spec(shared.root.path(), "interval:1s")),
+            },
+        )
+        .await
+        .unwrap();
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let b_runs = eventually(Duration::from_secs(10), || async {
+        interval_runs(&b).await >= 2.0
+    })
+    .await;
+    assert!(b_runs, "B armed the interval set through A");
+}

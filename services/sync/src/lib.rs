@@ -25,6 +25,7 @@ pub mod invalidation;
 pub mod layout_rules;
 mod lease;
 mod local;
+mod notices;
 mod progress;
 pub mod roots;
 pub mod run;

@@ -54,6 +54,13 @@ impl LocalSync {
         }
     }
 
+    /// The same handlers announcing source changes to the other replicas on `bus`, and
+    /// following theirs.
+    pub fn with_source_notices(mut self, bus: Arc<dyn neuralis_bus::InvalidationBus>) -> Self {
+        self.scheduler = self.scheduler.with_notices(bus);
+        self
+    }
+
     /// The same handlers with `limits` on concurrent `SyncSource` calls.
     pub fn with_fair_share(mut self, limits: ShareLimits) -> Self {
         self.share = FairShare::new(limits);
@@ -114,6 +121,7 @@ impl LocalSync {
         record.id = source::new_id(&record.project, &record.slug)?;
         self.core.deps.store.create_source(&record).await?;
         self.scheduler.arm(&record);
+        self.scheduler.announce(&record.project, &record.slug);
         Ok(pb::CreateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -182,6 +190,7 @@ impl LocalSync {
         record.status = current.status;
         self.core.deps.store.update_source(&record).await?;
         self.scheduler.arm(&record);
+        self.scheduler.announce(&record.project, &record.slug);
         Ok(pb::UpdateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -215,6 +224,7 @@ impl LocalSync {
         };
         let revision =
             invalidation::announced(store, self.core.deps.bus.as_ref(), target, delete).await?;
+        self.scheduler.announce(&request.project, &request.slug);
         Ok(pb::DeleteSourceResponse { revision })
     }
 

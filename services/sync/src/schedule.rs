@@ -3,12 +3,15 @@
 //! `manual` does nothing on its own. Changing a source re-arms its trigger.
 //!
 //! The store is the truth (issue 26 item 1): every replica re-reads the stored sources
-//! periodically and re-arms what changed through another replica, an `interval:`
+//! periodically and when another replica announces a change (`crate::notices`), and
+//! re-arms what changed, an `interval:`
 //! source runs when this replica moved its stored due time (one replica per period),
 //! and every run holds the source's lease (`crate::lease`).
 
 use crate::core::SyncCore;
 use crate::lease::Due;
+use crate::notices;
+use neuralis_bus::InvalidationBus;
 use neuralis_index::SourceRecord;
 use neuralis_metrics::RunTrigger;
 use neuralis_sync_core::Trigger;
@@ -41,14 +44,18 @@ struct Shared {
     /// Re-syncs asked by reads that found a file changed since its row: at most one
     /// waiting per source, however many reads ask.
     soon: Tasks,
-    /// Asks the refresh task to re-read the sources now (a trigger found changed).
-    changed: Notify,
+    /// Asks the refresh task to re-read the sources now (a trigger found changed, or
+    /// another replica announced a change).
+    changed: Arc<Notify>,
 }
 
 /// The armed triggers, one task per source; dropping the scheduler stops them all.
 pub struct Scheduler {
     shared: Arc<Shared>,
     refresh: Mutex<Option<JoinHandle<()>>>,
+    /// Where source changes are announced between replicas; none in one process.
+    notices: Option<Arc<dyn InvalidationBus>>,
+    following: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Scheduler {
@@ -60,9 +67,25 @@ impl Scheduler {
                 debounce,
                 armed: Mutex::new(HashMap::new()),
                 soon: Mutex::new(HashMap::new()),
-                changed: Notify::new(),
+                changed: Arc::new(Notify::new()),
             }),
             refresh: Mutex::new(None),
+            notices: None,
+            following: Mutex::new(None),
+        }
+    }
+
+    /// The same scheduler announcing source changes on `bus`, and re-reading the
+    /// sources whenever another replica announces one there (`crate::notices`).
+    pub fn with_notices(mut self, bus: Arc<dyn InvalidationBus>) -> Self {
+        self.notices = Some(bus);
+        self
+    }
+
+    /// Tells the other replicas that a source changed (created, updated, deleted).
+    pub fn announce(&self, project: &str, slug: &str) {
+        if let Some(bus) = &self.notices {
+            notices::announce(bus, project, slug);
         }
     }
 
@@ -84,6 +107,16 @@ impl Scheduler {
         });
         if let Some(old) = lock(&self.refresh).replace(task) {
             old.abort();
+        }
+        if let Some(bus) = &self.notices {
+            let task = tokio::spawn(notices::follow(
+                Arc::clone(bus),
+                Arc::clone(&self.shared.changed),
+                period,
+            ));
+            if let Some(old) = lock(&self.following).replace(task) {
+                old.abort();
+            }
         }
         Ok(())
     }
@@ -195,7 +228,10 @@ fn lock<T>(tasks: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Drop for Scheduler {
     fn drop(&mut self) {
-        if let Some(task) = lock(&self.refresh).take() {
+        for task in [lock(&self.refresh).take(), lock(&self.following).take()]
+            .into_iter()
+            .flatten()
+        {
             task.abort();
         }
         for (_, armed) in lock(&self.shared.armed).drain() {

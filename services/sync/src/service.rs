@@ -101,10 +101,17 @@ impl SyncService {
             config.lease_ttl(),
         );
         let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots, leases));
-        let local = Arc::new(
-            LocalSync::new(core, config.auto_debounce(), parts.forgetter)
-                .with_fair_share(config.fair_share),
-        );
+        let mut local = LocalSync::new(core, config.auto_debounce(), parts.forgetter)
+            .with_fair_share(config.fair_share);
+        // Replicas share Redis: source changes are announced beside the invalidations.
+        if let BusConfig::Redis { url, channel } = &config.bus {
+            let notices = BusConfig::Redis {
+                url: url.clone(),
+                channel: crate::notices::channel_beside(channel),
+            };
+            local = local.with_source_notices(open_bus(&notices).await?);
+        }
+        let local = Arc::new(local);
         local.arm_triggers(config.sources_refresh()).await?;
         Ok(Self {
             local,
