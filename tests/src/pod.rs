@@ -32,6 +32,9 @@ pub struct Container {
     pub run_as: Option<u32>,
     /// Whether the pod's root filesystem is read-only.
     pub read_only_root: bool,
+    /// A Job Helm runs before installing or upgrading the release (`helm.sh/hook`
+    /// `pre-install`/`pre-upgrade`): run to completion before any server starts.
+    pub pre_install: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -64,8 +67,8 @@ impl Render {
         self.objects.iter().filter(move |o| o["kind"] == kind)
     }
 
-    /// The containers of every Deployment and StatefulSet (and, with `tests`, of the
-    /// `helm test` pods), their mounts written under `root` and every string passed
+    /// The containers of every Deployment, StatefulSet and Job (and, with `tests`, of
+    /// the `helm test` pods), their mounts written under `root` and every string passed
     /// through `rewrite`.
     pub fn containers(
         &self,
@@ -82,9 +85,16 @@ impl Render {
                     &object["spec"]["template"]["metadata"]["labels"],
                 ),
                 "Pod" if tests => (&object["spec"], &object["metadata"]["labels"]),
+                "Job" => (
+                    &object["spec"]["template"]["spec"],
+                    &object["spec"]["template"]["metadata"]["labels"],
+                ),
                 _ => continue,
             };
             let workload = object["metadata"]["name"].as_str().unwrap_or_default();
+            let pre_install = object["metadata"]["annotations"]["helm.sh/hook"]
+                .as_str()
+                .is_some_and(|hook| hook.split(',').any(|h| h == "pre-install"));
             let component = labels["app.kubernetes.io/component"]
                 .as_str()
                 .unwrap_or_default()
@@ -115,6 +125,7 @@ impl Render {
                         .as_u64()
                         .map(|u| u as u32),
                     read_only_root: container["securityContext"]["readOnlyRootFilesystem"] == true,
+                    pre_install,
                 });
             }
         }

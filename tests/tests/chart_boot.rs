@@ -145,6 +145,17 @@ async fn boot(name: &str, external: fn(&Path) -> HashMap<String, BTreeMap<String
     std::fs::create_dir_all(&cwd).unwrap();
     set_mode(&cwd, 0o555).unwrap();
 
+    // Helm runs the pre-install hooks (the migration Job) to completion first.
+    let (hooks, containers): (Vec<_>, Vec<_>) = containers.into_iter().partition(|c| c.pre_install);
+    for hook in &hooks {
+        let out = command(&binary, &hook.args, hook, &cwd).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: pre-install hook {} failed: {}",
+            hook.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let (servers, tests): (Vec<_>, Vec<_>) =
         containers.into_iter().partition(|c| c.component != "test");
     assert!(!servers.is_empty(), "{name}: no workloads rendered");

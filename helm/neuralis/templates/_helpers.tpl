@@ -128,6 +128,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- if eq .component "sync" }}{{ $_ := set $env "NEURALIS__SYNC__INDEX__KIND" "postgres" }}{{ end -}}
 {{- if eq .component "policy" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__BACKEND" "postgres" }}{{ $_ := set $env "NEURALIS__POLICY__STORE__MAX_CONNECTIONS" (toString $root.Values.policy.store.maxConnections) }}{{ end -}}
 {{- if has .component (list "sync" "discovery") }}{{ $_ := set $env "NEURALIS__SYNC__BUS__KIND" "redis" }}{{ end -}}
+{{- /* The migration Job changes the schema once per release; the pods only check it. */ -}}
+{{- if and (has .component (list "sync" "policy")) $root.Values.migrations.job.enabled }}{{ $_ := set $env (printf "NEURALIS__%s__MIGRATIONS" (upper .component)) "check" }}{{ end -}}
 {{- if eq .component "discovery" }}{{ $_ := set $env "NEURALIS__DISCOVERY__INVENTORY__MAX_BYTES" (toString (int64 $root.Values.discovery.inventory.maxBytes)) }}{{ end -}}
 {{- if include "neuralis.hs256" $root }}{{ $_ := set $env "NEURALIS__IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}
 {{- if include "neuralis.serviceHs256" $root }}{{ $_ := set $env "NEURALIS__SERVICE_IDENTITY__KEYS__KIND" "hs256" }}{{ end -}}

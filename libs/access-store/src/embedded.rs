@@ -43,8 +43,13 @@ impl EmbeddedStore {
             .max_connections(MAX_CONNECTIONS)
             .connect_with(options)
             .await?;
-        schema::migrator().run(&pool).await?;
+        schema::prepare(&pool, schema::migrator(), neuralis_schema::Mode::Apply).await?;
         Ok(EmbeddedStore { pool })
+    }
+
+    /// Every migration version this release or the store knows, with its state.
+    pub async fn schema_status(&self) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
+        schema::status(&self.pool).await
     }
 
     /// Closes the pool (at shutdown): every later call answers unavailable.

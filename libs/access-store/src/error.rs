@@ -26,6 +26,10 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
+    /// The store's schema does not fit this release (behind in check mode, or holding a
+    /// later release's incompatible migration): `neuralis migrate status` tells which.
+    #[error("access store schema: {0}")]
+    Schema(String),
     /// A defect or a database error; the kind only.
     #[error("access store failure: {0}")]
     Internal(String),
@@ -47,6 +51,11 @@ impl From<sqlx::Error> for StoreError {
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed => StoreError::Unavailable("database unreachable".into()),
+            // The server is going down or starting up, or the connection was lost:
+            // a retry may succeed once it answers again.
+            sqlx::Error::Database(db) if db.code().is_some_and(|code| is_transient(&code)) => {
+                StoreError::Unavailable("database unreachable".into())
+            }
             // The database's own message may quote stored values: keep the code only.
             sqlx::Error::Database(db) => StoreError::Internal(format!(
                 "database error {}",
@@ -64,6 +73,13 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
             other => StoreError::Internal(format!("migration failed: {other}")),
         }
     }
+}
+
+/// SQLSTATEs of a server that is not answering now: class 08 (connection exception),
+/// 57P01-57P03 (admin or crash shutdown, cannot connect now) and 53300 (too many
+/// connections).
+fn is_transient(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
 }
 
 fn kind(error: &sqlx::Error) -> &'static str {

@@ -34,12 +34,49 @@ pub use store::{
 
 /// Opens the configured backend and runs its migrations.
 pub async fn open(config: &StoreConfig) -> Result<Arc<dyn AccessStore>, StoreError> {
+    open_with(config, neuralis_schema::Mode::Apply).await
+}
+
+/// Opens the configured backend; PostgreSQL applies its missing migrations, or in
+/// `Mode::Check` refuses a store that lacks one. The embedded store, one process's
+/// own file, always applies them.
+pub async fn open_with(
+    config: &StoreConfig,
+    mode: neuralis_schema::Mode,
+) -> Result<Arc<dyn AccessStore>, StoreError> {
     Ok(match config {
         StoreConfig::Embedded { path } => Arc::new(EmbeddedStore::open(path).await?),
         StoreConfig::Postgres {
             url,
             max_connections,
             schema,
-        } => Arc::new(PostgresStore::connect(url, *max_connections, schema.as_deref()).await?),
+        } => Arc::new(
+            PostgresStore::connect_with(url, *max_connections, schema.as_deref(), mode).await?,
+        ),
     })
+}
+
+/// Every migration version this release or the configured store knows, with its state.
+pub async fn schema_status(
+    config: &StoreConfig,
+) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
+    match config {
+        StoreConfig::Embedded { path } => {
+            let store = EmbeddedStore::open(path).await?;
+            let status = store.schema_status().await;
+            store.close().await;
+            status
+        }
+        StoreConfig::Postgres {
+            url,
+            max_connections,
+            schema,
+        } => {
+            let (store, _) =
+                PostgresStore::unmigrated(url, *max_connections, schema.as_deref()).await?;
+            let status = store.schema_status().await;
+            store.close().await;
+            status
+        }
+    }
 }

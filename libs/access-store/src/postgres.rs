@@ -5,6 +5,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 use sqlx::PgPool;
+use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::records::{self, SnapshotRows};
@@ -32,6 +33,29 @@ impl PostgresStore {
         max_connections: u32,
         schema: Option<&str>,
     ) -> Result<Self, StoreError> {
+        Self::connect_with(url, max_connections, schema, neuralis_schema::Mode::Apply).await
+    }
+
+    /// Connects and applies the missing migrations or, in `Mode::Check`, refuses a
+    /// store that lacks one (`neuralis migrate up` applies them once per release).
+    pub async fn connect_with(
+        url: &str,
+        max_connections: u32,
+        schema: Option<&str>,
+        mode: neuralis_schema::Mode,
+    ) -> Result<Self, StoreError> {
+        let (store, migrator) = Self::unmigrated(url, max_connections, schema).await?;
+        schema::prepare(&store.pool, migrator, mode).await?;
+        Ok(store)
+    }
+
+    /// Connects without touching the schema (`neuralis migrate status`), with the
+    /// migrator that would bring it up to date.
+    pub(crate) async fn unmigrated(
+        url: &str,
+        max_connections: u32,
+        schema: Option<&str>,
+    ) -> Result<(Self, Migrator), StoreError> {
         let mut options: PgConnectOptions = url.parse().map_err(|_| StoreError::Config {
             field: "url",
             message: "is not a PostgreSQL URL".into(),
@@ -55,8 +79,12 @@ impl PostgresStore {
             Err(sqlx::Error::PoolTimedOut) => return Err(why_unreachable(&options).await),
             Err(other) => return Err(other.into()),
         };
-        migrator.run(&pool).await?;
-        Ok(PostgresStore { pool })
+        Ok((PostgresStore { pool }, migrator))
+    }
+
+    /// Every migration version this release or the store knows, with its state.
+    pub async fn schema_status(&self) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
+        schema::status(&self.pool).await
     }
 
     /// Closes the pool (at shutdown): every later call answers unavailable.

@@ -1,13 +1,129 @@
-//! Migrations, embedded in the binary and run when a store opens. They are tracked in a
-//! table of their own, so the access store can share a database with other services.
+//! Migrations, embedded in the binary and run when a store opens (or, in check mode,
+//! only checked: `neuralis migrate up` runs them once per release). They are tracked in
+//! a table of their own, so the access store can share a database with other services;
+//! beside it, the versions marked compatible with the release before theirs, so a
+//! release rolled back to runs on a store one release newer (`neuralis-schema`).
 
 use std::borrow::Cow;
 
-use sqlx::SqlSafeStr;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
+use neuralis_schema::{Applied, Known, Mode, State};
+use sqlx::migrate::{Migrate, Migration, MigrationType, Migrator};
+use sqlx::{ColumnIndex, Database, Decode, Executor, IntoArguments, Pool, SqlSafeStr, Type};
+
+use crate::StoreError;
 
 /// The table recording applied migrations.
 const MIGRATIONS_TABLE: &str = "access_store_migrations";
+
+/// Versions the release before the one that shipped them does not survive (a contract
+/// step: keys rewritten, a table replaced). Every other version is an expand step,
+/// marked compatible when applied. A new migration is compatible unless listed here.
+const INCOMPATIBLE: [i64; 4] = [1, 2, 3, 6];
+
+const MARKS: &str =
+    "CREATE TABLE IF NOT EXISTS access_store_migrations_compatible (version BIGINT PRIMARY KEY)";
+
+/// Applies the missing migrations (`Mode::Apply`) or refuses a store that lacks one
+/// (`Mode::Check`); either way refuses a store holding a later release's migration that
+/// is not marked compatible.
+pub(crate) async fn prepare<DB>(
+    pool: &Pool<DB>,
+    mut migrator: Migrator,
+    mode: Mode,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Connection: Migrate,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    i64: for<'r> Decode<'r, DB> + Type<DB> + for<'q> sqlx::Encode<'q, DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let known = known(&migrator);
+    let plan = neuralis_schema::plan(&known, &applied(pool).await?, mode)
+        .map_err(|refusal| StoreError::Schema(refusal.to_string()))?;
+    if plan.apply.is_empty() {
+        return Ok(());
+    }
+    // A later release's versions (already checked compatible) are not ours to judge.
+    migrator.set_ignore_missing(true);
+    migrator.run(pool).await?;
+    sqlx::raw_sql(MARKS).execute(pool).await?;
+    for version in plan.apply {
+        if known.iter().any(|k| k.version == version && k.compatible) {
+            sqlx::query("INSERT INTO access_store_migrations_compatible (version) VALUES ($1)")
+                .bind(version)
+                .execute(pool)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Every version this release or the store knows, with its state (changes nothing).
+pub(crate) async fn status<DB>(pool: &Pool<DB>) -> Result<Vec<(i64, State)>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    Ok(neuralis_schema::status(
+        &known(&migrator()),
+        &applied(pool).await?,
+    ))
+}
+
+fn known(migrator: &Migrator) -> Vec<Known> {
+    migrator
+        .iter()
+        .map(|m| Known {
+            version: m.version,
+            compatible: !INCOMPATIBLE.contains(&m.version),
+        })
+        .collect()
+}
+
+async fn applied<DB>(pool: &Pool<DB>) -> Result<Vec<Applied>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let versions = versions_in(pool, "SELECT version FROM access_store_migrations").await?;
+    let marked = versions_in(
+        pool,
+        "SELECT version FROM access_store_migrations_compatible",
+    )
+    .await?;
+    Ok(versions
+        .into_iter()
+        .map(|version| Applied {
+            version,
+            compatible: marked.contains(&version),
+        })
+        .collect())
+}
+
+/// The versions a bookkeeping table lists; none when the table does not exist yet (the
+/// database answers with an error of its own), unavailable when it does not answer.
+async fn versions_in<DB>(pool: &Pool<DB>, query: &'static str) -> Result<Vec<i64>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    match sqlx::query_scalar::<DB, i64>(query).fetch_all(pool).await {
+        Ok(versions) => Ok(versions),
+        Err(sqlx::Error::Database(_)) => Ok(Vec::new()),
+        Err(other) => Err(other.into()),
+    }
+}
 
 /// The migrator over every migration of the access store.
 pub(crate) fn migrator() -> Migrator {

@@ -32,6 +32,10 @@ pub enum IndexError {
     /// with no connection free in time): the caller may retry later.
     #[error("index store busy: {0}")]
     Exhausted(String),
+    /// The store's schema does not fit this release (behind in check mode, or holding a
+    /// later release's incompatible migration): see `neuralis migrate status`.
+    #[error("index store schema: {0}")]
+    Schema(String),
     /// Any other failure reported by the database.
     #[error("index store error: {0}")]
     Backend(String),
@@ -49,6 +53,11 @@ impl From<sqlx::Error> for IndexError {
                 IndexError::Unavailable(err.to_string())
             }
             E::Protocol(_) => IndexError::Unavailable(err.to_string()),
+            // The server is going down or starting up, or the connection was lost:
+            // answered by the database itself, yet the call may succeed on a retry.
+            E::Database(ref db) if db.code().is_some_and(|code| is_transient(&code)) => {
+                IndexError::Unavailable(err.to_string())
+            }
             E::ColumnDecode { .. } | E::Decode(_) => IndexError::Corrupt {
                 field: "column",
                 message: err.to_string(),
@@ -56,6 +65,13 @@ impl From<sqlx::Error> for IndexError {
             other => IndexError::Backend(other.to_string()),
         }
     }
+}
+
+/// SQLSTATEs of a server that is not answering now: class 08 (connection exception),
+/// 57P01-57P03 (admin or crash shutdown, cannot connect now) and 53300 (too many
+/// connections).
+pub(crate) fn is_transient(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
 }
 
 impl From<rusqlite::Error> for IndexError {

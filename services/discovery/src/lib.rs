@@ -9,36 +9,30 @@
 //! Content (skill bodies, hydrated files) is read through sync's connector only for
 //! files that survived every gate at that moment.
 //!
-//! - [`api`]: the tonic-free [`DiscoveryApi`] trait and its error;
-//! - [`ports`]: what discovery needs from sync, policy and the installed catalog;
-//! - [`service`]: the real implementation;
-//! - [`grpc`]: the tonic server adapter, the gRPC client, the one error-to-Status map.
+//! The crate stands in stages, each importing only the ones below it (see
+//! `README.md` for the drawing and where each seed rule lives):
+//! - [`base`]: the ports to sync, policy and the installed catalog, the error, the
+//!   message conversions;
+//! - [`rows`]: the inventory of one project's index rows, its snapshots and deltas;
+//! - [`grouping`]: packages and candidates prepared once per snapshot, for every caller;
+//! - [`decision`]: one caller's policy batch over the candidates and what survives it;
+//! - [`answers`]: each answer rendered from a decided one;
+//! - [`service`]: the tonic-free API, the implementation, the gRPC adapter, the
+//!   in-process client, the settings and the adapters to the other services.
 #![forbid(unsafe_code)]
 
-pub mod adapters;
-pub mod api;
-pub mod config;
-pub mod grpc;
-mod in_process;
-pub mod inventory;
-pub mod ports;
+pub mod base;
+pub mod rows;
+
+mod answers;
+mod decision;
+mod grouping;
+
 pub mod service;
 
-mod answer;
-mod candidates;
-mod convert;
-#[cfg(test)]
-mod fixtures;
-mod flags;
-mod listing;
-mod prepared;
-mod reading;
-mod rekey;
-mod scope;
-mod share;
-mod validation;
-
-pub use api::{CallerToken, DiscoveryApi, DiscoveryError};
-pub use config::DiscoverySettings;
-pub use in_process::InProcessDiscovery;
-pub use service::Discovery;
+pub use base::error::{CallerToken, DiscoveryError};
+pub use base::ports;
+pub use rows::inventory;
+pub use service::api::DiscoveryApi;
+pub use service::config::DiscoverySettings;
+pub use service::{Discovery, InProcessDiscovery, adapters, api, config, grpc};

@@ -176,7 +176,10 @@ impl From<neuralis_access_store::StoreError> for PolicyError {
     fn from(error: neuralis_access_store::StoreError) -> Self {
         use neuralis_access_store::StoreError;
         match error {
-            StoreError::Unavailable(message) => PolicyError::Unavailable(message),
+            // A schema this release cannot use yet: the store is not ready for it.
+            StoreError::Unavailable(message) | StoreError::Schema(message) => {
+                PolicyError::Unavailable(message)
+            }
             StoreError::NotFound(what) => PolicyError::NotFound(what.to_owned()),
             StoreError::Conflict { field, message } => PolicyError::invalid(field, message),
             StoreError::Config { field, message } => {

@@ -10,6 +10,11 @@ use serde::{Deserialize, Serialize};
 pub struct PolicyConfig {
     /// `embedded {path}` (the default) or `postgres {url, max_connections}`.
     pub store: StoreConfig,
+    /// `apply` (the default): a PostgreSQL store's missing migrations are applied at
+    /// start; `check`: never change the schema, and refuse to be ready until
+    /// `neuralis migrate up` has applied them (the chart's hook Job does, once per
+    /// release). The embedded store always applies its own.
+    pub migrations: neuralis_schema::Mode,
     /// The roles that may make administrative calls, on every service.
     pub admin_roles: Vec<String>,
     /// The largest request or answer accepted over gRPC, in bytes (large batches).
@@ -20,6 +25,7 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
             store: StoreConfig::default(),
+            migrations: neuralis_schema::Mode::Apply,
             admin_roles: vec!["owner".into(), "admin".into()],
             max_message_bytes: 32 * 1024 * 1024,
         }

@@ -31,7 +31,7 @@ impl PolicyService {
         config: &PolicyConfig,
         verifiers: Arc<Verifiers>,
     ) -> Result<Self, StartError> {
-        let store = neuralis_access_store::open(&config.store).await?;
+        let store = neuralis_access_store::open_with(&config.store, config.migrations).await?;
         Ok(Self::over(
             Arc::new(LocalPolicy::new(store)),
             Gate::new(&tables::policy::TABLE, verifiers),

@@ -13,6 +13,11 @@ use std::time::Duration;
 pub struct SyncConfig {
     /// Where the index lives.
     pub index: IndexStoreConfig,
+    /// `apply` (the default): a PostgreSQL index's missing migrations are applied at
+    /// start; `check`: never change the schema, and refuse to be ready until
+    /// `neuralis migrate up` has applied them (the chart's hook Job does, once per
+    /// release). The embedded index always applies its own.
+    pub migrations: neuralis_schema::Mode,
     /// How invalidation events travel.
     pub bus: BusConfig,
     /// Files larger than this (bytes) are skipped and reported.
@@ -54,6 +59,7 @@ impl Default for SyncConfig {
     fn default() -> Self {
         Self {
             index: IndexStoreConfig::default(),
+            migrations: neuralis_schema::Mode::Apply,
             bus: BusConfig::default(),
             max_file_size: 1024 * 1024,
             batch_size: 2_000,

@@ -92,7 +92,11 @@ impl From<IndexError> for SyncError {
         match err {
             IndexError::NotFound(what) => SyncError::NotFound(what),
             IndexError::AlreadyExists(what) => SyncError::AlreadyExists(what),
-            IndexError::Unavailable(message) => SyncError::Unavailable(message),
+            // A schema this release cannot use is the store not being ready for it yet
+            // (check mode before `neuralis migrate up`), not a request's fault.
+            IndexError::Unavailable(message) | IndexError::Schema(message) => {
+                SyncError::Unavailable(message)
+            }
             IndexError::InvalidValue { field, message } => SyncError::invalid(field, message),
             IndexError::Exhausted(message) => SyncError::ResourceExhausted {
                 message,

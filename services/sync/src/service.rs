@@ -60,7 +60,7 @@ impl SyncService {
         verifiers: Arc<Verifiers>,
     ) -> Result<Self, SyncError> {
         let parts = SyncParts {
-            store: open_store(&config.index, &config.search).await?,
+            store: open_store(&config.index, &config.search, config.migrations).await?,
             bus: open_bus(&config.bus).await?,
             rules: Arc::new(LayoutCore),
             embedder: open_embedder(&config.embedder)?,
@@ -169,11 +169,12 @@ impl SyncService {
 pub async fn open_store(
     config: &IndexStoreConfig,
     search: &SearchConfig,
+    migrations: neuralis_schema::Mode,
 ) -> Result<Arc<dyn IndexStore>, SyncError> {
     let store = match config {
         IndexStoreConfig::Embedded { path } => SqlIndexStore::open_embedded(path).await?,
         IndexStoreConfig::Postgres { url, schema } => {
-            SqlIndexStore::connect_postgres(url, schema).await?
+            SqlIndexStore::connect_postgres_with(url, schema, migrations).await?
         }
     };
     Ok(Arc::new(store.with_search_budget(search.budget())))

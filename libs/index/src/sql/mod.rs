@@ -98,7 +98,7 @@ impl SqlIndexStore {
             })
             .connect(&url)
             .await?;
-        schema::migrate(&pool, Dialect::Sqlite, None).await?;
+        schema::migrate(&pool, Dialect::Sqlite, None, neuralis_schema::Mode::Apply).await?;
         let writer = write::sqlite::EmbeddedWriter::open(path, SQLITE_PRAGMAS).await?;
         let search_budget = SearchBudget::default();
         Ok(Self {
@@ -116,31 +116,18 @@ impl SqlIndexStore {
     /// Connects to PostgreSQL at `url`, keeps every table in `schema` (created when
     /// missing) and migrates it.
     pub async fn connect_postgres(url: &str, schema: &str) -> Result<Self, IndexError> {
-        sqlx::any::install_default_drivers();
-        validate_schema_name(schema)?;
-        // Custom plans always: a generic plan cached while the tables were small would
-        // keep scanning them whole once they have grown.
-        let set_path =
-            format!("SET search_path TO \"{schema}\"; SET plan_cache_mode = force_custom_plan");
-        let pool = AnyPoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(Duration::from_secs(10))
-            .after_connect(move |connection, _| {
-                let set_path = set_path.clone();
-                Box::pin(async move {
-                    // Audited: the schema name passed `validate_schema_name`.
-                    sqlx::raw_sql(sqlx::AssertSqlSafe(set_path))
-                        .execute(connection)
-                        .await?;
-                    Ok(())
-                })
-            })
-            .connect_lazy(url)
-            .map_err(|err| IndexError::InvalidValue {
-                field: "index.postgres.url",
-                message: err.to_string(),
-            })?;
-        if let Err(error) = schema::migrate(&pool, Dialect::Postgres, Some(schema)).await {
+        Self::connect_postgres_with(url, schema, neuralis_schema::Mode::Apply).await
+    }
+
+    /// Connects to PostgreSQL at `url` with the tables in `schema`, and applies the
+    /// missing migrations or, in `Mode::Check`, refuses a store that lacks one.
+    pub async fn connect_postgres_with(
+        url: &str,
+        schema: &str,
+        mode: neuralis_schema::Mode,
+    ) -> Result<Self, IndexError> {
+        let pool = postgres_pool(url, schema)?;
+        if let Err(error) = schema::migrate(&pool, Dialect::Postgres, Some(schema), mode).await {
             return Err(why_unreachable(url, error).await);
         }
         Ok(Self {
@@ -150,6 +137,29 @@ impl SqlIndexStore {
             searcher: None,
             search_budget: SearchBudget::default(),
         })
+    }
+
+    /// Every migration version this release or the store at `url` knows, with its
+    /// state; changes nothing (`neuralis migrate status`).
+    pub async fn postgres_schema_status(
+        url: &str,
+        schema: &str,
+    ) -> Result<Vec<(i64, neuralis_schema::State)>, IndexError> {
+        let pool = postgres_pool(url, schema)?;
+        let status = schema::status(&pool, Dialect::Postgres).await;
+        pool.close().await;
+        status
+    }
+
+    /// Every migration version this release or the embedded store knows, with its
+    /// state (the file is created when missing, and then holds none).
+    pub async fn embedded_schema_status(
+        path: &Path,
+    ) -> Result<Vec<(i64, neuralis_schema::State)>, IndexError> {
+        let store = Self::open_embedded(path).await?;
+        let status = schema::status(&store.pool, Dialect::Sqlite).await;
+        store.close().await;
+        status
     }
 
     /// The same store with `budget` for every full-text search from now on.
@@ -171,6 +181,41 @@ impl SqlIndexStore {
         }
         self.pool.close().await;
     }
+}
+
+/// How long a call waits for a PostgreSQL connection. Well under a caller's deadline
+/// (5 s by default): while the database restarts, a read fails as UNAVAILABLE (and is
+/// retried) within this instead of holding the caller until its deadline; the pool
+/// connects again at the next call once the database answers (issue 26).
+const POSTGRES_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(1_500);
+
+/// A lazy pool on PostgreSQL at `url` whose connections work in `schema`.
+fn postgres_pool(url: &str, schema: &str) -> Result<AnyPool, IndexError> {
+    sqlx::any::install_default_drivers();
+    validate_schema_name(schema)?;
+    // Custom plans always: a generic plan cached while the tables were small would
+    // keep scanning them whole once they have grown.
+    let set_path =
+        format!("SET search_path TO \"{schema}\"; SET plan_cache_mode = force_custom_plan");
+    let pool = AnyPoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(POSTGRES_ACQUIRE_TIMEOUT)
+        .after_connect(move |connection, _| {
+            let set_path = set_path.clone();
+            Box::pin(async move {
+                // Audited: the schema name passed `validate_schema_name`.
+                sqlx::raw_sql(sqlx::AssertSqlSafe(set_path))
+                    .execute(connection)
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect_lazy(url)
+        .map_err(|err| IndexError::InvalidValue {
+            field: "index.postgres.url",
+            message: err.to_string(),
+        })?;
+    Ok(pool)
 }
 
 /// A schema name goes into SQL text (it cannot be bound), so only plain identifiers pass.

@@ -233,13 +233,45 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 9] {
     ]
 }
 
-/// Applies the missing migrations. `schema` (PostgreSQL only, already validated as a
-/// plain identifier) is created under the same lock, so replicas never race on it.
+/// Migrations the release before the one that shipped it does not survive (DESIGN: a
+/// contract step). Every other version is an expand step, marked compatible in the store
+/// when applied, so that release can be rolled back to. A new migration is compatible
+/// unless listed here, and a contract step ships one release after the code stopped
+/// needing what it removes (docs/upgrading.md).
+const INCOMPATIBLE: [i64; 3] = [
+    // The first schema: there was no release before it.
+    1,
+    // SQLite: chunk rows reach the full-text index by statement, not trigger; a release
+    // before it would write chunks search cannot find.
+    3, // Deltas: a release before it writes no tombstones and no revisions.
+    5,
+];
+
+fn known(dialect: Dialect) -> Vec<neuralis_schema::Known> {
+    migrations(dialect)
+        .iter()
+        .map(|(version, _)| neuralis_schema::Known {
+            version: *version,
+            compatible: !INCOMPATIBLE.contains(version),
+        })
+        .collect()
+}
+
+/// Applies the missing migrations (`Mode::Apply`), or checks that none is missing
+/// (`Mode::Check`); either way refuses a store holding a later release's migration not
+/// marked compatible. `schema` (PostgreSQL only, already validated as a plain
+/// identifier) is created under the same lock, so replicas never race on it.
 pub(crate) async fn migrate(
     pool: &AnyPool,
     dialect: Dialect,
     schema: Option<&str>,
+    mode: neuralis_schema::Mode,
 ) -> Result<(), IndexError> {
+    if mode == neuralis_schema::Mode::Check {
+        let applied = applied(pool).await?;
+        neuralis_schema::plan(&known(dialect), &applied, mode).map_err(refused)?;
+        return Ok(());
+    }
     let mut tx = pool.begin().await?;
     if dialect == Dialect::Postgres {
         // The lock function returns `void`, which the Any driver cannot carry: wrap it.
@@ -254,24 +286,92 @@ pub(crate) async fn migrate(
             .execute(&mut *tx)
             .await?;
     }
-    sqlx::raw_sql("CREATE TABLE IF NOT EXISTS index_migrations (version BIGINT PRIMARY KEY)")
-        .execute(&mut *tx)
-        .await?;
-    for (version, statements) in migrations(dialect) {
-        let applied: Option<i64> =
-            sqlx::query_scalar("SELECT version FROM index_migrations WHERE version = $1")
-                .bind(version)
-                .fetch_optional(&mut *tx)
-                .await?;
-        if applied.is_none() {
-            sqlx::raw_sql(statements).execute(&mut *tx).await?;
-            sqlx::query("INSERT INTO index_migrations (version) VALUES ($1)")
+    sqlx::raw_sql(BOOKKEEPING).execute(&mut *tx).await?;
+    let applied = applied_in(&mut tx).await?;
+    let known = known(dialect);
+    let plan = neuralis_schema::plan(&known, &applied, mode).map_err(refused)?;
+    let statements = migrations(dialect);
+    for version in plan.apply {
+        let Some((_, sql)) = statements.iter().find(|(v, _)| *v == version) else {
+            continue;
+        };
+        sqlx::raw_sql(*sql).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO index_migrations (version) VALUES ($1)")
+            .bind(version)
+            .execute(&mut *tx)
+            .await?;
+        if known.iter().any(|k| k.version == version && k.compatible) {
+            sqlx::query("INSERT INTO index_migrations_compatible (version) VALUES ($1)")
                 .bind(version)
                 .execute(&mut *tx)
                 .await?;
-            tracing::info!(version, "index migration applied");
         }
+        tracing::info!(version, "index migration applied");
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// The migrations table, and beside it the versions marked compatible with the release
+/// before theirs (a table of its own: a release that predates it reads the first
+/// unchanged).
+const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS index_migrations (version BIGINT PRIMARY KEY); \
+     CREATE TABLE IF NOT EXISTS index_migrations_compatible (version BIGINT PRIMARY KEY);";
+
+async fn applied_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+) -> Result<Vec<neuralis_schema::Applied>, IndexError> {
+    let versions: Vec<i64> = sqlx::query_scalar("SELECT version FROM index_migrations")
+        .fetch_all(&mut **tx)
+        .await?;
+    let marked: Vec<i64> = sqlx::query_scalar("SELECT version FROM index_migrations_compatible")
+        .fetch_all(&mut **tx)
+        .await?;
+    Ok(versions
+        .into_iter()
+        .map(|version| neuralis_schema::Applied {
+            version,
+            compatible: marked.contains(&version),
+        })
+        .collect())
+}
+
+/// What the store holds, read without changing it: nothing when it has no tables yet.
+async fn applied(pool: &AnyPool) -> Result<Vec<neuralis_schema::Applied>, IndexError> {
+    let versions = versions_in(pool, "SELECT version FROM index_migrations").await?;
+    let marked = versions_in(pool, "SELECT version FROM index_migrations_compatible").await?;
+    Ok(versions
+        .into_iter()
+        .map(|version| neuralis_schema::Applied {
+            version,
+            compatible: marked.contains(&version),
+        })
+        .collect())
+}
+
+/// The versions a bookkeeping table lists; none when the table does not exist yet (the
+/// database answers with an error of its own), unavailable when the database does not
+/// answer at all.
+async fn versions_in(pool: &AnyPool, query: &'static str) -> Result<Vec<i64>, IndexError> {
+    match sqlx::query_scalar(query).fetch_all(pool).await {
+        Ok(versions) => Ok(versions),
+        Err(sqlx::Error::Database(_)) => Ok(Vec::new()),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Every version the store or this release knows, with its state (`neuralis migrate
+/// status`).
+pub(crate) async fn status(
+    pool: &AnyPool,
+    dialect: Dialect,
+) -> Result<Vec<(i64, neuralis_schema::State)>, IndexError> {
+    Ok(neuralis_schema::status(
+        &known(dialect),
+        &applied(pool).await?,
+    ))
+}
+
+fn refused(refusal: neuralis_schema::Refusal) -> IndexError {
+    IndexError::Schema(refusal.to_string())
 }

@@ -7,6 +7,7 @@ mod config;
 mod demo;
 mod health;
 mod inspect;
+mod migrate;
 mod packages;
 mod policy;
 mod serve;
@@ -28,6 +29,8 @@ pub enum Command {
     Serve(neuralis::node::ServeArgs),
     /// The main job in one step: the all-in-one server with a synced sample source.
     Demo(demo::DemoArgs),
+    /// Apply (`up`) or list (`status`) the stores' schema migrations, once per release.
+    Migrate(migrate::MigrateArgs),
     /// Check or print the configuration `serve` would run with.
     Config(config::ConfigArgs),
     /// Ask a server's health service: exit 0 only when it answers SERVING.
@@ -52,6 +55,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Config(args) => config::run(args),
+        Command::Migrate(args) => migrate::run(args),
         Command::Health(args) => health::run(args),
         Command::Token(args) => token::run(args),
         Command::Sources(args) => sources::run(args),

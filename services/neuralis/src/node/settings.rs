@@ -136,3 +136,36 @@ impl Peers {
         )
     }
 }
+
+impl NodeSettings {
+    /// The access store policy opens, its default embedded file under `data_dir`.
+    pub fn policy_store(&self) -> neuralis_access_store::StoreConfig {
+        let mut store = self.policy.store.clone();
+        if let neuralis_access_store::StoreConfig::Embedded { path } = &mut store {
+            *path = under_data_dir(path, &self.data_dir, "policy.db");
+        }
+        store
+    }
+
+    /// The index sync opens, its default embedded file under `data_dir`.
+    pub fn index_store(&self) -> neuralis_sync::config::IndexStoreConfig {
+        let mut index = self.sync.index.clone();
+        if let neuralis_sync::config::IndexStoreConfig::Embedded { path } = &mut index {
+            *path = under_data_dir(path, &self.data_dir, "index.db");
+        }
+        index
+    }
+}
+
+/// The default embedded store path follows `data_dir`.
+pub(crate) fn under_data_dir(
+    path: &std::path::Path,
+    data_dir: &std::path::Path,
+    file: &str,
+) -> PathBuf {
+    if path == std::path::Path::new(".neuralis").join(file) {
+        data_dir.join(file)
+    } else {
+        path.to_owned()
+    }
+}

@@ -257,9 +257,10 @@ async fn sync(
     if let IndexStoreConfig::Embedded { path } = &mut config.index {
         *path = under_data_dir(path, &settings.data_dir, "index.db");
     }
-    let store = neuralis_sync::service::open_store(&config.index, &config.search)
-        .await
-        .context("opening the index")?;
+    let store =
+        neuralis_sync::service::open_store(&config.index, &config.search, config.migrations)
+            .await
+            .context("opening the index")?;
     let parts = SyncParts {
         store: store.clone(),
         bus: neuralis_sync::service::open_bus(&config.bus)

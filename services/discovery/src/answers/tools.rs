@@ -1,0 +1,43 @@
+//! `ListTools` and `RenderOverview`: the tool catalog and the `<packages>` block of the
+//! caller's decided answer.
+
+use neuralis_assembly::render_overview;
+use neuralis_proto::discovery::v1 as pb;
+
+use crate::base::convert;
+use crate::base::error::DiscoveryError;
+use crate::base::ports::InstalledCatalog;
+use crate::decision::answer::Answer;
+
+/// The `<packages>` overview block of `answer`.
+pub(crate) fn overview(answer: &Answer) -> pb::RenderOverviewResponse {
+    pb::RenderOverviewResponse {
+        text: render_overview(&answer.packages),
+    }
+}
+
+/// One page of the tools `answer` lets the caller use.
+pub(crate) fn tools(
+    answer: &Answer,
+    catalog: &dyn InstalledCatalog,
+    request: &pb::ListToolsRequest,
+) -> Result<pb::ListToolsResponse, DiscoveryError> {
+    // By the packages' own decisions, not by the listing: a tools-only package
+    // lists no file, and its tools still answer.
+    let usable: std::collections::HashSet<&str> =
+        answer.usable_installed.iter().map(String::as_str).collect();
+    let (tools, contested) = catalog.tools(&|id| usable.contains(id));
+    let mut answer = convert::tools(tools, contested);
+    // One page of the tools (one owner per name, so the name keys it); the contested
+    // names are a summary, answered in full on every page.
+    let (tools, next_page_token) = neuralis_proto::page::page(
+        std::mem::take(&mut answer.tools),
+        request.page_size,
+        &request.page_token,
+        |tool| tool.name.as_str(),
+    )
+    .map_err(|e| DiscoveryError::invalid(e.field, e.message))?;
+    answer.tools = tools;
+    answer.next_page_token = next_page_token;
+    Ok(answer)
+}

@@ -1,0 +1,267 @@
+//! What discovery needs from the other services, as tonic-free traits. The all-in-one
+//! process implements them with the in-process sync and policy services; split mode
+//! with their gRPC clients (see `neuralis` `serve`).
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, SourceScope};
+use neuralis_layout::{FilePayload, Package, Trust};
+
+use crate::base::error::DiscoveryError;
+
+/// A source as sync records it, re-read on every request (its scope decides access).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// The id the index and the policy store key the source by.
+    pub id: String,
+    /// Names the source in activation ids and overviews.
+    pub slug: String,
+    /// Who the source belongs to.
+    pub scope: SourceScope,
+    /// The URI of the source root (`machine://…` for a machine sandbox); a skill's
+    /// directory URI is this joined with the skill's directory.
+    pub root_uri: String,
+    /// The source root on the sync host's disk, when it is a local directory (shown to
+    /// administrators in a skill's directory URI; never compared with discovery's own
+    /// paths, which differ in split mode).
+    pub local_root: Option<PathBuf>,
+    /// The source's agent-private patterns as configured now (`{agent}` captures the
+    /// owner): every request computes privacy from these, never from the markers the
+    /// last sync stored, so a changed pattern is honoured by the next request.
+    pub privacy_patterns: Vec<String>,
+}
+
+/// One raw index row: what sync indexed for one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexRow {
+    pub source_id: String,
+    /// Relative to the source root, `/`-separated.
+    pub path: String,
+    pub size: u64,
+    /// The layout core's capture, as indexed. (No privacy marker: the owner of a file
+    /// is matched on every request from the source's current patterns, never taken
+    /// from the index, which holds the patterns of the last sync.)
+    pub payload: FilePayload,
+    /// When the file was reached through an in-root symlink: its real path relative to
+    /// the source root (access must be decided under both paths; the stricter wins).
+    pub real_path: Option<String>,
+    /// The content flags the sync found in the file at its last read (issue 10 item 6).
+    pub content_flags: neuralis_content_flags::FlagSet,
+    /// The first 8 bytes of the row's SHA-256 (`neuralis_connector::fingerprint`): a
+    /// read serves the file only while its bytes still hash to it. 0 when the row's
+    /// hash could not be read: such a row is never readable.
+    pub fingerprint: u64,
+}
+
+/// One raw search hit from sync's chunk rows, before access is decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawHit {
+    /// The source slug.
+    pub source_slug: String,
+    /// Relative to the source root, `/`-separated.
+    pub path: String,
+    /// The chunk's position in its file.
+    pub ordinal: u32,
+    /// The chunk text.
+    pub text: String,
+}
+
+/// A project's raw rows, read at one revision.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectRows {
+    pub revision: u64,
+    pub rows: Vec<IndexRow>,
+}
+
+/// The rows changed in a project after a revision (DESIGN.md section 3, deltas).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectDelta {
+    /// The revision they were read at.
+    pub revision: u64,
+    /// Every row written since, as it is now.
+    pub rows: Vec<IndexRow>,
+    /// What was deleted since and is still gone; applied before `rows`.
+    pub removed: Vec<RemovedRow>,
+}
+
+/// A tombstone, by source slug (a deleted source is no longer listed by id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemovedRow {
+    /// Every row of the source.
+    Source { slug: String },
+    /// One row.
+    File { slug: String, path: String },
+}
+
+/// What a read since a revision returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowsSince {
+    /// Only what changed.
+    Delta(ProjectDelta),
+    /// Every row: sync could not answer from that revision (a gap).
+    Full(ProjectRows),
+}
+
+/// What a read names of the row it decided on (from the inventory the answer was
+/// grouped from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecidedRow<'a> {
+    /// The row's content fingerprint (never 0 for a readable row).
+    pub fingerprint: u64,
+    /// The row's real path, when the sync reached the file through an in-root link.
+    pub real_path: Option<&'a str>,
+}
+
+/// What discovery reads from sync.
+#[async_trait]
+pub trait IndexPort: Send + Sync + 'static {
+    /// The project's sources, as persisted now.
+    async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError>;
+    /// Every file row of the project, with the revision they were read at.
+    async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError>;
+    /// The rows changed after `since`, or every row when that cannot be told. A port
+    /// that keeps no changes always answers in full. `listed` are the project's sources
+    /// as this request read them, before the rows: a port may key the changed rows by
+    /// them instead of listing the sources again, when the changes show that no source
+    /// came or went since `since` (see the service's `SyncIndex` adapter).
+    async fn rows_since(
+        &self,
+        project: &str,
+        since: u64,
+        listed: &[SourceInfo],
+    ) -> Result<RowsSince, DiscoveryError> {
+        let _ = (since, listed);
+        Ok(RowsSince::Full(self.rows(project).await?))
+    }
+    /// The project's current revision (cheap; for revalidation).
+    async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
+    /// A file's content through the source's connector, only as it was decided: the
+    /// bytes whose `fingerprint` the row carries, read at its `real_path` when it has
+    /// one, no link followed. NOT_FOUND when it is gone, a link, or changed since.
+    async fn read(
+        &self,
+        project: &str,
+        source_id: &str,
+        path: &str,
+        decided: &DecidedRow<'_>,
+    ) -> Result<Vec<u8>, DiscoveryError>;
+    /// Raw search over the project's chunk rows, best first, at most `limit` hits
+    /// (sync caps it at 100). Unfiltered: the caller decides which hits anyone sees.
+    async fn search(
+        &self,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<RawHit>, DiscoveryError>;
+}
+
+/// What discovery asks policy: decide one batch for the caller, afresh.
+#[async_trait]
+pub trait AccessPort: Send + Sync + 'static {
+    /// `caller` was verified by discovery's gate; policy decides for it (the call itself
+    /// carries discovery's service credential).
+    async fn evaluate(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        request: &EvaluationRequest,
+    ) -> Result<Evaluation, DiscoveryError>;
+
+    /// Moves the source's stored package states from legacy package keys to today's,
+    /// once per source (policy answers `true` the first time). Nothing to move by
+    /// default: a port without a store behind it keeps no state.
+    async fn rekey_packages(
+        &self,
+        _source_id: &str,
+        _moves: &[neuralis_layout::naming::KeyMove],
+    ) -> Result<bool, DiscoveryError> {
+        Ok(false)
+    }
+}
+
+/// One installed package as the catalog loaded it.
+#[derive(Debug, Clone)]
+pub struct InstalledPackage {
+    /// The package id (the manifest's).
+    pub package_id: String,
+    /// Its id and version: how a source tells its directory without host paths (seed
+    /// 000, "No double loading").
+    pub identity: neuralis_catalog::LogicalIdentity,
+    /// The host-assigned trust tier.
+    pub trust: Trust,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// `requires.accessFeature`, gating the whole package.
+    pub access_feature: Option<String>,
+    /// Its contributions, already sanitized for its trust tier (paths relative to the
+    /// package directory).
+    pub package: Package,
+    /// Indexed sizes of its files by path, for hydration budgets.
+    pub sizes: std::collections::HashMap<String, u64>,
+}
+
+/// One tool of the catalog as it answers for a caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEntry {
+    pub name: String,
+    pub package_id: String,
+    pub description: String,
+    pub input_schema_json: String,
+}
+
+/// A contested tool name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContestedTool {
+    pub name: String,
+    pub owner: String,
+    pub claimants: Vec<String>,
+}
+
+/// The outcome of validating one package.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageValidation {
+    pub accepted: bool,
+    /// (location, message)
+    pub errors: Vec<(String, String)>,
+    pub warnings: Vec<(String, String)>,
+}
+
+/// The installed-package catalog, loaded and validated at start.
+pub trait InstalledCatalog: Send + Sync + 'static {
+    /// Every loaded package.
+    fn packages(&self) -> &[InstalledPackage];
+    /// A file of a loaded package; NOT_FOUND when it is gone.
+    fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError>;
+    /// The tools that answer for a caller who can use the packages `usable` accepts,
+    /// and every contested name among them.
+    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
+    /// Validates one package's files at a trust tier.
+    fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
+}
+
+/// A catalog with no installed packages (and no validator).
+#[derive(Debug, Default)]
+pub struct EmptyCatalog;
+
+impl InstalledCatalog for EmptyCatalog {
+    fn packages(&self) -> &[InstalledPackage] {
+        &[]
+    }
+
+    fn read(&self, _package_id: &str, _path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        Err(DiscoveryError::NotFound)
+    }
+
+    fn tools(&self, _usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        (Vec::new(), Vec::new())
+    }
+
+    fn validate(&self, _files: &[(String, Vec<u8>)], _trust: Trust) -> PackageValidation {
+        PackageValidation {
+            accepted: false,
+            errors: vec![("package".into(), "no validator is configured".into())],
+            warnings: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The fair share of discovery's expensive calls (issue 25, item 3): `Search` (a
+//! full-text query in sync's store) and `Hydrate` (reads every injected file). Each is
+//! admitted once its caller is known to be a caller of the project, before the
+//! inventory, policy or the store is asked anything, under the limits of
+//! `discovery.fair_share` (`neuralis_host::share`); a call past them is answered
+//! RESOURCE_EXHAUSTED with a `RetryInfo` at once, never queued. Callers that get the
+//! empty answer are not counted: their answer costs nothing.
+
+use neuralis_access::Caller;
+use neuralis_host::share::{Admitted, FairShare};
+
+use crate::base::error::DiscoveryError;
+
+/// Whether a call takes a place in the fair share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cost {
+    /// Answered from the inventory and one policy decision.
+    Cheap,
+    /// Reads files or searches the store on top of that.
+    Expensive,
+}
+
+/// Admission in discovery's terms.
+pub(crate) trait FairShareExt {
+    /// Admits one call of `caller` (keyed by its token's subject) in `project`.
+    fn admit_caller(&self, project: &str, caller: &Caller) -> Result<Admitted, DiscoveryError>;
+}
+
+impl FairShareExt for FairShare {
+    fn admit_caller(&self, project: &str, caller: &Caller) -> Result<Admitted, DiscoveryError> {
+        self.admit(project, &caller.subject).map_err(|shed| {
+            tracing::info!(outcome = ?shed, "discovery shed an expensive call");
+            DiscoveryError::ResourceExhausted {
+                message: shed.message().into(),
+                retry_after: self.limits().retry_after(),
+            }
+        })
+    }
+}

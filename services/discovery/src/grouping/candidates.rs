@@ -1,0 +1,266 @@
+//! One batch of candidates for policy: every package root and member file that could
+//! appear in the answer, from the installed catalog and the project's sources, and
+//! every entry of a skill's bundle (decided with its skill: nothing a caller is shown
+//! goes undecided).
+
+use std::collections::HashSet;
+
+use neuralis_access::privacy::{Ownership, owner_of_alias};
+use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
+use neuralis_catalog::LogicalIdentity;
+use neuralis_catalog::double_loading::lies_in_installed;
+use neuralis_layout::{Contribution, Package};
+
+use crate::base::ports::{InstalledPackage, SourceInfo};
+use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
+
+/// Where a candidate package comes from, to assemble and read it afterwards.
+pub(crate) enum Candidate<'a> {
+    Installed(&'a InstalledPackage),
+    Source {
+        source: &'a SourceInfo,
+        snapshot: &'a SourceSnapshot,
+        package: &'a Package,
+    },
+}
+
+impl Candidate<'_> {
+    pub(crate) fn package(&self) -> &Package {
+        match self {
+            Candidate::Installed(installed) => &installed.package,
+            Candidate::Source { package, .. } => package,
+        }
+    }
+}
+
+/// What one file candidate of the batch stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileSlot {
+    /// The package candidate.
+    pub package: usize,
+    /// The member file (index into the package's files).
+    pub file: usize,
+    /// For a bundle entry of that (skill) file: the index into its bundle.
+    pub entry: Option<usize>,
+}
+
+/// The batch and, index for index, what each package and file candidate is.
+pub(crate) struct Batch<'a> {
+    pub request: EvaluationRequest,
+    pub candidates: Vec<Candidate<'a>>,
+    /// One per `request.files`, in order.
+    pub slots: Vec<FileSlot>,
+}
+
+/// The key package enable states and file overrides are stored under: the package id
+/// for an installed package, `<source_id>/<packageKey>` for a source package (a
+/// source id is never reused, so a recreated source inherits no state).
+pub(crate) fn policy_key(candidate: &Candidate<'_>) -> String {
+    match candidate {
+        Candidate::Installed(installed) => installed.package_id.clone(),
+        Candidate::Source {
+            source, package, ..
+        } => format!("{}/{}", source.id, package.key),
+    }
+}
+
+/// The path of a skill's bundle entry, relative to where the skill's path is: the
+/// skill's directory joined with the dir-relative entry.
+pub(crate) fn entry_path(skill_path: &str, entry: &str) -> String {
+    match skill_path.rsplit_once('/') {
+        Some((dir, _)) => format!("{dir}/{entry}"),
+        None => entry.to_owned(),
+    }
+}
+
+/// Builds the batch for `project`.
+pub(crate) fn build<'a>(
+    project: &str,
+    installed: &'a [InstalledPackage],
+    sources: &'a [SourceInfo],
+    snapshot: &'a ProjectSnapshot,
+) -> Batch<'a> {
+    let mut candidates: Vec<Candidate<'a>> = installed.iter().map(Candidate::Installed).collect();
+    let identities: HashSet<LogicalIdentity> =
+        installed.iter().map(|i| i.identity.clone()).collect();
+    let mut headers = Vec::new();
+    for source in sources {
+        let Some(source_snapshot) = snapshot.sources.get(&source.id) else {
+            continue; // never synced, or nothing indexed: contributes nothing
+        };
+        headers.push(SourceHeader {
+            id: source.id.clone(),
+            scope: source.scope.clone(),
+        });
+        for package in &source_snapshot.layout.packages {
+            if is_installed_elsewhere(source, source_snapshot, package, &identities) {
+                continue;
+            }
+            candidates.push(Candidate::Source {
+                source,
+                snapshot: source_snapshot,
+                package,
+            });
+        }
+    }
+    let mut request = EvaluationRequest {
+        project: project.to_owned(),
+        sources: headers,
+        ..Default::default()
+    };
+    let mut slots = Vec::new();
+    for (at, candidate) in candidates.iter().enumerate() {
+        request.packages.push(package_candidate(candidate));
+        for (fi, file) in candidate.package().files.iter().enumerate() {
+            let mut push = |path: &str, entry: Option<usize>| {
+                // A file nobody may see is not sent: it stays hidden (see `assemble`).
+                if let Some(file) = file_candidate(at, candidate, file, path) {
+                    request.files.push(file);
+                    slots.push(FileSlot {
+                        package: at,
+                        file: fi,
+                        entry,
+                    });
+                }
+            };
+            push(&file.path, None);
+            for (ei, entry) in file.bundle.iter().enumerate() {
+                let path = entry_path(&file.path, entry);
+                if path != file.path {
+                    push(&path, Some(ei)); // the skill's own file is decided above
+                }
+            }
+        }
+    }
+    Batch {
+        request,
+        candidates,
+        slots,
+    }
+}
+
+fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
+    let key = policy_key(candidate);
+    match candidate {
+        Candidate::Installed(installed) => PackageCandidate {
+            key,
+            origin: Origin::Installed,
+            root: String::new(),
+            access_feature: installed.access_feature.clone(),
+            private_owner: None,
+        },
+        Candidate::Source {
+            source,
+            snapshot,
+            package,
+        } => PackageCandidate {
+            key,
+            origin: Origin::Source(source.id.clone()),
+            root: package.root.clone(),
+            access_feature: None,
+            private_owner: common_owner(source, snapshot, package),
+        },
+    }
+}
+
+/// The candidate for `path`: the member file itself, or an entry of its bundle, which
+/// goes to policy as a file of the skill (its category, features and defaults) under
+/// its own path, with its real path when it is reached through an in-root symlink
+/// (policy decides both; the stricter wins). `None` when no caller may see it.
+fn file_candidate(
+    package: usize,
+    candidate: &Candidate<'_>,
+    file: &Contribution,
+    path: &str,
+) -> Option<FileCandidate> {
+    let (private_owner, real_path) = match candidate {
+        Candidate::Installed(_) => (None, None),
+        Candidate::Source {
+            source, snapshot, ..
+        } => {
+            let real_path = real_path_of(snapshot, path);
+            let owner = match ownership(source, path, real_path) {
+                Ownership::Shared => None,
+                Ownership::Agent(owner) => Some(owner),
+                Ownership::Conflicting => return None,
+            };
+            (owner, real_path.map(str::to_owned))
+        }
+    };
+    let content_flagged = match candidate {
+        Candidate::Installed(_) => false,
+        Candidate::Source { snapshot, .. } => snapshot
+            .rows
+            .get(path)
+            .is_some_and(|row| !row.content_flags.is_empty()),
+    };
+    Some(FileCandidate {
+        content_flagged,
+        package,
+        path: path.to_owned(),
+        category: file.category,
+        identity: file.identity,
+        default_enabled: file.default_enabled,
+        required_features: file.required_features.clone(),
+        private_owner,
+        real_path,
+    })
+}
+
+fn real_path_of<'s>(snapshot: &'s SourceSnapshot, path: &str) -> Option<&'s str> {
+    snapshot
+        .rows
+        .get(path)
+        .and_then(|row| row.real_path.as_deref())
+}
+
+/// Who may see a source file, by the source's privacy patterns as configured now (not
+/// the marker the last sync stored): the owner of its path or of its real path, either
+/// (a link cannot make another agent's file shared); two owners: nobody.
+fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
+    owner_of_alias(path, real_path, &source.privacy_patterns)
+}
+
+/// A package whose files all lie in one agent's private subtree is that agent's too
+/// (its root name is then as private as its files).
+fn common_owner(
+    source: &SourceInfo,
+    snapshot: &SourceSnapshot,
+    package: &Package,
+) -> Option<String> {
+    let mut owners = package
+        .files
+        .iter()
+        .map(|f| ownership(source, &f.path, real_path_of(snapshot, &f.path)));
+    let Some(Ownership::Agent(first)) = owners.next() else {
+        return None;
+    };
+    owners
+        .all(|o| o == Ownership::Agent(first.clone()))
+        .then_some(first)
+}
+
+/// Seed 000, "No double loading": a source package whose root lies in an installed
+/// package's directory contributes nothing; the installed package's snapshot covers it.
+/// The directory is recognized by its logical identity in the source's own rows (see
+/// `neuralis_catalog::double_loading`), never by host paths, so split mode agrees.
+fn is_installed_elsewhere(
+    source: &SourceInfo,
+    snapshot: &SourceSnapshot,
+    package: &Package,
+    installed: &HashSet<LogicalIdentity>,
+) -> bool {
+    // The source root's own folder name (a bare skill mounted as a whole source).
+    let root_name = source
+        .root_uri
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    lies_in_installed(
+        &package.root,
+        root_name,
+        |path| snapshot.payload(path),
+        installed,
+    )
+}

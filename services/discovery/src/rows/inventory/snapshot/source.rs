@@ -1,0 +1,191 @@
+//! One source's snapshot: grouped whole from its files, and changed by a delta: a path
+//! no package can see is filed with the other files of its folder, a relevant one
+//! regroups the relevant files only, and a move of the roots regroups the whole source
+//! from the payloads kept.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, PackageRoots, group};
+
+use super::relevant::{Copied, Relevant, find};
+use super::{Files, Kept, Regrouped, RowFacts, SourceSnapshot, kept, parent};
+use crate::base::ports::IndexRow;
+
+impl SourceSnapshot {
+    /// Groups every file of a source, then splits them by the roots found.
+    pub(super) fn whole(slug: String, files: Files) -> Self {
+        let count = files.len();
+        let path_bytes = files.keys().map(String::len).sum();
+        let (input, facts): (Vec<IndexedFile>, Vec<RowFacts>) = files
+            .into_iter()
+            .map(|(path, kept)| {
+                let file = IndexedFile {
+                    path,
+                    payload: kept.payload,
+                };
+                (file, kept.facts)
+            })
+            .unzip();
+        let options = GroupOptions::synced(slug.clone());
+        let layout = group(&input, &options);
+        let roots = PackageRoots::from_layout(&layout);
+        let mut relevant = Relevant::new();
+        let mut rows = HashMap::new();
+        let mut others: BTreeMap<String, Files> = BTreeMap::new();
+        for (file, facts) in input.into_iter().zip(facts) {
+            if roots.can_move_package(&file.path) {
+                rows.insert(file.path.clone(), facts);
+                relevant.push(file); // still sorted: the map was
+            } else {
+                let kept = Kept {
+                    payload: file.payload,
+                    facts,
+                };
+                others
+                    .entry(parent(&file.path).to_owned())
+                    .or_default()
+                    .insert(file.path, kept);
+            }
+        }
+        Self {
+            rows: Arc::new(rows),
+            slug,
+            layout: Arc::new(layout),
+            relevant: Arc::new(relevant),
+            others: Arc::new(others.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()),
+            roots: Arc::new(roots),
+            count,
+            path_bytes,
+        }
+    }
+
+    /// The payload of one row as indexed (relevant or not), by source-relative path.
+    pub fn payload(&self, path: &str) -> Option<&FilePayload> {
+        match find(&self.relevant, path) {
+            Ok(at) => Some(&self.relevant[at].payload),
+            Err(_) => self
+                .others
+                .get(parent(path))?
+                .get(path)
+                .map(|kept| &kept.payload),
+        }
+    }
+
+    fn all_files(&self) -> Files {
+        let mut files: Files = self
+            .relevant
+            .iter()
+            .filter_map(|file| {
+                let facts = self.rows.get(&file.path)?.clone();
+                let kept = Kept {
+                    payload: file.payload.clone(),
+                    facts,
+                };
+                Some((file.path.clone(), kept))
+            })
+            .collect();
+        for folder in self.others.values() {
+            files.extend(folder.iter().map(|(p, k)| (p.clone(), k.clone())));
+        }
+        files
+    }
+
+    /// This source after `removed` paths went and `puts` came (`gone`: the whole
+    /// source went first). `None` when nothing is left.
+    pub(super) fn changed(
+        &self,
+        gone: bool,
+        removed: Vec<String>,
+        puts: Vec<IndexRow>,
+        regrouped: &mut Regrouped,
+    ) -> Option<Self> {
+        if gone {
+            let files: Files = puts.into_iter().map(kept).collect();
+            if files.is_empty() {
+                return None;
+            }
+            regrouped.whole += 1;
+            return Some(Self::whole(self.slug.clone(), files));
+        }
+        let mut next = self.clone();
+        let mut copied = Copied {
+            held: self,
+            relevant: None,
+            rows: None,
+        };
+        let mut moved = false;
+        for path in removed
+            .iter()
+            .map(String::as_str)
+            .chain(puts.iter().map(|r| r.path.as_str()))
+        {
+            moved |= self.roots.can_move_package(path);
+        }
+        for path in removed {
+            next.forget(&path, &mut copied);
+        }
+        for row in puts {
+            next.forget(&row.path, &mut copied);
+            let (path, kept) = kept(row);
+            next.count += 1;
+            next.path_bytes += path.len();
+            if self.roots.can_move_package(&path) {
+                copied.insert(path, kept);
+            } else {
+                let folder = Arc::make_mut(&mut next.others)
+                    .entry(parent(&path).to_owned())
+                    .or_default();
+                Arc::make_mut(folder).insert(path, kept);
+            }
+        }
+        let Copied { relevant, rows, .. } = copied;
+        if let Some(relevant) = relevant {
+            next.relevant = Arc::new(relevant);
+        }
+        if let Some(rows) = rows {
+            next.rows = Arc::new(rows);
+        }
+        if next.count == 0 {
+            return None;
+        }
+        if !moved {
+            return Some(next);
+        }
+        let layout = group(&next.relevant, &GroupOptions::synced(self.slug.clone()));
+        let roots = PackageRoots::from_layout(&layout);
+        if roots == *self.roots {
+            regrouped.relevant_only += 1;
+            next.layout = Arc::new(layout);
+            return Some(next);
+        }
+        // The roots moved: which files are relevant changed too.
+        regrouped.whole += 1;
+        Some(Self::whole(self.slug.clone(), next.all_files()))
+    }
+
+    /// Drops `path` wherever it is held.
+    fn forget(&mut self, path: &str, copied: &mut Copied<'_>) {
+        if copied.remove(path) {
+            self.count -= 1;
+            self.path_bytes -= path.len();
+            return;
+        }
+        let folder = parent(path);
+        if self
+            .others
+            .get(folder)
+            .is_some_and(|files| files.contains_key(path))
+        {
+            let others = Arc::make_mut(&mut self.others);
+            if let Some(files) = others.get_mut(folder) {
+                Arc::make_mut(files).remove(path);
+                if files.is_empty() {
+                    others.remove(folder);
+                }
+            }
+            self.count -= 1;
+            self.path_bytes -= path.len();
+        }
+    }
+}

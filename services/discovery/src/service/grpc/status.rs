@@ -1,0 +1,127 @@
+//! The one map between [`DiscoveryError`] and `tonic::Status`, both ways, so the gRPC
+//! client returns the same error the service raised.
+
+use neuralis_proto::details::{self, Reason};
+use tonic::{Code, Status};
+
+use crate::base::error::DiscoveryError;
+
+/// Domain error to wire status, with its `ErrorInfo` reason (and, for a bad request, the
+/// `BadRequest` naming the field). The reasons are `docs/decisions/api.md`'s. NOT_FOUND
+/// says nothing more: unknown and unreadable answer alike.
+pub fn to_status(error: DiscoveryError) -> Status {
+    match error {
+        DiscoveryError::InvalidArgument { field, message } => {
+            details::invalid(Reason::InvalidArgument, &field, &message)
+        }
+        DiscoveryError::NotFound => details::status(Reason::NotFound, "not found"),
+        DiscoveryError::Unauthenticated => {
+            details::status(Reason::Unauthenticated, "unauthenticated")
+        }
+        DiscoveryError::PermissionDenied(message) => {
+            details::status(Reason::PermissionDenied, message)
+        }
+        DiscoveryError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        DiscoveryError::ResourceExhausted {
+            message,
+            retry_after,
+        } => details::exhausted(message, retry_after),
+        DiscoveryError::Internal(message) => details::status(Reason::Internal, message),
+    }
+}
+
+/// Wire status to domain error (for the gRPC client).
+pub fn from_status(status: &Status) -> DiscoveryError {
+    let message = status.message().to_owned();
+    match status.code() {
+        Code::InvalidArgument => match message.split_once(": ") {
+            Some((field, message)) => DiscoveryError::invalid(field, message),
+            None => DiscoveryError::invalid("request", message),
+        },
+        Code::NotFound => DiscoveryError::NotFound,
+        Code::Unauthenticated => DiscoveryError::Unauthenticated,
+        Code::PermissionDenied => DiscoveryError::PermissionDenied(message),
+        Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
+            DiscoveryError::Unavailable(message)
+        }
+        Code::ResourceExhausted => DiscoveryError::ResourceExhausted {
+            message,
+            retry_after: details::retry_after_of(status).unwrap_or_default(),
+        },
+        _ => DiscoveryError::Internal(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_round_trips_through_a_status() {
+        let errors = [
+            DiscoveryError::invalid("scope.project_id", "is required"),
+            DiscoveryError::NotFound,
+            DiscoveryError::Unauthenticated,
+            DiscoveryError::PermissionDenied("the call is open to callers only".into()),
+            DiscoveryError::Unavailable("policy: connection refused".into()),
+            DiscoveryError::ResourceExhausted {
+                message: "too many expensive calls of this caller at once".into(),
+                retry_after: std::time::Duration::from_millis(1_500),
+            },
+            DiscoveryError::Internal("policy answered a different batch".into()),
+        ];
+        for error in errors {
+            assert_eq!(from_status(&to_status(error.clone())), error);
+        }
+    }
+
+    #[test]
+    fn every_status_carries_its_reason() {
+        let cases = [
+            (
+                DiscoveryError::invalid("scope.project_id", "is required"),
+                "INVALID_ARGUMENT",
+            ),
+            (DiscoveryError::NotFound, "NOT_FOUND"),
+            (DiscoveryError::Unauthenticated, "UNAUTHENTICATED"),
+            (
+                DiscoveryError::PermissionDenied(String::new()),
+                "PERMISSION_DENIED",
+            ),
+            (DiscoveryError::Unavailable(String::new()), "UNAVAILABLE"),
+            (
+                DiscoveryError::ResourceExhausted {
+                    message: String::new(),
+                    retry_after: std::time::Duration::from_secs(1),
+                },
+                "RESOURCE_EXHAUSTED",
+            ),
+            (DiscoveryError::Internal(String::new()), "INTERNAL"),
+        ];
+        for (error, reason) in cases {
+            assert_eq!(
+                details::reason_of(&to_status(error)).as_deref(),
+                Some(reason)
+            );
+        }
+        let bad = to_status(DiscoveryError::invalid("scope.project_id", "is required"));
+        assert_eq!(details::field_of(&bad).as_deref(), Some("scope.project_id"));
+    }
+
+    #[test]
+    fn codes_are_the_documented_ones() {
+        assert_eq!(to_status(DiscoveryError::NotFound).code(), Code::NotFound);
+        assert_eq!(
+            to_status(DiscoveryError::invalid("f", "m")).code(),
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            to_status(DiscoveryError::Unavailable(String::new())).code(),
+            Code::Unavailable
+        );
+        assert_eq!(
+            to_status(DiscoveryError::Unauthenticated).code(),
+            Code::Unauthenticated
+        );
+    }
+}
