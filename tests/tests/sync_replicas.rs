@@ -421,6 +421,8 @@ async fn a_source_change_is_announced_to_the_other_replica_before_its_next_refre
         .insert("NEURALIS__SYNC__SOURCES_REFRESH_MS".into(), "600000".into());
     let mut a = shared.replica("a");
     let b = shared.replica("b");
+    // B subscribes to the notices on a task of its own, right after it starts.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     create(&a, shared.root.path(), "manual").await;
     client(a.grpc)
         .update_source(

@@ -121,7 +121,7 @@ impl LocalSync {
         record.id = source::new_id(&record.project, &record.slug)?;
         self.core.deps.store.create_source(&record).await?;
         self.scheduler.arm(&record);
-        self.scheduler.announce(&record.project, &record.slug);
+        self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::CreateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -190,7 +190,7 @@ impl LocalSync {
         record.status = current.status;
         self.core.deps.store.update_source(&record).await?;
         self.scheduler.arm(&record);
-        self.scheduler.announce(&record.project, &record.slug);
+        self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::UpdateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -224,7 +224,9 @@ impl LocalSync {
         };
         let revision =
             invalidation::announced(store, self.core.deps.bus.as_ref(), target, delete).await?;
-        self.scheduler.announce(&request.project, &request.slug);
+        self.scheduler
+            .announce(&request.project, &request.slug)
+            .await;
         Ok(pb::DeleteSourceResponse { revision })
     }
 

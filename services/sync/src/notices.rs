@@ -17,25 +17,28 @@ pub fn channel_beside(channel: &str) -> String {
     format!("{channel}:sources")
 }
 
-/// Says that a source changed; a notice that cannot be sent is logged (the other
-/// replicas' periodic re-read covers it).
-pub(crate) fn announce(bus: &Arc<dyn InvalidationBus>, project: &str, slug: &str) {
-    let (bus, notice) = (
-        Arc::clone(bus),
-        InvalidationEvent {
-            project: project.to_owned(),
-            source: slug.to_owned(),
-            write_id: SOURCE_CHANGED.to_owned(),
-            revision: 0,
-            phase: Phase::Finish,
-            at: now_millis(),
-        },
-    );
-    tokio::spawn(async move {
-        if let Err(err) = bus.publish(&notice).await {
+/// How long a call that changed a source waits to announce it.
+const ANNOUNCE_WITHIN: Duration = Duration::from_secs(1);
+
+/// Says that a source changed, before the call that changed it answers (a replica
+/// stopped right after still told the others); a notice that cannot be sent within
+/// [`ANNOUNCE_WITHIN`] is logged (the other replicas' periodic re-read covers it).
+pub(crate) async fn announce(bus: &dyn InvalidationBus, project: &str, slug: &str) {
+    let notice = InvalidationEvent {
+        project: project.to_owned(),
+        source: slug.to_owned(),
+        write_id: SOURCE_CHANGED.to_owned(),
+        revision: 0,
+        phase: Phase::Finish,
+        at: now_millis(),
+    };
+    match tokio::time::timeout(ANNOUNCE_WITHIN, bus.publish(&notice)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(err)) => {
             tracing::warn!(error = %err, "source change not announced to the other sync replicas");
         }
-    });
+        Err(_) => tracing::warn!("source change not announced to the other sync replicas in time"),
+    }
 }
 
 /// Wakes `changed` on every notice, and when the subscription is live again after a

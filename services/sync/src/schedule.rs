@@ -83,9 +83,9 @@ impl Scheduler {
     }
 
     /// Tells the other replicas that a source changed (created, updated, deleted).
-    pub fn announce(&self, project: &str, slug: &str) {
+    pub async fn announce(&self, project: &str, slug: &str) {
         if let Some(bus) = &self.notices {
-            notices::announce(bus, project, slug);
+            notices::announce(bus.as_ref(), project, slug).await;
         }
     }
 
