@@ -1,5 +1,6 @@
 //! Faults: answers stay correct when Redis goes away and comes back; an unreachable
-//! policy or sync service is UNAVAILABLE, never an unfiltered answer.
+//! policy is UNAVAILABLE, never an unfiltered answer; with sync away warm listings keep
+//! answering (nothing writes without sync) and reads of file bytes are UNAVAILABLE.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -177,14 +178,102 @@ async fn policy_unreachable_is_unavailable_never_an_unfiltered_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sync_unreachable_is_unavailable_never_a_wrong_answer() {
+async fn with_sync_down_warm_listings_answer_and_reads_of_bytes_are_unavailable() {
     let (mut cluster, member) = split_with_repo().await;
+    let before = list(&cluster, &member).await.unwrap();
     cluster.kill("sync").unwrap();
-    // Sources are re-read on every call (their scope decides access), so discovery
-    // cannot answer without sync: UNAVAILABLE rather than a guess.
+    // Nothing writes without sync: the warm project's listing is exactly current.
+    assert_eq!(list(&cluster, &member).await.unwrap(), before);
+    // File bytes live on sync's hosts: UNAVAILABLE (retryable), never a guess.
+    let caller = CallerToken::new(Some(member.clone()));
+    let read = cluster
+        .discovery
+        .read_file(
+            caller.clone(),
+            discovery::ReadFileRequest {
+                scope: scope(P, "a1", ""),
+                source_slug: "repo".into(),
+                path: first_file(&before),
+                ..Default::default()
+            },
+        )
+        .await;
+    assert!(
+        matches!(read, Err(DiscoveryError::Unavailable(_))),
+        "{read:?}"
+    );
+    // A project discovery never read needs a fill from sync: UNAVAILABLE for it alone.
+    let cold = cluster
+        .discovery
+        .list_packages(
+            caller,
+            discovery::ListPackagesRequest {
+                scope: scope("other", "a1", ""),
+                ..Default::default()
+            },
+        )
+        .await;
+    assert!(!matches!(cold, Ok(ref answer) if !answer.packages.is_empty()));
+    // Discovery stays ready: its answers still hold.
+    assert!(
+        discovery_serving(&cluster).await,
+        "discovery turned NOT_SERVING"
+    );
+    cluster.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_changed_before_sync_went_down_is_unavailable_never_the_old_answer() {
+    let (mut cluster, member) = split_with_repo().await;
+    let admin = cluster.token("ops", "owner", None, P);
+    list(&cluster, &member).await.unwrap();
+    // The change is announced before it commits: the remembered sources are stale.
+    let mut spec = cluster
+        .sources
+        .get_source(
+            &Cluster::bearer(&admin),
+            neuralis_proto::sync::v1::GetSourceRequest {
+                project: P.into(),
+                slug: "repo".into(),
+            },
+        )
+        .await
+        .unwrap()
+        .source
+        .and_then(|source| source.spec)
+        .unwrap();
+    spec.privacy_patterns = vec!["private/{agent}/**".into()];
+    cluster
+        .sources
+        .update_source(
+            &Cluster::bearer(&admin),
+            neuralis_proto::sync::v1::UpdateSourceRequest { source: Some(spec) },
+        )
+        .await
+        .unwrap();
+    cluster.kill("sync").unwrap();
     assert!(matches!(
         list(&cluster, &member).await,
         Err(DiscoveryError::Unavailable(_))
     ));
     cluster.stop().await.unwrap();
+}
+
+/// A file the caller saw listed (so a read of it is decided visible).
+fn first_file(answer: &discovery::ListPackagesResponse) -> String {
+    let file = answer.packages.iter().flat_map(|p| &p.files).next();
+    file.map(|f| f.path.clone()).expect("a visible file")
+}
+
+async fn discovery_serving(cluster: &Cluster) -> bool {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    let channel = neuralis_tests::cluster::channel(cluster.addrs["discovery"], None).unwrap();
+    let answer = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: neuralis_discovery::grpc::SERVICE_NAME.into(),
+        })
+        .await;
+    matches!(answer, Ok(a) if a.get_ref().status() == ServingStatus::Serving)
 }

@@ -28,9 +28,11 @@ pub mod delta;
 mod project;
 mod protocol;
 
-pub use protocol::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Weigh};
+pub use protocol::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Seen, Weigh};
 
 #[cfg(test)]
 mod delta_tests;
+#[cfg(test)]
+mod held_tests;
 #[cfg(test)]
 mod tests;

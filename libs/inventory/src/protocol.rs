@@ -87,6 +87,13 @@ pub enum Lookup<R> {
     Bypass,
 }
 
+/// What an inventory has seen of one project (see [`Inventory::seen`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    epoch: u64,
+    generation: u64,
+}
+
 /// Proof of when a fill began; a store with a stale ticket is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillTicket {
@@ -289,6 +296,32 @@ impl<R: Weigh> Inventory<R> {
     /// Entries evicted to stay within the bounds since the last call (for metrics).
     pub fn take_evictions(&mut self) -> u64 {
         std::mem::take(&mut self.evictions)
+    }
+
+    /// What this inventory has seen of `project` so far: two equal marks, taken at two
+    /// moments, mean no event for the project arrived in between and the subscription
+    /// was not lost.
+    pub fn seen(&self, project: &str) -> Seen {
+        Seen {
+            epoch: self.epoch,
+            generation: self.projects.get(project).map_or(0, |slot| slot.generation),
+        }
+    }
+
+    /// The project's rows when they may be served with no word from sync at all (sync
+    /// cannot be reached): events are arriving, and every write announced to the project
+    /// finished and is in the rows held (none open, however old; none finished since),
+    /// however long ago the rows were confirmed. Nothing writes without sync, so they
+    /// are current until an event says otherwise.
+    pub fn held(&self, project: &str) -> Option<(Arc<R>, Seen)> {
+        if !self.subscribed {
+            return None;
+        }
+        let slot = self.projects.get(project)?;
+        let entry = slot.entry.as_ref().filter(|entry| !entry.stale)?;
+        slot.open_writes
+            .is_empty()
+            .then(|| (Arc::clone(&entry.rows), self.seen(project)))
     }
 
     /// Whether the subscription is up (caching allowed).

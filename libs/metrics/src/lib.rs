@@ -212,6 +212,9 @@ pub enum Lookup {
     Bypass,
     /// A cached snapshot confirmed current by sync's revision.
     Revalidated,
+    /// Sync could not be reached: a held snapshot served, known current because no
+    /// event said otherwise (issue 26, listings that outlive sync).
+    Held,
 }
 
 /// One inventory lookup.
@@ -221,6 +224,7 @@ pub fn inventory_lookup(lookup: Lookup) {
         Lookup::Miss => "miss",
         Lookup::Bypass => "bypass",
         Lookup::Revalidated => "revalidated",
+        Lookup::Held => "held",
     };
     METRICS
         .inventory_lookups

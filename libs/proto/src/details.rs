@@ -139,6 +139,15 @@ pub fn exhausted(message: impl Into<String>, retry_after: Duration) -> Status {
     Status::with_error_details(Code::ResourceExhausted, message, details)
 }
 
+/// UNAVAILABLE with an `ErrorInfo` and a `RetryInfo` of `retry_after`: what the call
+/// needs does not answer now (a store, a peer), and the same call may succeed then.
+pub fn unavailable(message: impl Into<String>, retry_after: Duration) -> Status {
+    let mut details =
+        ErrorDetails::with_error_info(Reason::Unavailable.as_str(), DOMAIN, HashMap::new());
+    details.set_retry_info(Some(retry_after));
+    Status::with_error_details(Code::Unavailable, bounded_message(message.into()), details)
+}
+
 /// The delay a status's `RetryInfo` asks for, if any.
 pub fn retry_after_of(status: &Status) -> Option<Duration> {
     status

@@ -17,7 +17,7 @@ use neuralis_proto::discovery::v1 as pb;
 
 use crate::answers::content::Content;
 use crate::base::error::DiscoveryError;
-use crate::base::ports::{AccessPort, IndexPort, InstalledCatalog};
+use crate::base::ports::{AccessPort, IndexPort, InstalledCatalog, SourceInfo};
 use crate::decision::answer::Answer;
 use crate::decision::decided::{Decided, Evaluated};
 use crate::decision::scope::validate_scope;
@@ -32,6 +32,7 @@ pub mod config;
 pub mod grpc;
 mod handlers;
 mod in_process;
+mod outage;
 mod validation;
 
 pub use config::DiscoverySettings;
@@ -55,6 +56,8 @@ pub struct Discovery {
     /// The fair share of expensive calls (`decision/share.rs`).
     share: FairShare,
     validations: validation::Validations,
+    /// The sources last read per project, for when sync cannot be reached.
+    last_sources: outage::LastSources,
 }
 
 impl Discovery {
@@ -69,6 +72,7 @@ impl Discovery {
             grouping,
             rekeyed: Default::default(),
             validations: Default::default(),
+            last_sources: Default::default(),
         }
     }
 
@@ -152,14 +156,7 @@ impl Discovery {
             Cost::Cheap => None,
             Cost::Expensive => Some(self.share.admit_caller(&scope.project, caller)?),
         };
-        // Re-read on every request: a source's scope and privacy patterns decide
-        // access, and a changed one must never meet a prepared answer made before.
-        let sources = self.parts.index.sources(&scope.project).await?;
-        let snapshot = self
-            .parts
-            .inventory
-            .snapshot(&scope.project, &sources, self.parts.index.as_ref())
-            .await?;
+        let (sources, snapshot) = self.rows(&scope.project).await?;
         self.rekeyed
             .ensure(self.parts.access.as_ref(), &snapshot)
             .await;
@@ -180,6 +177,45 @@ impl Discovery {
             snapshot,
             admitted,
         }))
+    }
+}
+
+impl Discovery {
+    /// The project's sources and rows. The sources are re-read on every request: a
+    /// source's scope and privacy patterns decide access, and a changed one must never
+    /// meet a prepared answer made before. When sync cannot be reached, a warm project
+    /// whose rows and sources are known current answers from them (`outage.rs`); any
+    /// other project is UNAVAILABLE, and so is every read of file bytes (they live on
+    /// sync's hosts).
+    async fn rows(
+        &self,
+        project: &str,
+    ) -> Result<(Vec<SourceInfo>, Arc<ProjectSnapshot>), DiscoveryError> {
+        let inventory = &self.parts.inventory;
+        let seen = inventory.seen(project);
+        let sources = match self.parts.index.sources(project).await {
+            Ok(sources) => sources,
+            Err(DiscoveryError::Unavailable(reason)) => {
+                return self
+                    .held(project)
+                    .ok_or(DiscoveryError::Unavailable(reason));
+            }
+            Err(other) => return Err(other),
+        };
+        self.last_sources.remember(project, &sources, seen);
+        let snapshot = inventory
+            .snapshot(project, &sources, self.parts.index.as_ref())
+            .await?;
+        Ok((sources, snapshot))
+    }
+
+    /// A warm project's held rows and the sources last read for it, while nothing
+    /// happened to it since.
+    fn held(&self, project: &str) -> Option<(Vec<SourceInfo>, Arc<ProjectSnapshot>)> {
+        let (snapshot, now) = self.parts.inventory.held(project)?;
+        let sources = self.last_sources.recall(project, now)?;
+        neuralis_metrics::inventory_lookup(neuralis_metrics::Lookup::Held);
+        Some((sources, snapshot))
     }
 }
 

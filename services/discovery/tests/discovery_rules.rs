@@ -297,11 +297,15 @@ async fn policy_unreachable_is_unavailable_never_an_unfiltered_answer() {
 }
 
 #[tokio::test]
-async fn sync_unreachable_serves_the_cached_inventory_within_its_window_or_unavailable() {
+async fn sync_unreachable_serves_a_warm_project_until_an_event_says_otherwise() {
     let h = seeded().await;
-    h.discovery.list_packages(good(), list()).await.unwrap();
+    let before = h.discovery.list_packages(good(), list()).await.unwrap();
     h.index.down.store(true, Ordering::SeqCst);
-    // Sources are re-read on every call (their scope decides access): unavailable.
+    // Nothing writes without sync: the rows held and the sources read last are current.
+    let answer = h.discovery.list_packages(good(), list()).await.unwrap();
+    assert_eq!(answer, before);
+    // A write (or a source's change) announced since: no longer known current.
+    publish(&h.bus, Phase::Start, "w1").await;
     let answer = h.discovery.list_packages(good(), list()).await;
     assert!(matches!(answer, Err(DiscoveryError::Unavailable(_))));
 }

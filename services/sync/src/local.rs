@@ -107,6 +107,25 @@ fn now() -> i64 {
 // === the administration of sources (administrators of the project) ===
 
 impl LocalSync {
+    /// Runs a change of `source`'s settings between `start` and `finish` on the bus,
+    /// like a write: a source's scope and privacy patterns decide access, and discovery,
+    /// which answers warm listings while sync is away, must learn of a change before it
+    /// commits (the start fails closed), never after (sync may die in between).
+    async fn announced(
+        &self,
+        source: &SourceRecord,
+        change: impl std::future::Future<Output = Result<u64, SyncError>>,
+    ) -> Result<u64, SyncError> {
+        let target = WriteTarget {
+            project: &source.project,
+            source: &source.slug,
+        };
+        let store = self.core.deps.store.as_ref();
+        invalidation::announced(store, self.core.deps.bus.as_ref(), target, change).await
+    }
+}
+
+impl LocalSync {
     /// Creates a source (never synced).
     pub async fn create_source(
         &self,
@@ -119,7 +138,12 @@ impl LocalSync {
         let mut record = source::record_from_spec(spec, now())?;
         self.core.check_root(&record.root)?;
         record.id = source::new_id(&record.project, &record.slug)?;
-        self.core.deps.store.create_source(&record).await?;
+        let store = self.core.deps.store.as_ref();
+        let create = async {
+            store.create_source(&record).await?;
+            Ok(store.revision(&record.project).await?)
+        };
+        self.announced(&record, create).await?;
         self.scheduler.arm(&record);
         self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::CreateSourceResponse {
@@ -188,7 +212,12 @@ impl LocalSync {
         record.id = current.id;
         record.created_at = current.created_at;
         record.status = current.status;
-        self.core.deps.store.update_source(&record).await?;
+        let store = self.core.deps.store.as_ref();
+        let update = async {
+            store.update_source(&record).await?;
+            Ok(store.revision(&record.project).await?)
+        };
+        self.announced(&record, update).await?;
         self.scheduler.arm(&record);
         self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::UpdateSourceResponse {

@@ -38,6 +38,9 @@ async fn a_sync_that_adds_a_skill_publishes_start_then_finish_in_order() {
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
     )
     .await;
+    // A source's creation is announced like a write (issue 26); drained here.
+    let created = support::events_until_sentinel(&bus, &mut subscription).await;
+    assert_eq!(phases(&created), [Phase::Start, Phase::Finish]);
 
     let done = support::synced(&harness.client, PROJECT, "repo").await;
     let events = support::events_until_sentinel(&bus, &mut subscription).await;
@@ -72,6 +75,9 @@ async fn a_failing_write_publishes_failed_and_changes_nothing() {
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
     )
     .await;
+    // A source's creation is announced like a write (issue 26); drained here.
+    let created = support::events_until_sentinel(&bus, &mut subscription).await;
+    assert_eq!(phases(&created), [Phase::Start, Phase::Finish]);
     harness.store.fail_writes.store(true, Ordering::SeqCst);
 
     let outcome = support::sync(&harness.client, PROJECT, "repo").await;
@@ -225,6 +231,9 @@ async fn a_write_that_times_out_publishes_failed() {
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
     )
     .await;
+    // A source's creation is announced like a write (issue 26); drained here.
+    let created = support::events_until_sentinel(bus.as_ref(), &mut subscription).await;
+    assert_eq!(phases(&created), [Phase::Start, Phase::Finish]);
     harness.store.stall_writes.store(true, Ordering::SeqCst);
 
     let outcome = support::sync(&harness.client, PROJECT, "repo").await;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use neuralis_bus::{BusNotice, Phase as BusPhase, Subscription};
-use neuralis_inventory::{FillTicket, Inventory, InventorySettings, Lookup, Phase};
+use neuralis_inventory::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Seen};
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{IndexPort, RowsSince, SourceInfo};
@@ -91,6 +91,20 @@ impl InventoryShell {
     /// Whether events are arriving (the cache is in use).
     pub fn is_live(&self) -> bool {
         self.lock().inventory.is_subscribed()
+    }
+
+    /// What the inventory has seen of `project` so far (see
+    /// [`neuralis_inventory::Inventory::seen`]).
+    pub fn seen(&self, project: &str) -> Seen {
+        self.drained().inventory.seen(project)
+    }
+
+    /// The project's snapshot when it may be served with no word from sync (sync cannot
+    /// be reached; see [`neuralis_inventory::Inventory::held`]), with the mark to compare
+    /// with the one taken when the sources it is decided with were read.
+    pub fn held(&self, project: &str) -> Option<(Arc<ProjectSnapshot>, Seen)> {
+        let (kept, seen) = self.drained().inventory.held(project)?;
+        Some((Arc::clone(&kept.snapshot), seen))
     }
 
     /// The project's raw rows, from the inventory or from sync.

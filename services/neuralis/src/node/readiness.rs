@@ -1,5 +1,7 @@
-//! Readiness that follows what each service needs: discovery answers nothing useful
-//! while policy or sync is unreachable, sync nothing while its index store is, and
+//! Readiness that follows what each service needs: discovery answers nothing while
+//! policy is unreachable (no answer is decided without it) but keeps answering warm
+//! listings while sync is (issue 26: nothing writes without sync, reads of file bytes
+//! answer UNAVAILABLE for their project), sync nothing while its index store is, and
 //! policy nothing while its access store is, so
 //! each reports NOT_SERVING (gRPC health and `/readyz`) until what it needs answers
 //! again; every service turns NOT_SERVING as soon as the process starts stopping.
@@ -124,7 +126,9 @@ async fn probe_once(
                 "dependency unreachable; not serving"
             );
         }
-        readiness.set(dependency.check, up, true);
+        // Reported either way; only what some service here cannot answer without
+        // gates readiness (discovery answers warm listings with sync away).
+        readiness.set(dependency.check, up, !dependency.needed_by.is_empty());
         answers.push((dependency, up));
     }
     if shutdown.is_stopping() {

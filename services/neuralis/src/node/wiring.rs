@@ -109,14 +109,11 @@ pub(crate) async fn wire(
         };
         let forgetter = Arc::new(PolicyForgetter::new(policy, Arc::new(keys.signer("sync")?)));
         let (service, store) = sync(settings, keys.verifiers.clone(), split, forgetter).await?;
-        // Sync answers nothing without its index; nor does discovery beside it.
-        let mut needed_by = vec![neuralis_sync::grpc::SOURCES_SERVICE_NAME];
-        if targets.runs(Target::Discovery) {
-            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
-        }
+        // Sync answers nothing without its index. Discovery beside it keeps answering
+        // warm listings (a read of the index that fails is its project's UNAVAILABLE).
         remote.push(Dependency {
             check: "index_store",
-            needed_by,
+            needed_by: vec![neuralis_sync::grpc::SOURCES_SERVICE_NAME],
             probe: Probe::IndexStore(store),
         });
         bus = Some(service.bus());
@@ -140,9 +137,11 @@ pub(crate) async fn wire(
                     settings.peers.sync_feed_url.as_deref(),
                     "peers.sync_feed_url",
                 )?;
+                // Reported, never gating: with sync away discovery answers warm
+                // listings, and each read that needs sync is its project's UNAVAILABLE.
                 remote.push(Dependency {
                     check: "sync",
-                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+                    needed_by: Vec::new(),
                     probe: Probe::Health {
                         channel: channel.channel.clone(),
                         service: neuralis_sync::grpc::FEED_SERVICE_NAME,

@@ -6,6 +6,10 @@ use tonic::{Code, Status};
 
 use crate::base::error::DiscoveryError;
 
+/// The `RetryInfo` of an UNAVAILABLE answer: about the time a peer's restart or a
+/// store's failover takes to be noticed.
+const RETRY_UNAVAILABLE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Domain error to wire status, with its `ErrorInfo` reason (and, for a bad request, the
 /// `BadRequest` naming the field). The reasons are `docs/decisions/api.md`'s. NOT_FOUND
 /// says nothing more: unknown and unreadable answer alike.
@@ -21,7 +25,8 @@ pub fn to_status(error: DiscoveryError) -> Status {
         DiscoveryError::PermissionDenied(message) => {
             details::status(Reason::PermissionDenied, message)
         }
-        DiscoveryError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        // Retryable: a store or a peer (sync, policy) did not answer for this project now.
+        DiscoveryError::Unavailable(message) => details::unavailable(message, RETRY_UNAVAILABLE),
         DiscoveryError::ResourceExhausted {
             message,
             retry_after,
@@ -122,6 +127,18 @@ mod tests {
         assert_eq!(
             to_status(DiscoveryError::Unauthenticated).code(),
             Code::Unauthenticated
+        );
+    }
+
+    #[test]
+    fn unavailable_tells_the_caller_when_to_retry() {
+        let status = to_status(DiscoveryError::Unavailable(
+            "sync: connection refused".into(),
+        ));
+        assert_eq!(
+            details::retry_after_of(&status),
+            Some(RETRY_UNAVAILABLE),
+            "a retrying client waits this long, not its own guess"
         );
     }
 }
