@@ -240,7 +240,11 @@ fn touch_every_family() {
     m::inventory_bytes(1);
     m::subscription_attached();
     m::invalidation(m::Invalidation::Finish);
-    m::sync_run(m::RunOutcome::Succeeded, m::RunFiles::default());
+    m::sync_run(
+        m::RunOutcome::Succeeded,
+        m::RunTrigger::Api,
+        m::RunFiles::default(),
+    );
     m::policy_decisions(m::Candidate::File, m::Decision::Hidden, 1);
     m::auth_refusal(
         "neuralis.test.v1.T",

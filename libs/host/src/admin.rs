@@ -50,6 +50,11 @@ impl Readiness {
         self.lock().insert(name, Check { ok, required });
     }
 
+    /// Forgets a check (one that only held while the process started).
+    pub fn clear(&self, name: &'static str) {
+        self.lock().remove(name);
+    }
+
     /// Whether the process should receive calls.
     pub fn is_ready(&self) -> bool {
         !self.shutdown.is_stopping() && self.lock().values().all(|c| c.ok || !c.required)

@@ -21,7 +21,7 @@ pub use row::{
     ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectChanges, ProjectSnapshot, Removed, RowWrite,
     StoredFile, WriteBatch,
 };
-pub use source::{ScopeKind, SourceKind, SourceRecord, SyncStatus};
+pub use source::{LeaseRow, ScopeKind, SourceKind, SourceRecord, SourceTurn, SyncStatus};
 pub use sql::{SearchBudget, SqlIndexStore};
 
 /// Where the index lives, whatever the backend.
@@ -50,6 +50,31 @@ pub trait IndexStore: Send + Sync + 'static {
     /// revision when rows were deleted, `None` when it had none;
     /// [`IndexError::NotFound`] when the source does not exist.
     async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError>;
+
+    /// What replicas share to take turns at a source (its trigger, lease and due
+    /// time); `None` when the source does not exist.
+    async fn source_turn(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceTurn>, IndexError>;
+    /// Sets the source's lease to `next` if it still is `seen`; whether it was (of
+    /// replicas that read the same lease, one wins).
+    async fn swap_lease(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: &LeaseRow,
+        next: &LeaseRow,
+    ) -> Result<bool, IndexError>;
+    /// Sets the source's due time to `next` if it still is `seen`; whether it was.
+    async fn swap_due(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: i64,
+        next: i64,
+    ) -> Result<bool, IndexError>;
 
     /// The project's current revision (0 before its first write).
     async fn revision(&self, project: &str) -> Result<u64, IndexError>;

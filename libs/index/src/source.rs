@@ -120,3 +120,24 @@ pub struct SourceRecord {
     /// When its settings last changed (ms since the epoch).
     pub updated_at: i64,
 }
+
+/// A source's lease as stored: who runs it now, and until when (issue 26 item 1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeaseRow {
+    /// The holding replica's id; empty when nobody holds it.
+    pub holder: String,
+    /// When the lease lapses unless renewed (ms since the epoch).
+    pub expires_at: i64,
+}
+
+/// What the replicas share to take turns at a source: its trigger as stored now, its
+/// lease, and when an `interval:` trigger runs next.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceTurn {
+    /// The trigger in its canonical spelling.
+    pub trigger: String,
+    /// The lease (free before the first run).
+    pub lease: LeaseRow,
+    /// When the `interval:` trigger is due (ms since the epoch); `0`: never scheduled.
+    pub next_due: i64,
+}

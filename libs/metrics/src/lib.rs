@@ -35,7 +35,7 @@ struct Metrics {
     invalidation_events: Family<Labels<2>, Counter>,
     sync_files: Family<Labels<1>, Counter>,
     sync_bytes: Counter,
-    sync_runs: Family<Labels<1>, Counter>,
+    sync_runs: Family<Labels<2>, Counter>,
     policy_decisions: Family<Labels<2>, Counter>,
     auth_refusals: Family<Labels<3>, Counter>,
     decided_reads_refused: Family<Labels<1>, Counter>,
@@ -121,7 +121,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     );
     registry.register(
         "neuralis_sync_runs",
-        "Sync runs by outcome",
+        "Sync runs of this replica by outcome and trigger (api: SyncSource; interval, auto: the source's trigger; changed: a read found a file changed since its row)",
         metrics.sync_runs.clone(),
     );
     registry.register(
@@ -367,15 +367,35 @@ pub struct RunFiles {
     pub bytes_read: u64,
 }
 
-/// One finished sync run.
-pub fn sync_run(outcome: RunOutcome, files: RunFiles) {
+/// What started a sync run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunTrigger {
+    /// A `SyncSource` call (or the service's own `sync_now`).
+    Api,
+    /// An `interval:` trigger whose due time came.
+    Interval,
+    /// An `auto` trigger: the root changed, or the watch started.
+    Auto,
+    /// A read found a file changed since its row.
+    Changed,
+}
+
+/// One finished sync run, counted per replica: the runs of a source across replicas
+/// are the sum of every replica's counters.
+pub fn sync_run(outcome: RunOutcome, trigger: RunTrigger, files: RunFiles) {
     let outcome = match outcome {
         RunOutcome::Succeeded => "succeeded",
         RunOutcome::Failed => "failed",
     };
+    let trigger = match trigger {
+        RunTrigger::Api => "api",
+        RunTrigger::Interval => "interval",
+        RunTrigger::Auto => "auto",
+        RunTrigger::Changed => "changed",
+    };
     METRICS
         .sync_runs
-        .get_or_create(&[("outcome", outcome)])
+        .get_or_create(&[("outcome", outcome), ("trigger", trigger)])
         .inc();
     for (result, count) in [
         ("indexed", files.indexed),
@@ -529,6 +549,7 @@ mod tests {
         invalidation(Invalidation::Finish);
         sync_run(
             RunOutcome::Succeeded,
+            RunTrigger::Interval,
             RunFiles {
                 indexed: 3,
                 bytes_read: 10,
@@ -556,7 +577,7 @@ mod tests {
             "neuralis_invalidation_subscription_up 1",
             "neuralis_sync_files_total{result=\"indexed\"}",
             "neuralis_sync_read_bytes_total",
-            "neuralis_sync_runs_total{outcome=\"succeeded\"}",
+            "neuralis_sync_runs_total{outcome=\"succeeded\",trigger=\"interval\"}",
             "neuralis_policy_decisions_total{kind=\"file\",outcome=\"hidden\"}",
             "process_resident_memory_bytes",
             "process_cpu_seconds_total",

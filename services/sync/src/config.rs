@@ -46,6 +46,13 @@ pub struct SyncConfig {
     /// Concurrent `SyncSource` calls per caller and per project; past them a call is
     /// answered RESOURCE_EXHAUSTED with a `RetryInfo`.
     pub fair_share: ShareLimits,
+    /// How long a source's lease outlives its replica's last renewal (renewed three
+    /// times as often): a replica that dies mid-run holds the source this long at most.
+    pub lease_ttl_ms: u64,
+    /// How often every replica re-reads the stored sources and re-arms the triggers
+    /// that changed through another replica (an `interval:` source also sees its own
+    /// trigger change at every read of its due time).
+    pub sources_refresh_ms: u64,
 }
 
 impl Default for SyncConfig {
@@ -64,6 +71,8 @@ impl Default for SyncConfig {
             allowed_roots: Vec::new(),
             search: SearchConfig::default(),
             fair_share: ShareLimits::default(),
+            lease_ttl_ms: 15_000,
+            sources_refresh_ms: 5_000,
         }
     }
 }
@@ -112,6 +121,16 @@ impl SyncConfig {
     /// The `auto` debounce as a duration.
     pub fn auto_debounce(&self) -> Duration {
         Duration::from_millis(self.auto_debounce_ms)
+    }
+
+    /// The lease's time to live, at least 100 ms.
+    pub fn lease_ttl(&self) -> Duration {
+        Duration::from_millis(self.lease_ttl_ms.max(100))
+    }
+
+    /// The period of re-reading the stored sources, at least 100 ms.
+    pub fn sources_refresh(&self) -> Duration {
+        Duration::from_millis(self.sources_refresh_ms.max(100))
     }
 }
 

@@ -1,11 +1,14 @@
 //! The part of the service that runs syncs: shared by the API (`SyncSource`) and the
-//! triggers (`auto`, `interval`). One run per source at a time; a second request waits
-//! for the first and then syncs again (it may have been asked for a newer change).
+//! triggers (`auto`, `interval`). One run per source at a time, across replicas (the
+//! source's lease in the store, `crate::lease`); a second request waits for the first
+//! and then syncs again (it may have been asked for a newer change).
 
 use crate::SyncError;
 use crate::connector::{Connector, LocalConnector};
+use crate::lease::Leases;
 use crate::run::{self, RunDeps, RunUpdate, Updates};
 use neuralis_index::{SourceRecord, SyncStatus};
+use neuralis_metrics::RunTrigger;
 use neuralis_sync_core::RootRules;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,16 +27,19 @@ pub struct SyncCore {
     /// Which roots may be synced, and the server's directories no connector enters.
     pub roots: RootRules,
     running: Mutex<HashMap<SourceKey, RunGate>>,
+    /// This replica's turns at sources shared with other replicas.
+    pub(crate) leases: Leases,
 }
 
 impl SyncCore {
     /// A core over `deps`.
-    pub fn new(deps: RunDeps, max_file_size: u64, roots: RootRules) -> Self {
+    pub(crate) fn new(deps: RunDeps, max_file_size: u64, roots: RootRules, leases: Leases) -> Self {
         Self {
             deps,
             max_file_size,
             roots,
             running: Mutex::new(HashMap::new()),
+            leases,
         }
     }
 
@@ -56,15 +62,31 @@ impl SyncCore {
         crate::roots::check(root, &self.roots)
     }
 
-    /// Syncs a source now (re-reading its settings), reporting progress to `updates`.
+    /// Syncs a source now (re-reading its settings), reporting progress to `updates`;
+    /// `trigger` says what asked, for the run counter.
     pub async fn sync(
         &self,
         project: &str,
         slug: &str,
         updates: &Updates,
+        trigger: RunTrigger,
     ) -> Result<RunUpdate, SyncError> {
         let gate = self.gate(project, slug);
         let _running = gate.lock().await;
+        // Inside the local gate: one run of this process waits on the store at a time.
+        let held = self.leases.hold(project, slug).await?;
+        let outcome = self.run(project, slug, updates, trigger).await;
+        held.release().await;
+        outcome
+    }
+
+    async fn run(
+        &self,
+        project: &str,
+        slug: &str,
+        updates: &Updates,
+        trigger: RunTrigger,
+    ) -> Result<RunUpdate, SyncError> {
         // Recorded as the run's time: the index holds the tree as of its start, and the
         // next run treats rows changed since then as racy (issue 10 item 5).
         let started = i64::try_from(neuralis_bus::now_millis()).unwrap_or(i64::MAX);
@@ -80,7 +102,7 @@ impl SyncCore {
             Ok(connector) => run::run_sync(&self.deps, &source, connector, updates).await,
             Err(err) => Err(err),
         };
-        self.record(&source, &outcome, started).await;
+        self.record(&source, &outcome, started, trigger).await;
         if let Ok(done) = &outcome
             && done.counters.batches_committed > 0
         {
@@ -127,10 +149,12 @@ impl SyncCore {
         source: &SourceRecord,
         outcome: &Result<RunUpdate, SyncError>,
         started: i64,
+        trigger: RunTrigger,
     ) {
         match outcome {
             Ok(done) => neuralis_metrics::sync_run(
                 neuralis_metrics::RunOutcome::Succeeded,
+                trigger,
                 neuralis_metrics::RunFiles {
                     indexed: done.counters.files_indexed,
                     unchanged: done.counters.files_unchanged,
@@ -141,6 +165,7 @@ impl SyncCore {
             ),
             Err(_) => neuralis_metrics::sync_run(
                 neuralis_metrics::RunOutcome::Failed,
+                trigger,
                 neuralis_metrics::RunFiles::default(),
             ),
         }

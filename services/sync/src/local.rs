@@ -16,6 +16,7 @@ use neuralis_authz::Permit;
 use neuralis_host::share::{FairShare, ShareLimits};
 use neuralis_index::SourceRecord;
 use neuralis_index::query::SearchQuery;
+use neuralis_metrics::RunTrigger;
 use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 use std::sync::Arc;
@@ -53,24 +54,32 @@ impl LocalSync {
         }
     }
 
+    /// The same handlers announcing source changes to the other replicas on `bus`, and
+    /// following theirs.
+    pub fn with_source_notices(mut self, bus: Arc<dyn neuralis_bus::InvalidationBus>) -> Self {
+        self.scheduler = self.scheduler.with_notices(bus);
+        self
+    }
+
     /// The same handlers with `limits` on concurrent `SyncSource` calls.
     pub fn with_fair_share(mut self, limits: ShareLimits) -> Self {
         self.share = FairShare::new(limits);
         self
     }
 
-    /// Arms the trigger of every stored source (at start).
-    pub async fn arm_triggers(&self) -> Result<(), SyncError> {
-        for source in self.core.deps.store.list_sources(None).await? {
-            self.scheduler.arm(&source);
-        }
-        Ok(())
+    /// Arms the trigger of every stored source (at start), and follows the store from
+    /// then on: re-read every `refresh`, so a trigger changed through another replica
+    /// is re-armed here too.
+    pub async fn arm_triggers(&self, refresh: std::time::Duration) -> Result<(), SyncError> {
+        self.scheduler.follow_store(refresh).await
     }
 
     /// Syncs one source to completion (no caller check: for the service's own use).
     pub async fn sync_now(&self, project: &str, slug: &str) -> Result<RunUpdate, SyncError> {
         let (updates, _ignored) = tokio::sync::mpsc::unbounded_channel();
-        self.core.sync(project, slug, &updates).await
+        self.core
+            .sync(project, slug, &updates, RunTrigger::Api)
+            .await
     }
 
     async fn stored(&self, project: &str, slug: &str) -> Result<SourceRecord, SyncError> {
@@ -136,6 +145,7 @@ impl LocalSync {
         };
         self.announced(&record, create).await?;
         self.scheduler.arm(&record);
+        self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::CreateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -209,6 +219,7 @@ impl LocalSync {
         };
         self.announced(&record, update).await?;
         self.scheduler.arm(&record);
+        self.scheduler.announce(&record.project, &record.slug).await;
         Ok(pb::UpdateSourceResponse {
             source: Some(source::to_proto(&record)),
         })
@@ -242,6 +253,9 @@ impl LocalSync {
         };
         let revision =
             invalidation::announced(store, self.core.deps.bus.as_ref(), target, delete).await?;
+        self.scheduler
+            .announce(&request.project, &request.slug)
+            .await;
         Ok(pb::DeleteSourceResponse { revision })
     }
 
@@ -267,7 +281,9 @@ impl LocalSync {
         // The run goes on when the caller hangs up: a sync is never left half done,
         // and it holds its place in the share until it ends.
         tokio::spawn(async move {
-            let result = core.sync(&request.project, &request.slug, &updates).await;
+            let result = core
+                .sync(&request.project, &request.slug, &updates, RunTrigger::Api)
+                .await;
             // The place is free before the caller hears the run ended: a caller that
             // syncs again at once is never shed by its own finished run.
             drop(admitted);

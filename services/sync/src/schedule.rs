@@ -1,93 +1,226 @@
 //! Sync triggers at work: `auto` watches the source root and syncs once a burst of
 //! changes has been quiet for the debounce; `interval:<N><unit>` syncs every period;
 //! `manual` does nothing on its own. Changing a source re-arms its trigger.
+//!
+//! The store is the truth (issue 26 item 1): every replica re-reads the stored sources
+//! periodically and when another replica announces a change (`crate::notices`), and
+//! re-arms what changed, an `interval:`
+//! source runs when this replica moved its stored due time (one replica per period),
+//! and every run holds the source's lease (`crate::lease`).
 
 use crate::core::SyncCore;
+use crate::lease::Due;
+use crate::notices;
+use neuralis_bus::InvalidationBus;
 use neuralis_index::SourceRecord;
+use neuralis_metrics::RunTrigger;
 use neuralis_sync_core::Trigger;
+use neuralis_sync_core::lease::poll_every;
 use notify::{RecursiveMode, Watcher};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
-/// Tasks by source (project, slug).
-type Tasks = Mutex<HashMap<(String, String), JoinHandle<()>>>;
+/// A source by (project, slug).
+type Key = (String, String);
+/// Tasks by source.
+type Tasks = Mutex<HashMap<Key, JoinHandle<()>>>;
+
+/// A trigger armed for a source, with what it was armed from.
+struct Armed {
+    trigger: String,
+    root: String,
+    /// `None` for `manual` (and a trigger that no longer parses).
+    task: Option<JoinHandle<()>>,
+}
+
+/// What the scheduler's tasks share.
+struct Shared {
+    core: Arc<SyncCore>,
+    debounce: Duration,
+    armed: Mutex<HashMap<Key, Armed>>,
+    /// Re-syncs asked by reads that found a file changed since its row: at most one
+    /// waiting per source, however many reads ask.
+    soon: Tasks,
+    /// Asks the refresh task to re-read the sources now (a trigger found changed, or
+    /// another replica announced a change).
+    changed: Arc<Notify>,
+}
 
 /// The armed triggers, one task per source; dropping the scheduler stops them all.
 pub struct Scheduler {
-    core: Arc<SyncCore>,
-    debounce: Duration,
-    armed: Tasks,
-    /// Re-syncs asked by reads that found a file changed since its row: at most one
-    /// waiting per source, however many reads ask.
-    soon: Arc<Tasks>,
+    shared: Arc<Shared>,
+    refresh: Mutex<Option<JoinHandle<()>>>,
+    /// Where source changes are announced between replicas; none in one process.
+    notices: Option<Arc<dyn InvalidationBus>>,
+    following: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Scheduler {
     /// A scheduler running syncs on `core`.
     pub fn new(core: Arc<SyncCore>, debounce: Duration) -> Self {
         Self {
-            core,
-            debounce,
-            armed: Mutex::new(HashMap::new()),
-            soon: Arc::new(Mutex::new(HashMap::new())),
+            shared: Arc::new(Shared {
+                core,
+                debounce,
+                armed: Mutex::new(HashMap::new()),
+                soon: Mutex::new(HashMap::new()),
+                changed: Arc::new(Notify::new()),
+            }),
+            refresh: Mutex::new(None),
+            notices: None,
+            following: Mutex::new(None),
         }
+    }
+
+    /// The same scheduler announcing source changes on `bus`, and re-reading the
+    /// sources whenever another replica announces one there (`crate::notices`).
+    pub fn with_notices(mut self, bus: Arc<dyn InvalidationBus>) -> Self {
+        self.notices = Some(bus);
+        self
+    }
+
+    /// Tells the other replicas that a source changed (created, updated, deleted).
+    pub async fn announce(&self, project: &str, slug: &str) {
+        if let Some(bus) = &self.notices {
+            notices::announce(bus.as_ref(), project, slug).await;
+        }
+    }
+
+    /// Arms every stored source, then re-reads them every `period` (and whenever a
+    /// trigger is found changed) to follow changes made through other replicas.
+    pub async fn follow_store(&self, period: Duration) -> Result<(), crate::SyncError> {
+        self.shared.reconcile().await?;
+        let shared = Arc::clone(&self.shared);
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    () = shared.changed.notified() => {}
+                }
+                if let Err(err) = shared.reconcile().await {
+                    tracing::warn!(error = %err, "stored sources not re-read; triggers unchanged");
+                }
+            }
+        });
+        if let Some(old) = lock(&self.refresh).replace(task) {
+            old.abort();
+        }
+        if let Some(bus) = &self.notices {
+            let task = tokio::spawn(notices::follow(
+                Arc::clone(bus),
+                Arc::clone(&self.shared.changed),
+                period,
+            ));
+            if let Some(old) = lock(&self.following).replace(task) {
+                old.abort();
+            }
+        }
+        Ok(())
     }
 
     /// Re-syncs a source once the debounce has passed, whatever its trigger (even
     /// `manual`): a read found one of its files changed since its row, so the index
     /// no longer says what is there. Asked again while one waits, nothing more happens.
     pub fn soon(&self, source: &SourceRecord) {
-        let mut waiting = lock(&self.soon);
+        let mut waiting = lock(&self.shared.soon);
         if waiting.contains_key(&key(source)) {
             return;
         }
-        let (core, soon, debounce) = (
-            Arc::clone(&self.core),
-            Arc::clone(&self.soon),
-            self.debounce,
-        );
+        let shared = Arc::clone(&self.shared);
         let source = source.clone();
         let task_key = key(&source);
         let task = tokio::spawn(async move {
-            tokio::time::sleep(debounce).await;
+            tokio::time::sleep(shared.debounce).await;
             // Forgotten before the run: a change found during it asks for the next one.
-            lock(&soon).remove(&key(&source));
-            sync_quietly(&core, &source).await;
+            lock(&shared.soon).remove(&key(&source));
+            sync_quietly(&shared.core, &source, RunTrigger::Changed).await;
         });
         waiting.insert(task_key, task);
     }
 
     /// Arms (or re-arms) a source's trigger.
     pub fn arm(&self, source: &SourceRecord) {
-        self.disarm(&source.project, &source.slug);
-        let task = match source.trigger.parse::<Trigger>() {
-            Ok(Trigger::Manual) | Err(_) => return,
-            Ok(Trigger::Auto) => {
-                tokio::spawn(watch(Arc::clone(&self.core), source.clone(), self.debounce))
-            }
-            Ok(Trigger::Interval(period)) => {
-                tokio::spawn(every(Arc::clone(&self.core), source.clone(), period))
-            }
-        };
-        self.lock().insert(key(source), task);
+        self.shared.arm(source);
     }
 
     /// Stops a source's trigger.
     pub fn disarm(&self, project: &str, slug: &str) {
-        if let Some(task) = self.lock().remove(&(project.to_owned(), slug.to_owned())) {
-            task.abort();
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), JoinHandle<()>>> {
-        lock(&self.armed)
+        self.shared.disarm(&(project.to_owned(), slug.to_owned()));
     }
 }
 
-fn lock(tasks: &Tasks) -> std::sync::MutexGuard<'_, HashMap<(String, String), JoinHandle<()>>> {
+impl Shared {
+    fn arm(self: &Arc<Self>, source: &SourceRecord) {
+        let task = match source.trigger.parse::<Trigger>() {
+            Ok(Trigger::Manual) | Err(_) => None,
+            Ok(Trigger::Auto) => Some(tokio::spawn(watch(
+                Arc::clone(&self.core),
+                source.clone(),
+                self.debounce,
+            ))),
+            Ok(Trigger::Interval(period)) => Some(tokio::spawn(every(
+                Arc::clone(self),
+                source.clone(),
+                period,
+            ))),
+        };
+        let armed = Armed {
+            trigger: source.trigger.clone(),
+            root: source.root.clone(),
+            task,
+        };
+        if let Some(old) = lock(&self.armed).insert(key(source), armed) {
+            stop(old);
+        }
+    }
+
+    fn disarm(&self, key: &Key) {
+        if let Some(old) = lock(&self.armed).remove(key) {
+            stop(old);
+        }
+    }
+
+    /// Re-arms every stored source whose trigger or root differs from what is armed,
+    /// and disarms the sources no longer stored.
+    async fn reconcile(self: &Arc<Self>) -> Result<(), crate::SyncError> {
+        let stored = self.core.deps.store.list_sources(None).await?;
+        let changed: Vec<&SourceRecord> = {
+            let armed = lock(&self.armed);
+            stored
+                .iter()
+                .filter(|source| {
+                    armed.get(&key(source)).is_none_or(|armed| {
+                        armed.trigger != source.trigger || armed.root != source.root
+                    })
+                })
+                .collect()
+        };
+        for source in changed {
+            self.arm(source);
+        }
+        let kept: std::collections::HashSet<Key> = stored.iter().map(key).collect();
+        let gone: Vec<Key> = lock(&self.armed)
+            .keys()
+            .filter(|armed| !kept.contains(*armed))
+            .cloned()
+            .collect();
+        for source in gone {
+            self.disarm(&source);
+        }
+        Ok(())
+    }
+}
+
+fn stop(armed: Armed) {
+    if let Some(task) = armed.task {
+        task.abort();
+    }
+}
+
+fn lock<T>(tasks: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     tasks
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -95,28 +228,52 @@ fn lock(tasks: &Tasks) -> std::sync::MutexGuard<'_, HashMap<(String, String), Jo
 
 impl Drop for Scheduler {
     fn drop(&mut self) {
-        for (_, task) in self.lock().drain().chain(lock(&self.soon).drain()) {
+        for task in [lock(&self.refresh).take(), lock(&self.following).take()]
+            .into_iter()
+            .flatten()
+        {
+            task.abort();
+        }
+        for (_, armed) in lock(&self.shared.armed).drain() {
+            stop(armed);
+        }
+        for (_, task) in lock(&self.shared.soon).drain() {
             task.abort();
         }
     }
 }
 
-fn key(source: &SourceRecord) -> (String, String) {
+fn key(source: &SourceRecord) -> Key {
     (source.project.clone(), source.slug.clone())
 }
 
-async fn sync_quietly(core: &SyncCore, source: &SourceRecord) {
-    let (updates, _ignored) = mpsc::unbounded_channel();
-    // The outcome is recorded in the source's status and logged by the core.
-    let _ = core.sync(&source.project, &source.slug, &updates).await;
+/// Runs on a task of its own: a trigger re-armed or disarmed meanwhile never leaves a
+/// run half done (nor its lease held).
+async fn sync_quietly(core: &Arc<SyncCore>, source: &SourceRecord, trigger: RunTrigger) {
+    let (core, project, slug) = (
+        Arc::clone(core),
+        source.project.clone(),
+        source.slug.clone(),
+    );
+    let run = tokio::spawn(async move {
+        let (updates, _ignored) = mpsc::unbounded_channel();
+        // The outcome is recorded in the source's status and logged by the core.
+        let _ = core.sync(&project, &slug, &updates, trigger).await;
+    });
+    let _ = run.await;
 }
 
-async fn every(core: Arc<SyncCore>, source: SourceRecord, period: Duration) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// Reads the stored due time an eighth of a period apart and runs when this replica
+/// moved it; stops (and asks for a re-read of the sources) when the stored trigger is
+/// no longer this one.
+async fn every(shared: Arc<Shared>, source: SourceRecord, period: Duration) {
     loop {
-        ticks.tick().await;
-        sync_quietly(&core, &source).await;
+        tokio::time::sleep(poll_every(period)).await;
+        match shared.core.leases.due(&source, period).await {
+            Due::Run => sync_quietly(&shared.core, &source, RunTrigger::Interval).await,
+            Due::Wait => {}
+            Due::Changed => return shared.changed.notify_one(),
+        }
     }
 }
 
@@ -137,10 +294,10 @@ async fn watch(core: Arc<SyncCore>, source: SourceRecord, debounce: Duration) {
     if let Err(err) = watcher.watch(std::path::Path::new(&source.root), RecursiveMode::Recursive) {
         return tracing::warn!(source = %source.slug, error = %err, "cannot watch source root");
     }
-    sync_quietly(&core, &source).await;
+    sync_quietly(&core, &source, RunTrigger::Auto).await;
     while changed.recv().await.is_some() {
         settle(&mut changed, debounce).await;
-        sync_quietly(&core, &source).await;
+        sync_quietly(&core, &source, RunTrigger::Auto).await;
     }
 }
 

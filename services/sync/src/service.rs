@@ -8,6 +8,7 @@ use crate::forget::{AccessForgetter, NoForget};
 use crate::grpc::SyncGrpcServer;
 use crate::in_process::InProcess;
 use crate::layout_rules::{LayoutCore, LayoutRules};
+use crate::lease::Leases;
 use crate::run::{RunDeps, RunLimits};
 use crate::{LocalSync, SyncError};
 use neuralis_authz::{Authorized, Gate, Verifiers, tables};
@@ -92,12 +93,26 @@ impl SyncService {
             &config.allowed_roots,
             parts.require_allowed_roots,
         );
-        let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots));
-        let local = Arc::new(
-            LocalSync::new(core, config.auto_debounce(), parts.forgetter)
-                .with_fair_share(config.fair_share),
+        // One process owns an embedded store; PostgreSQL may be shared by replicas.
+        let single_process = matches!(config.index, IndexStoreConfig::Embedded { .. });
+        let leases = Leases::new(
+            Arc::clone(&parts.store),
+            crate::lease::replica_id(single_process)?,
+            config.lease_ttl(),
         );
-        local.arm_triggers().await?;
+        let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots, leases));
+        let mut local = LocalSync::new(core, config.auto_debounce(), parts.forgetter)
+            .with_fair_share(config.fair_share);
+        // Replicas share Redis: source changes are announced beside the invalidations.
+        if let BusConfig::Redis { url, channel } = &config.bus {
+            let notices = BusConfig::Redis {
+                url: url.clone(),
+                channel: crate::notices::channel_beside(channel),
+            };
+            local = local.with_source_notices(open_bus(&notices).await?);
+        }
+        let local = Arc::new(local);
+        local.arm_triggers(config.sources_refresh()).await?;
         Ok(Self {
             local,
             sources_gate: Gate::new(&tables::sources::TABLE, Arc::clone(&parts.verifiers)),

@@ -1,4 +1,5 @@
-//! Sync triggers with a running server: an `auto` source follows its tree.
+//! Sync triggers with a running server: an `auto` source follows its tree, and a
+//! trigger changed in the store (by another replica) is re-armed here too.
 
 mod support;
 
@@ -92,4 +93,48 @@ async fn changing_a_trigger_to_manual_stops_following_the_tree() {
             .as_deref(),
         Some("manual")
     );
+}
+
+/// Whether the source has synced (its status says when it last did).
+async fn synced(client: &support::Client, slug: &str) -> bool {
+    use neuralis_proto::sync::v1 as pb;
+    let request = pb::GetSourceRequest {
+        project: PROJECT.into(),
+        slug: slug.into(),
+    };
+    let answer = client.get_source(request).await.expect("read");
+    answer
+        .source
+        .and_then(|source| source.status)
+        .is_some_and(|status| status.last_synced_at_ms > 0)
+}
+
+#[tokio::test]
+async fn a_trigger_changed_in_the_store_alone_is_re_armed_by_the_next_re_read() {
+    use neuralis_index::IndexStore;
+    let mut setup = Setup::with_bus(Arc::new(InProcessBus::default()));
+    setup.config.sources_refresh_ms = 200;
+    let harness = support::start(setup).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    // As another replica would: the store changes, this process is not told.
+    let mut stored = harness
+        .store
+        .get_source(PROJECT, "repo")
+        .await
+        .expect("read")
+        .expect("stored");
+    stored.trigger = "interval:1s".into();
+    harness.store.update_source(&stored).await.expect("updated");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let mut ran = false;
+    while !ran && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        ran = synced(&harness.client, "repo").await;
+    }
+    assert!(ran, "the interval stored by another replica runs here too");
 }

@@ -3,6 +3,7 @@
 //! schema and the full-text search differ, and those are chosen by [`Dialect`].
 
 mod codec;
+mod leases;
 mod rows;
 mod schema;
 mod search;
@@ -13,8 +14,8 @@ mod tombstones;
 mod write;
 
 use crate::{
-    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, Pruned,
-    SourceRecord, StoredFile, SyncStatus, WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, LeaseRow, ProjectChanges, ProjectSnapshot, Pruned,
+    SourceRecord, SourceTurn, StoredFile, SyncStatus, WriteBatch,
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
@@ -280,6 +281,34 @@ impl IndexStore for SqlIndexStore {
 
     async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {
         sources::delete(&self.pool, project, slug).await
+    }
+
+    async fn source_turn(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceTurn>, IndexError> {
+        leases::turn(&self.pool, project, slug).await
+    }
+
+    async fn swap_lease(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: &LeaseRow,
+        next: &LeaseRow,
+    ) -> Result<bool, IndexError> {
+        leases::swap_lease(&self.pool, project, slug, seen, next).await
+    }
+
+    async fn swap_due(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: i64,
+        next: i64,
+    ) -> Result<bool, IndexError> {
+        leases::swap_due(&self.pool, project, slug, seen, next).await
     }
 
     async fn revision(&self, project: &str) -> Result<u64, IndexError> {

@@ -182,8 +182,23 @@ const SQLITE_FULL_TEXT_MERGES: &str =
 const SQLITE_WIDER_MERGES: &str = "INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('automerge', 64); \
      INSERT INTO index_chunks_fts (index_chunks_fts, rank) VALUES ('crisismerge', 64);";
 
+/// Sync replicas that take turns (issue 26 item 1): per source, the lease of the replica
+/// running it (holder `''` when free) and when its `interval:` trigger is due next (`0`:
+/// never scheduled). Additive: a release before it never reads the table. The same
+/// text on both backends.
+const SOURCE_LEASES: &str = "
+CREATE TABLE IF NOT EXISTS index_leases (
+    project TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    holder TEXT NOT NULL DEFAULT '',
+    expires_at BIGINT NOT NULL DEFAULT 0,
+    next_due BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (project, slug)
+);
+";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 8] {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 9] {
     let (chunks, full_text, ids, deltas, flags, merges, wider_merges) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
@@ -214,6 +229,7 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 8] {
         (6, flags),
         (7, merges),
         (8, wider_merges),
+        (9, SOURCE_LEASES),
     ]
 }
 

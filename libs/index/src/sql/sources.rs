@@ -130,6 +130,12 @@ pub(crate) async fn delete(
         .execute(&mut *tx)
         .await?;
     found(removed.rows_affected(), project, slug)?;
+    // A source created again under the slug starts with a free lease and a fresh schedule.
+    sqlx::query("DELETE FROM index_leases WHERE project = $1 AND slug = $2")
+        .bind(project)
+        .bind(slug)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query("DELETE FROM index_chunks WHERE project = $1 AND source = $2")
         .bind(project)
         .bind(slug)

@@ -7,6 +7,7 @@ use neuralis_index::{
 use std::sync::Arc;
 
 pub use super::deltas::*;
+pub use super::leases::*;
 pub use super::pruning::*;
 pub use super::writes::*;
 

@@ -3,6 +3,7 @@
 
 pub mod cases;
 pub mod deltas;
+pub mod leases;
 pub mod pruning;
 pub mod writes;
 
@@ -76,6 +77,11 @@ macro_rules! all_conformance_cases {
             a_delta_from_before_the_floor_or_beyond_the_revision_is_refused,
             pruned_tombstones_raise_the_floor_and_an_older_reader_gets_a_full_re_read,
             pruning_keeps_every_tombstone_above_the_floor,
+            a_new_source_has_a_free_lease_and_no_due_time,
+            of_two_replicas_that_read_the_same_lease_one_takes_it,
+            a_lease_is_renewed_and_released_only_by_its_holder,
+            of_two_replicas_that_read_the_same_due_time_one_moves_it,
+            a_source_created_again_starts_with_a_free_lease_and_no_due_time,
         );
     };
 }

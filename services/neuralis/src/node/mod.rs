@@ -11,6 +11,7 @@ mod readiness;
 pub mod redact;
 pub mod run;
 pub mod settings;
+mod startup;
 mod subscription;
 pub mod target;
 mod wiring;
@@ -125,6 +126,19 @@ pub async fn start(
     listener: TcpListener,
     shutdown: Shutdown,
 ) -> Result<Node> {
+    let readiness = Readiness::new(shutdown.clone());
+    start_with(settings, targets, listener, shutdown, readiness).await
+}
+
+/// [`start`], reporting on `readiness` (which the admin port may already serve while
+/// the process waits for its stores: `run::serve`).
+pub async fn start_with(
+    settings: NodeSettings,
+    targets: Targets,
+    listener: TcpListener,
+    shutdown: Shutdown,
+    readiness: Readiness,
+) -> Result<Node> {
     let addr = listener.local_addr()?;
     let checked = checks::check(&settings, &targets)?;
     let wired = wiring::wire(&settings, &targets, &checked.peers).await?;
@@ -161,7 +175,6 @@ pub async fn start(
     });
     // Every store was reached while wiring; from now on each service's health follows
     // what it needs (peers in split mode, the index store where sync runs).
-    let readiness = Readiness::new(shutdown.clone());
     readiness::follow(
         names.clone(),
         wired.dependencies,

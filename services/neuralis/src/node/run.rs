@@ -74,9 +74,11 @@ async fn serve(
         Duration::from_millis(settings.drain_delay_ms),
         Duration::from_millis(settings.drain_deadline_ms),
     );
-    let admin_listen = settings.admin_listen.clone();
-    let node = node::start(settings, targets, listener, shutdown.clone()).await?;
-    let admin = admin(&admin_listen, node.readiness.clone(), shutdown).await;
+    // The admin port first: live (and not ready) while the stores are awaited.
+    let readiness = neuralis_host::admin::Readiness::new(shutdown.clone());
+    let admin = admin(&settings.admin_listen, readiness.clone(), shutdown.clone()).await;
+    let node =
+        node::startup::start_patiently(settings, targets, listener, shutdown, readiness).await?;
     if announce {
         // Written, never printed: a script that read the line it wanted may have
         // closed the pipe, and a failed write must not stop the server. The admin

@@ -1,8 +1,8 @@
 //! A store wrapper that counts writes and fails them on demand.
 
 use neuralis_index::{
-    ChunkHit, FileRow, IndexError, IndexStore, ProjectChanges, ProjectSnapshot, Pruned,
-    SourceRecord, SyncStatus, WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, LeaseRow, ProjectChanges, ProjectSnapshot, Pruned,
+    SourceRecord, SourceTurn, SyncStatus, WriteBatch,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -61,6 +61,31 @@ impl IndexStore for CountingStore {
     }
     async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {
         self.inner.delete_source(project, slug).await
+    }
+    async fn source_turn(
+        &self,
+        project: &str,
+        slug: &str,
+    ) -> Result<Option<SourceTurn>, IndexError> {
+        self.inner.source_turn(project, slug).await
+    }
+    async fn swap_lease(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: &LeaseRow,
+        next: &LeaseRow,
+    ) -> Result<bool, IndexError> {
+        self.inner.swap_lease(project, slug, seen, next).await
+    }
+    async fn swap_due(
+        &self,
+        project: &str,
+        slug: &str,
+        seen: i64,
+        next: i64,
+    ) -> Result<bool, IndexError> {
+        self.inner.swap_due(project, slug, seen, next).await
     }
     async fn revision(&self, project: &str) -> Result<u64, IndexError> {
         self.inner.revision(project).await
