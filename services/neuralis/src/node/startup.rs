@@ -1,13 +1,17 @@
-//! A patient start (issue 26 item 3, sync's part): a process whose sync cannot reach
-//! its index store or bus yet stays up, live and not ready (`/readyz` says `startup:
-//! failing`), and tries again with backoff until they answer. Anything else that stops
-//! the start (a bad key, a port in use) still ends the process at once.
+//! A patient start (issue 26 item 3): a process whose sync cannot reach its index
+//! store or bus yet, or whose policy cannot reach its access store, or whose store lacks
+//! a migration of this release (check mode, before `neuralis migrate up`), stays up,
+//! live and not ready (`/readyz` says `startup: failing`), and tries again with backoff
+//! until they answer. Anything else that stops the start (a bad key, a port in use)
+//! still ends the process at once.
 
 use std::time::Duration;
 
 use anyhow::Result;
+use neuralis_access_store::StoreError;
 use neuralis_host::Shutdown;
 use neuralis_host::admin::Readiness;
+use neuralis_policy::StartError;
 use neuralis_sync::SyncError;
 use tokio::net::TcpListener;
 
@@ -62,13 +66,19 @@ pub async fn start_patiently(
     }
 }
 
-/// Whether the start stopped on sync's store or bus not answering (worth waiting
-/// for), rather than on anything a retry cannot mend.
+/// Whether the start stopped on a store or bus not answering, or on a schema this
+/// release has not migrated yet (check mode, before `neuralis migrate up`): worth
+/// waiting for, unlike anything a retry cannot mend.
 fn waits_for_a_store(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         matches!(
             cause.downcast_ref::<SyncError>(),
             Some(SyncError::Unavailable(_))
+        ) || matches!(
+            cause.downcast_ref::<StartError>(),
+            Some(StartError::Store(
+                StoreError::Unavailable(_) | StoreError::Schema(_)
+            ))
         )
     })
 }
@@ -89,6 +99,26 @@ mod tests {
             .context("opening the index")
             .unwrap_err();
         assert!(waits_for_a_store(&error));
+    }
+
+    #[test]
+    fn an_unreachable_or_unmigrated_access_store_is_waited_for() {
+        for store in [
+            StoreError::Unavailable("database unreachable".into()),
+            StoreError::Schema("the store lacks migrations [7]".into()),
+        ] {
+            let error = Err::<(), _>(StartError::Store(store))
+                .context("starting policy")
+                .unwrap_err();
+            assert!(waits_for_a_store(&error));
+        }
+        let misconfigured = Err::<(), _>(StartError::Store(StoreError::Config {
+            field: "url",
+            message: "is not a PostgreSQL URL".into(),
+        }))
+        .context("starting policy")
+        .unwrap_err();
+        assert!(!waits_for_a_store(&misconfigured));
     }
 
     #[test]
