@@ -112,6 +112,12 @@ REFUSED = [
      {"secret": {"existingSecret": "s"}, "config": {"identity": {"keys": {"kind": "jwks_file", "path": "/k"}}}},
      ["keyFiles"]),
     ("TLS without its Secret", {"mode": "all-in-one", "tls": {"enabled": True}}, ["tls.existingSecret"]),
+    ("pools at the autoscalers' maxima over the server's connections",
+     {"secret": {"values": {"NEURALIS__SYNC__INDEX__URL": "postgres://p", "NEURALIS__POLICY__STORE__URL": "postgres://p",
+                            "NEURALIS__SYNC__BUS__URL": "redis://r", "NEURALIS__IDENTITY__KEYS__SECRET": "x" * 40,
+                            "NEURALIS__SERVICE_IDENTITY__KEYS__SECRET": "y" * 40}},
+      "policy": {"autoscaling": {"maxReplicas": 30}}},
+     ["database.maxConnections", "= 138"]),
     ("a secret under a name the binary does not read",
      {"mode": "all-in-one", "secret": {"values": {"IDENTITY_SECRET": "x"}}}, ["IDENTITY_SECRET"]),
 ] + [

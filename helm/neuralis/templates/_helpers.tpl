@@ -103,6 +103,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- fail (printf "config.service_identity.keys.kind %s reads key files (and a signing_key): set keyFiles.files or keyFiles.existingSecret (mounted at /etc/neuralis/keys)" .Values.config.service_identity.keys.kind) -}}
 {{- end -}}
 {{- end -}}
+{{- include "neuralis.connectionBudget" . -}}
 {{- if not .Values.sync.internal.enabled -}}
 {{- fail "sync.internal.enabled: discovery reads sync's index feed on the internal port (internal_listen); it cannot be turned off in distributed mode" -}}
 {{- end -}}
@@ -240,4 +241,18 @@ topologySpreadConstraints:
 {{- with .Values.extraVolumes }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/* PostgreSQL connections at the autoscalers' maxima fit the server's max_connections:
+     policy replicas x its pool, sync replicas x the index pool (8), the migration Job. */}}
+{{- define "neuralis.connectionBudget" -}}
+{{- $policy := .Values.policy -}}
+{{- $sync := .Values.sync -}}
+{{- $policyMax := int (ternary $policy.autoscaling.maxReplicas $policy.replicas $policy.autoscaling.enabled) -}}
+{{- $syncMax := int (ternary $sync.autoscaling.maxReplicas $sync.replicas $sync.autoscaling.enabled) -}}
+{{- $pool := int $policy.store.maxConnections -}}
+{{- $need := add (mul $policyMax $pool) (mul $syncMax 8) 2 -}}
+{{- if gt (int $need) (int .Values.database.maxConnections) -}}
+{{- fail (printf "PostgreSQL connections at the autoscalers' maxima: policy %d x %d + sync %d x 8 + 2 (the migration Job) = %d, over database.maxConnections %d: lower policy.autoscaling.maxReplicas or policy.store.maxConnections, or raise the server's max_connections and database.maxConnections (docs/sizing.md)" $policyMax $pool $syncMax (int $need) (int .Values.database.maxConnections)) -}}
+{{- end -}}
 {{- end -}}
