@@ -77,14 +77,16 @@ pub(crate) async fn wire(
         keys: Keys::load(settings, targets)?,
         wired: Wired::default(),
     };
-    let policy = match targets.runs(Target::Policy) {
-        true => Some(wiring.policy().await?),
-        false => None,
+    let policy = if targets.runs(Target::Policy) {
+        Some(wiring.policy().await?)
+    } else {
+        None
     };
     wiring.wired.clients.policy = policy.clone().map(|api| api as Arc<dyn PolicyApi>);
-    let sync = match targets.runs(Target::Sync) {
-        true => wiring.sync(policy.clone()).await?,
-        false => None,
+    let sync = if targets.runs(Target::Sync) {
+        wiring.sync(policy.clone()).await?
+    } else {
+        None
     };
     if targets.runs(Target::Discovery) {
         wiring.discovery(policy, sync).await?;
