@@ -1,6 +1,6 @@
 //! What differs between the two backends, and only that: how a read-then-write
 //! transaction starts, how a snapshot read is isolated, how the policy row of a
-//! read-then-write is read, and how a batch of source ids is read. Every operation is
+//! read-then-write is read, and how a batch of source ids is bound. Every operation is
 //! written once, over this, in the `operations` module.
 
 use std::future::Future;
