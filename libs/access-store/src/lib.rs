@@ -4,6 +4,9 @@
 //! - [`EmbeddedStore`]: the default, a single SQLite file, no server;
 //! - [`PostgresStore`]: for several replicas sharing one database.
 //!
+//! Both are one [`SqlStore`]: each operation is written once over the sqlx database
+//! ([`operations`]), and each backend adds only what its SQL does differently.
+//!
 //! Migrations run when a store opens. [`AccessStore::snapshot`] reads everything one
 //! evaluation needs in one consistent read; nothing here caches.
 #![forbid(unsafe_code)]
@@ -12,11 +15,13 @@
 pub mod config;
 pub mod embedded;
 pub mod error;
+pub mod operations;
 pub mod postgres;
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+mod dialect;
 mod records;
 mod schema;
 mod sql;
@@ -26,6 +31,7 @@ use std::sync::Arc;
 pub use config::StoreConfig;
 pub use embedded::EmbeddedStore;
 pub use error::StoreError;
+pub use operations::SqlStore;
 pub use postgres::PostgresStore;
 pub use store::{
     AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, PackageKeyMove,

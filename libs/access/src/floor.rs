@@ -3,40 +3,12 @@
 //! remove". It may carry only false capabilities and never `override`, `roles` or `agents`.
 //! Evaluation applies floors after every rule ([`crate::CallerPolicy`]).
 
-use crate::{AccessError, PathRule, UriPolicy};
+use crate::UriPolicy;
 
-/// Checks the authoring shape of a floor rule (field names are relative to the rule).
-pub fn check_shape(rule: &PathRule) -> Result<(), AccessError> {
-    if rule.override_rule {
-        return Err(AccessError::invalid(
-            "override",
-            "a floor cannot be an override",
-        ));
-    }
-    if !rule.roles.is_empty() {
-        return Err(AccessError::invalid("roles", "a floor applies to everyone"));
-    }
-    if !rule.agents.is_empty() {
-        return Err(AccessError::invalid(
-            "agents",
-            "a floor applies to everyone",
-        ));
-    }
-    let changes = rule.changes();
-    if changes.contains(&Some(true)) {
-        return Err(AccessError::invalid(
-            "floor",
-            "a floor may carry only false capabilities",
-        ));
-    }
-    if !changes.contains(&Some(false)) {
-        return Err(AccessError::invalid(
-            "floor",
-            "a floor must deny at least one capability",
-        ));
-    }
-    Ok(())
-}
+/// The shape a floor rule must have is checked where a policy is validated (the
+/// `policy` module applies it to every rule it compiles); named here too, with the
+/// floors.
+pub use crate::policy::check_floor_shape as check_shape;
 
 /// The policy to persist when `next` replaces `previous`: every floor of `previous` that
 /// `next` does not restate is kept, after the rules of `next`, so an edit can add floors
@@ -56,6 +28,7 @@ pub fn keep_floors(previous: Option<&UriPolicy>, mut next: UriPolicy) -> UriPoli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{AccessError, PathRule};
 
     fn floor(pattern: &str) -> PathRule {
         PathRule {

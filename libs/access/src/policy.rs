@@ -93,12 +93,46 @@ impl PathRule {
             }
         }
         if self.floor {
-            crate::floor::check_shape(self).map_err(|e| e.within(&field("")))?;
+            check_floor_shape(self).map_err(|e| e.within(&field("")))?;
         } else if self.changes().iter().all(Option::is_none) {
             return Err(AccessError::invalid(field(""), "sets no capability"));
         }
         Ok(pattern)
     }
+}
+
+/// Checks the authoring shape of a floor rule (seed 002: a restrict-only denial; field
+/// names are relative to the rule).
+pub fn check_floor_shape(rule: &PathRule) -> Result<(), AccessError> {
+    if rule.override_rule {
+        return Err(AccessError::invalid(
+            "override",
+            "a floor cannot be an override",
+        ));
+    }
+    if !rule.roles.is_empty() {
+        return Err(AccessError::invalid("roles", "a floor applies to everyone"));
+    }
+    if !rule.agents.is_empty() {
+        return Err(AccessError::invalid(
+            "agents",
+            "a floor applies to everyone",
+        ));
+    }
+    let changes = rule.changes();
+    if changes.contains(&Some(true)) {
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor may carry only false capabilities",
+        ));
+    }
+    if !changes.contains(&Some(false)) {
+        return Err(AccessError::invalid(
+            "floor",
+            "a floor must deny at least one capability",
+        ));
+    }
+    Ok(())
 }
 
 /// A source's URI policy as persisted.

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use neuralis_identity::{BearerToken, ServiceVerifier, Verifier};
 use neuralis_metrics::{AuthOutcome, AuthReason};
 use neuralis_proto::details::{self, Reason};
 
+use crate::counters::{Counters, Counts};
 use crate::permit::{Permit, Principal};
 use crate::rule::{Row, Table, Who};
 
@@ -83,52 +83,6 @@ impl Verifiers {
     }
 }
 
-/// Calls counted by outcome (the gate's and the permits' own).
-#[derive(Debug, Default)]
-pub struct Counters {
-    allowed: AtomicU64,
-    unauthenticated: AtomicU64,
-    permission_denied: AtomicU64,
-    refused: AtomicU64,
-}
-
-/// A reading of [`Counters`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Calls that passed their rule.
-    pub allowed: u64,
-    /// Calls refused as UNAUTHENTICATED.
-    pub unauthenticated: u64,
-    /// Calls refused as PERMISSION_DENIED at the gate.
-    pub permission_denied: u64,
-    /// Binding steps a permit refused (another project, conversation, ...).
-    pub refused: u64,
-}
-
-impl Counters {
-    pub(crate) fn refused(&self) {
-        self.refused.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn count(&self, result: &Result<Permit, Denial>) {
-        let counter = match result {
-            Ok(_) => &self.allowed,
-            Err(Denial::Unauthenticated) => &self.unauthenticated,
-            Err(Denial::PermissionDenied(_) | Denial::Unimplemented) => &self.permission_denied,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn read(&self) -> Counts {
-        Counts {
-            allowed: self.allowed.load(Ordering::Relaxed),
-            unauthenticated: self.unauthenticated.load(Ordering::Relaxed),
-            permission_denied: self.permission_denied.load(Ordering::Relaxed),
-            refused: self.refused.load(Ordering::Relaxed),
-        }
-    }
-}
-
 /// Decides every call of one service against its table.
 #[derive(Clone)]
 pub struct Gate {
@@ -183,7 +137,13 @@ impl Gate {
                 Some(AuthReason::UnknownMethod),
             ),
         };
-        self.counters.count(&result);
+        match &result {
+            Ok(_) => self.counters.allowed(),
+            Err(Denial::Unauthenticated) => self.counters.unauthenticated(),
+            Err(Denial::PermissionDenied(_) | Denial::Unimplemented) => {
+                self.counters.permission_denied()
+            }
+        }
         if let Some(reason) = reason {
             let outcome = match &result {
                 Ok(_) => AuthOutcome::Unverified,

@@ -5,6 +5,7 @@
 //! - [`rule`]: a rule as data: who may call ([`Who`]) and the project it acts in
 //!   ([`Binding`]);
 //! - [`tables`]: one [`Table`] per service, a row per RPC;
+//! - [`counters`]: calls counted by outcome, by the gate and by the permits;
 //! - [`gate`]: the decision: the row of the method (none: refused), the credential
 //!   verified with the verifier the row names, the role; a [`Permit`] or a [`Denial`];
 //! - [`layer`]: the tower layer that asks the gate before the tonic service runs and
@@ -17,13 +18,15 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod counters;
 pub mod gate;
 pub mod layer;
 pub mod permit;
 pub mod rule;
 pub mod tables;
 
-pub use gate::{Counts, Denial, Gate, Verifiers};
+pub use counters::Counts;
+pub use gate::{Denial, Gate, Verifiers};
 pub use layer::{AuthorizeLayer, Authorized};
 pub use permit::{Acting, Permit, Refusal};
 pub use rule::{Binding, Row, Table, Who};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use neuralis_access::Caller;
 use neuralis_identity::ServicePrincipal;
 
-use crate::gate::Counters;
+use crate::counters::Counters;
 use crate::rule::{Binding, Row};
 
 /// Who a permit was issued to.

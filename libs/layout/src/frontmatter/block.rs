@@ -22,6 +22,14 @@ pub(super) enum Located {
     Block(Block),
 }
 
+/// Whether the block holds nothing but blank lines and comments.
+pub(super) fn is_blank(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with('#')
+    })
+}
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 pub(super) fn locate(content: &[u8]) -> Located {

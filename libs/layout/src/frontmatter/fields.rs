@@ -8,6 +8,23 @@ use serde_json::Value;
 use super::Frontmatter;
 use crate::diagnostic::Diagnostic;
 
+/// The whitelisted keys as they are spelled in the block. Strict YAML reads them in this
+/// order (its `Raw` fields); recovery and the plain reader keep only these.
+pub(super) const WHITELIST: [&str; 12] = [
+    "id",
+    "name",
+    "title",
+    "description",
+    "requiredFeatures",
+    "credentials",
+    "metadata",
+    "allowed-tools",
+    "context",
+    "activation",
+    "overwrite",
+    "role",
+];
+
 pub(super) fn whitelist(
     mut values: BTreeMap<String, Value>,
     diagnostics: &mut Vec<Diagnostic>,

@@ -106,7 +106,7 @@ pub fn parse_frontmatter(content: &[u8]) -> FrontmatterOutcome {
             diagnostics.extend(recovered.skipped.into_iter().map(|(line, message)| {
                 Diagnostic::warning(Some(block.first_line + line), message)
             }));
-            if recovered.keys.is_empty() && !recovery::is_blank(&block.text) {
+            if recovered.keys.is_empty() && !block::is_blank(&block.text) {
                 None
             } else {
                 Some((recovered.keys, FrontmatterStatus::Recovered))

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::strict::WHITELIST;
+use super::fields::WHITELIST;
 
 /// The most lines read here; a longer block goes to strict YAML (whose budgets then
 /// apply as always).

@@ -8,21 +8,13 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::strict::WHITELIST;
+use super::fields::WHITELIST;
 
 /// What recovery found: the kept keys, and the lines it could not read (line within
 /// the block, 1-based, and why).
 pub(super) struct Recovered {
     pub keys: BTreeMap<String, Value>,
     pub skipped: Vec<(u32, String)>,
-}
-
-/// Whether the block holds nothing but blank lines and comments.
-pub(super) fn is_blank(text: &str) -> bool {
-    text.lines().all(|line| {
-        let line = line.trim();
-        line.is_empty() || line.starts_with('#')
-    })
 }
 
 /// One top-level key being read, with the lines that belong to it.

@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::block::is_blank;
+use super::fields::WHITELIST;
 use crate::diagnostic::Diagnostic;
 
-/// The whitelisted keys as strict YAML saw them; every other key is skipped unread.
+/// The whitelisted keys as strict YAML saw them, in the order of [`WHITELIST`]; every
+/// other key is skipped unread.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct Raw {
@@ -27,22 +30,6 @@ struct Raw {
     overwrite: Option<Value>,
     role: Option<Value>,
 }
-
-/// The keys of [`Raw`] as they are spelled in the block, in its fields' order.
-pub(super) const WHITELIST: [&str; 12] = [
-    "id",
-    "name",
-    "title",
-    "description",
-    "requiredFeatures",
-    "credentials",
-    "metadata",
-    "allowed-tools",
-    "context",
-    "activation",
-    "overwrite",
-    "role",
-];
 
 /// Why strict YAML refused the block.
 pub(super) struct Failure {
@@ -93,7 +80,7 @@ fn options() -> serde_saphyr::Options {
 
 /// Parses the block as strict YAML and returns the whitelisted keys present.
 pub(super) fn parse(text: &str) -> Result<BTreeMap<String, Value>, Failure> {
-    if super::recovery::is_blank(text) {
+    if is_blank(text) {
         return Ok(BTreeMap::new());
     }
     let raw: Raw =

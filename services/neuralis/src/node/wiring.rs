@@ -2,35 +2,40 @@
 //! behind its authorization layer; each service it does not run, but needs, is reached
 //! through its gRPC client. Both sides implement the same tonic-free trait, so
 //! discovery never knows which it has.
+//!
+//! What each target builds ([`wire`]), in this order:
+//! - **policy**: the policy service over its access store, mounted, and its in-process
+//!   client;
+//! - **sync**: the sources service over its index store, mounted; the index feed
+//!   handed to discovery when it runs here, otherwise served on the internal listener;
+//!   forgetting a source asks policy (here, or its peer);
+//! - **discovery**: the discovery service over the feed and the access decisions (sync
+//!   and policy here, or their peers), mounted, and its in-process client;
+//! - **all-in-one**: all three, calling each other in process.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use neuralis_authz::{Gate, Verifiers, tables};
 use neuralis_bus::InvalidationBus;
-use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
-use neuralis_discovery::adapters::{LinkedAccess, LoadedCatalog, PolicyAccess, SyncIndex};
+use neuralis_discovery::adapters::{LinkedAccess, PolicyAccess};
 use neuralis_discovery::grpc::DiscoveryGrpcServer;
-use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::AccessPort;
-use neuralis_discovery::service::DiscoveryParts;
-use neuralis_discovery::{Discovery, DiscoveryApi, InProcessDiscovery};
-use neuralis_host::peer::{PeerChannel, SystemResolver, peer_channel};
+use neuralis_discovery::{DiscoveryApi, InProcessDiscovery};
 use neuralis_host::tls::ClientTls;
 use neuralis_identity::{ServiceSigner, ServiceVerifier, Verifier};
-use neuralis_policy::{InProcessPolicy, PolicyApi, PolicyGrpcClient, PolicyService};
-use neuralis_sync::config::IndexStoreConfig;
+use neuralis_policy::{InProcessPolicy, PolicyApi, PolicyService};
 use neuralis_sync::grpc::IndexFeedGrpcClient;
-use neuralis_sync::{AccessForgetter, IndexFeedApi, SourceApi, SyncParts, SyncService};
+use neuralis_sync::{IndexFeedApi, SourceApi};
 use tonic::service::Routes;
-use tonic::transport::Channel;
 
 use super::forget::PolicyForgetter;
 use super::keys;
+use super::peers::{peer, policy_client};
 use super::readiness::{Dependency, Probe};
+use super::services;
 use super::settings::NodeSettings;
-use super::subscription::{self, BusSource};
+use super::subscription::BusSource;
 use super::target::{Target, Targets};
 
 /// In-process clients of the services a node runs (or reaches), every call decided by
@@ -44,6 +49,7 @@ pub struct Clients {
 }
 
 /// What wiring produced: the routes to serve and the names to report.
+#[derive(Default)]
 pub(crate) struct Wired {
     /// The public listener's services.
     pub routes: Routes,
@@ -64,142 +70,214 @@ pub(crate) async fn wire(
     targets: &Targets,
     peers: &ClientTls,
 ) -> Result<Wired> {
-    let keys = Keys::load(settings, targets)?;
-    let mut routes = Routes::default();
-    let mut names = Vec::new();
-    let mut clients = Clients::default();
-    let mut internal = None;
-    let mut remote = Vec::new();
+    let mut wiring = Wiring {
+        settings,
+        targets,
+        peers,
+        keys: Keys::load(settings, targets)?,
+        wired: Wired::default(),
+    };
+    let policy = if targets.runs(Target::Policy) {
+        Some(wiring.policy().await?)
+    } else {
+        None
+    };
+    wiring.wired.clients.policy = policy.clone().map(|api| api as Arc<dyn PolicyApi>);
+    let sync = if targets.runs(Target::Sync) {
+        wiring.sync(policy.clone()).await?
+    } else {
+        None
+    };
+    if targets.runs(Target::Discovery) {
+        wiring.discovery(policy, sync).await?;
+    }
+    Ok(wiring.wired)
+}
 
-    let mut policy_local: Option<Arc<dyn PolicyApi>> = None;
-    let mut policy_linked: Option<Arc<InProcessPolicy>> = None;
-    if targets.runs(Target::Policy) {
-        let mut config = settings.policy.clone();
-        if let neuralis_access_store::StoreConfig::Embedded { path } = &mut config.store {
-            *path = under_data_dir(path, &settings.data_dir, "policy.db");
-        }
-        let service = PolicyService::from_config(&config, keys.verifiers.clone())
+/// What discovery takes from a sync running in the same process.
+struct LocalSync {
+    feed: Arc<dyn IndexFeedApi>,
+    bus: Arc<dyn InvalidationBus>,
+}
+
+/// One process being wired: what it is asked to run, and what is built so far.
+struct Wiring<'a> {
+    settings: &'a NodeSettings,
+    targets: &'a Targets,
+    peers: &'a ClientTls,
+    keys: Keys,
+    wired: Wired,
+}
+
+impl Wiring<'_> {
+    /// The policy service, mounted; its in-process API for the services beside it.
+    async fn policy(&mut self) -> Result<Arc<InProcessPolicy>> {
+        let mut config = self.settings.policy.clone();
+        config.store = self.settings.policy_store();
+        let service = PolicyService::from_config(&config, self.keys.verifiers.clone())
             .await
             .context("starting policy")?;
         // Policy answers nothing without its store; nor does discovery beside it.
-        let mut needed_by = vec![neuralis_policy::SERVICE_NAME];
-        if targets.runs(Target::Discovery) {
-            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
-        }
-        remote.push(Dependency {
+        self.depend(Dependency {
             check: "access_store",
-            needed_by,
+            needed_by: self.with_discovery(neuralis_policy::SERVICE_NAME),
             probe: Probe::AccessStore(service.store()),
         });
         let api = service.api();
-        policy_linked = Some(Arc::clone(&api));
-        policy_local = Some(api as Arc<dyn PolicyApi>);
-        routes = routes.add_service(service.into_server());
-        names.push(neuralis_policy::SERVICE_NAME);
+        self.mount(neuralis_policy::SERVICE_NAME, |routes| {
+            routes.add_service(service.into_server())
+        });
+        Ok(api)
     }
-    clients.policy = policy_local.clone();
 
-    let mut bus: Option<Arc<dyn InvalidationBus>> = None;
-    let mut feed_local: Option<Arc<dyn IndexFeedApi>> = None;
-    if targets.runs(Target::Sync) {
-        let split = !targets.runs(Target::Discovery);
-        let policy = match &policy_local {
-            Some(local) => local.clone(),
-            None => policy_client(settings, peers)?.1,
+    /// The sync service, mounted; its feed and bus when discovery runs beside it (the
+    /// feed is served on the internal listener otherwise).
+    async fn sync(&mut self, policy: Option<Arc<InProcessPolicy>>) -> Result<Option<LocalSync>> {
+        let discovery_here = self.targets.runs(Target::Discovery);
+        let policy: Arc<dyn PolicyApi> = match policy {
+            Some(local) => local,
+            None => policy_client(self.settings, self.peers)?.1,
         };
-        let forgetter = Arc::new(PolicyForgetter::new(policy, Arc::new(keys.signer("sync")?)));
-        let (service, store) = sync(settings, keys.verifiers.clone(), split, forgetter).await?;
+        let forgetter = Arc::new(PolicyForgetter::new(
+            policy,
+            Arc::new(self.keys.signer("sync")?),
+        ));
+        let (service, store) = services::sync(
+            self.settings,
+            self.keys.verifiers.clone(),
+            !discovery_here,
+            forgetter,
+        )
+        .await?;
         // Sync answers nothing without its index. Discovery beside it keeps answering
         // warm listings (a read of the index that fails is its project's UNAVAILABLE).
-        remote.push(Dependency {
+        self.depend(Dependency {
             check: "index_store",
             needed_by: vec![neuralis_sync::grpc::SOURCES_SERVICE_NAME],
             probe: Probe::IndexStore(store),
         });
-        bus = Some(service.bus());
-        clients.sources = Some(service.sources_api());
-        routes = routes.add_service(service.sources_server());
-        names.push(neuralis_sync::grpc::SOURCES_SERVICE_NAME);
-        if targets.runs(Target::Discovery) {
-            feed_local = Some(service.feed_api());
-        } else {
-            internal = Some(Routes::new(service.feed_server()));
+        let bus = service.bus();
+        self.wired.clients.sources = Some(service.sources_api());
+        self.mount(neuralis_sync::grpc::SOURCES_SERVICE_NAME, |routes| {
+            routes.add_service(service.sources_server())
+        });
+        if !discovery_here {
+            self.wired.internal = Some(Routes::new(service.feed_server()));
+            return Ok(None);
         }
+        Ok(Some(LocalSync {
+            feed: service.feed_api(),
+            bus,
+        }))
     }
 
-    if targets.runs(Target::Discovery) {
-        let feed: Arc<dyn IndexFeedApi> = match feed_local {
-            Some(local) => local,
-            None => {
-                let channel = peer(
-                    settings,
-                    peers,
-                    settings.peers.sync_feed_url.as_deref(),
-                    "peers.sync_feed_url",
-                )?;
-                // Reported, never gating: with sync away discovery answers warm
-                // listings, and each read that needs sync is its project's UNAVAILABLE.
-                remote.push(Dependency {
-                    check: "sync",
-                    needed_by: Vec::new(),
-                    probe: Probe::Health {
-                        channel: channel.channel.clone(),
-                        service: neuralis_sync::grpc::FEED_SERVICE_NAME,
-                    },
-                });
-                Arc::new(IndexFeedGrpcClient::new(channel))
-            }
+    /// The discovery service over sync and policy (here or their peers), mounted, and
+    /// its in-process client.
+    async fn discovery(
+        &mut self,
+        policy: Option<Arc<InProcessPolicy>>,
+        sync: Option<LocalSync>,
+    ) -> Result<()> {
+        let (feed, bus) = match sync {
+            Some(local) => (local.feed, BusSource::Shared(local.bus)),
+            None => (
+                self.remote_feed()?,
+                BusSource::Configured(self.settings.sync.bus.clone()),
+            ),
         };
-        let signer = Arc::new(keys.signer("discovery")?);
-        // Policy's API (for the rare calls: attach, key moves) and the port that
-        // decides access.
-        let (policy, access): (Arc<dyn PolicyApi>, Arc<dyn AccessPort>) = match policy_linked {
-            // Policy runs here: decisions asked in domain terms, discovery's credential
-            // decided by policy's gate once, now.
-            Some(linked) => {
-                let credential = signer.credential().context("discovery's credential")?;
-                let evaluate = linked
-                    .linked_evaluate(&credential)
-                    .context("policy refused discovery's service credential")?;
-                let api: Arc<dyn PolicyApi> = linked;
-                let access =
-                    LinkedAccess::new(evaluate, PolicyAccess::new(api.clone(), signer.clone()));
-                (api, Arc::new(access))
-            }
-            None => {
-                let (channel, client) = policy_client(settings, peers)?;
-                remote.push(Dependency {
-                    check: "policy",
-                    needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
-                    probe: Probe::Health {
-                        channel,
-                        service: neuralis_policy::SERVICE_NAME,
-                    },
-                });
-                let access = PolicyAccess::new(client.clone(), signer.clone());
-                (client, Arc::new(access))
-            }
+        let signer = Arc::new(self.keys.signer("discovery")?);
+        let (policy, access) = match policy {
+            Some(linked) => linked_access(linked, &signer)?,
+            None => self.remote_access(&signer)?,
         };
-        let bus = match bus {
-            Some(bus) => BusSource::Shared(bus),
-            None => BusSource::Configured(settings.sync.bus.clone()),
-        };
-        let discovery = discovery(settings, feed, policy, access, bus, signer).await?;
-        let gate = Gate::new(&tables::discovery::TABLE, keys.verifiers.clone());
-        clients.discovery = Some(
-            Arc::new(InProcessDiscovery::new(gate.clone(), discovery.clone()))
-                as Arc<dyn DiscoveryApi>,
-        );
-        routes = routes.add_service(DiscoveryGrpcServer::service(discovery, gate));
-        names.push(neuralis_discovery::grpc::SERVICE_NAME);
+        let discovery =
+            services::discovery(self.settings, feed, policy, access, bus, signer).await?;
+        let gate = Gate::new(&tables::discovery::TABLE, self.keys.verifiers.clone());
+        self.wired.clients.discovery = Some(Arc::new(InProcessDiscovery::new(
+            gate.clone(),
+            discovery.clone(),
+        )) as Arc<dyn DiscoveryApi>);
+        self.mount(neuralis_discovery::grpc::SERVICE_NAME, |routes| {
+            routes.add_service(DiscoveryGrpcServer::service(discovery, gate))
+        });
+        Ok(())
     }
-    Ok(Wired {
-        routes,
-        service_names: names,
-        internal,
-        clients,
-        dependencies: remote,
-    })
+
+    /// Sync's index feed over gRPC, for discovery without sync beside it.
+    fn remote_feed(&mut self) -> Result<Arc<dyn IndexFeedApi>> {
+        let channel = peer(
+            self.settings,
+            self.peers,
+            self.settings.peers.sync_feed_url.as_deref(),
+            "peers.sync_feed_url",
+        )?;
+        self.depend(Dependency {
+            // Reported, never gating: with sync away discovery answers warm
+            // listings, and each read that needs sync is its project's UNAVAILABLE.
+            check: "sync",
+            needed_by: Vec::new(),
+            probe: Probe::Health {
+                channel: channel.channel.clone(),
+                service: neuralis_sync::grpc::FEED_SERVICE_NAME,
+            },
+        });
+        Ok(Arc::new(IndexFeedGrpcClient::new(channel)))
+    }
+
+    /// Policy's API (for the rare calls: attach, key moves) and the port that decides
+    /// access, both over gRPC, for discovery without policy beside it.
+    fn remote_access(
+        &mut self,
+        signer: &Arc<ServiceSigner>,
+    ) -> Result<(Arc<dyn PolicyApi>, Arc<dyn AccessPort>)> {
+        let (channel, client) = policy_client(self.settings, self.peers)?;
+        self.depend(Dependency {
+            check: "policy",
+            needed_by: vec![neuralis_discovery::grpc::SERVICE_NAME],
+            probe: Probe::Health {
+                channel,
+                service: neuralis_policy::SERVICE_NAME,
+            },
+        });
+        let access = PolicyAccess::new(client.clone(), signer.clone());
+        Ok((client, Arc::new(access)))
+    }
+
+    /// `service` and, when it runs here, discovery: what cannot answer without a store
+    /// of `service`'s.
+    fn with_discovery(&self, service: &'static str) -> Vec<&'static str> {
+        let mut needed_by = vec![service];
+        if self.targets.runs(Target::Discovery) {
+            needed_by.push(neuralis_discovery::grpc::SERVICE_NAME);
+        }
+        needed_by
+    }
+
+    fn depend(&mut self, dependency: Dependency) {
+        self.wired.dependencies.push(dependency);
+    }
+
+    /// Serves `name` on the public listener (`add` mounts it).
+    fn mount(&mut self, name: &'static str, add: impl FnOnce(Routes) -> Routes) {
+        self.wired.routes = add(std::mem::take(&mut self.wired.routes));
+        self.wired.service_names.push(name);
+    }
+}
+
+/// Policy's API (for the rare calls: attach, key moves) and the port that decides
+/// access, with policy in this process: decisions asked in domain terms, discovery's
+/// credential decided by policy's gate once, now.
+fn linked_access(
+    linked: Arc<InProcessPolicy>,
+    signer: &Arc<ServiceSigner>,
+) -> Result<(Arc<dyn PolicyApi>, Arc<dyn AccessPort>)> {
+    let credential = signer.credential().context("discovery's credential")?;
+    let evaluate = linked
+        .linked_evaluate(&credential)
+        .context("policy refused discovery's service credential")?;
+    let api: Arc<dyn PolicyApi> = linked;
+    let access = LinkedAccess::new(evaluate, PolicyAccess::new(api.clone(), signer.clone()));
+    Ok((api, Arc::new(access)))
 }
 
 /// The keys of one process: how callers and services are verified, and how this
@@ -240,131 +318,6 @@ impl Keys {
     /// The signer of `service`'s own credentials.
     fn signer(&self, service: &str) -> Result<ServiceSigner> {
         Ok(ServiceSigner::from_config(&self.service, service)?)
-    }
-}
-
-/// The sync service, refusing roots over what this process keeps (`split`: sync without
-/// discovery requires roots under `sync.allowed_roots`), and its index store
-/// (readiness probes it).
-async fn sync(
-    settings: &NodeSettings,
-    verifiers: Arc<Verifiers>,
-    split: bool,
-    forgetter: Arc<dyn AccessForgetter>,
-) -> Result<(SyncService, Arc<dyn neuralis_index::IndexStore>)> {
-    let mut config = settings.sync.clone();
-    if let IndexStoreConfig::Embedded { path } = &mut config.index {
-        *path = under_data_dir(path, &settings.data_dir, "index.db");
-    }
-    let store =
-        neuralis_sync::service::open_store(&config.index, &config.search, config.migrations)
-            .await
-            .context("opening the index")?;
-    let parts = SyncParts {
-        store: store.clone(),
-        bus: neuralis_sync::service::open_bus(&config.bus)
-            .await
-            .context("connecting the bus")?,
-        rules: Arc::new(neuralis_sync::layout_rules::LayoutCore),
-        embedder: neuralis_sync::service::open_embedder(&config.embedder).context("embedder")?,
-        verifiers,
-        forgetter,
-        kept_dirs: super::kept::kept_dirs(settings),
-        require_allowed_roots: split,
-    };
-    let service = SyncService::from_parts(&config, parts)
-        .await
-        .context("starting sync")?;
-    Ok((service, store))
-}
-
-async fn discovery(
-    settings: &NodeSettings,
-    feed: Arc<dyn IndexFeedApi>,
-    policy: Arc<dyn PolicyApi>,
-    access: Arc<dyn AccessPort>,
-    bus: BusSource,
-    signer: Arc<ServiceSigner>,
-) -> Result<Arc<Discovery>> {
-    let installed = &settings.discovery.installed;
-    let roots = Roots {
-        dependency_tree: installed.dependency_root.clone(),
-        drop_zone: installed.drop_zone.clone(),
-        trusted_dirs: installed.trusted_dirs.clone(),
-    };
-    let catalog = tokio::task::spawn_blocking({
-        let roots = roots.clone();
-        move || Catalog::load(&roots, ReadLimits::default(), &Extras::default())
-    })
-    .await
-    .context("catalog task")?
-    .context("loading installed packages")?;
-    for rejection in catalog.rejected() {
-        tracing::warn!(root = %rejection.root, errors = rejection.errors.len(), "installed package rejected");
-    }
-    // Manifest access at attach (seed 002): policy keeps what the store decides an
-    // attach may change; discovery does not wait for it (an unreachable policy answers
-    // nothing unfiltered anyway).
-    tokio::spawn(neuralis_discovery::adapters::attach::attach_installed(
-        policy.clone(),
-        signer.clone(),
-        neuralis_discovery::adapters::attach::attach_request(&catalog),
-    ));
-    let inventory = InventoryShell::new(settings.discovery.inventory.settings());
-    subscription::follow(&inventory, bus).await?;
-    Ok(Arc::new(Discovery::new(DiscoveryParts {
-        index: Arc::new(SyncIndex::new(feed, signer)),
-        access,
-        catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
-        inventory,
-        settings: settings.discovery.clone(),
-    })))
-}
-
-/// Policy's gRPC client (and its channel, for health probes), for a process that calls
-/// policy without running it.
-fn policy_client(
-    settings: &NodeSettings,
-    peers: &ClientTls,
-) -> Result<(Channel, Arc<dyn PolicyApi>)> {
-    let channel = peer(
-        settings,
-        peers,
-        settings.peers.policy_url.as_deref(),
-        "peers.policy_url",
-    )?;
-    let probe = channel.channel.clone();
-    let client = PolicyGrpcClient::new(channel, settings.policy.max_message_bytes);
-    Ok((probe, Arc::new(client)))
-}
-
-/// A channel to every replica of a peer, with deadlines and budgeted retries. Lazy:
-/// the peer may start after us; calls answer UNAVAILABLE or DEADLINE_EXCEEDED until it
-/// is up.
-fn peer(
-    settings: &NodeSettings,
-    tls: &ClientTls,
-    url: Option<&str>,
-    field: &str,
-) -> Result<PeerChannel> {
-    let Some(url) = url else {
-        bail!("{field}: required when this process does not run that service");
-    };
-    Ok(peer_channel(
-        tls,
-        url,
-        field,
-        settings.peers.options(),
-        Arc::new(SystemResolver),
-    )?)
-}
-
-/// The default embedded store path follows `data_dir`.
-fn under_data_dir(path: &Path, data_dir: &Path, file: &str) -> std::path::PathBuf {
-    if path == Path::new(".neuralis").join(file) {
-        data_dir.join(file)
-    } else {
-        path.to_owned()
     }
 }
 

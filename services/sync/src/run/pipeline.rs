@@ -7,10 +7,9 @@
 //! from the listing) fit in the in-flight budget, and its share is given back when the
 //! writer has taken its files.
 
-use super::prepare::{Context, Job, Outcome, PreparedFile};
+use super::prepare::{Context, Job, Outcome, Prepared};
 use super::writer::Writer;
 use crate::SyncError;
-use crate::connector::Skipped;
 use futures::StreamExt;
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -25,19 +24,6 @@ const GROUPS_READING: usize = 4;
 const IN_FLIGHT_KIB: u32 = 64 * 1024;
 /// Groups prepared ahead of the writer.
 const GROUPS_QUEUED: usize = 64;
-
-/// Everything prepared ahead of the writes (the content files).
-#[derive(Default)]
-pub struct Prepared {
-    /// Rows to write, in listing order.
-    pub files: Vec<PreparedFile>,
-    /// Indexed files that vanished between the listing and the read.
-    pub vanished: Vec<String>,
-    /// What could not be read.
-    pub skipped: Vec<Skipped>,
-    /// Bytes read.
-    pub bytes_read: u64,
-}
 
 /// A prepared group, holding its share of the in-flight budget.
 type Group = Result<(Vec<Outcome>, OwnedSemaphorePermit), SyncError>;

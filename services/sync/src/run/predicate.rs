@@ -8,8 +8,7 @@
 //! A plain file listed but found unreadable later still counts in the roots after the
 //! run; an extra file can only add roots or widen them, so the answer errs on "yes".
 
-use super::pipeline::Prepared;
-use super::prepare::Job;
+use super::prepare::{Job, Prepared};
 use super::survey::Survey;
 use crate::layout_rules::{LayoutRules, indexed_file_of};
 use neuralis_index::SourceRecord;

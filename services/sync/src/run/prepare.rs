@@ -55,6 +55,19 @@ pub enum Outcome {
     Skipped(Skipped),
 }
 
+/// Everything prepared ahead of the writes (the content files).
+#[derive(Default)]
+pub struct Prepared {
+    /// Rows to write, in listing order.
+    pub files: Vec<PreparedFile>,
+    /// Indexed files that vanished between the listing and the read.
+    pub vanished: Vec<String>,
+    /// What could not be read.
+    pub skipped: Vec<Skipped>,
+    /// Bytes read.
+    pub bytes_read: u64,
+}
+
 /// Everything a blocking task needs to prepare files.
 pub struct Context {
     pub(super) rules: Arc<dyn LayoutRules>,
