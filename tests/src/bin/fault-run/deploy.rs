@@ -19,6 +19,8 @@ pub const POLICY_IPS: [&str; 2] = ["127.0.0.1", "127.0.0.2"];
 
 /// Where the processes find their stores and each other.
 pub struct Plan {
+    /// What every process runs at start: this package's `neuralis-node`, or a
+    /// `neuralis` binary (run as `neuralis serve`, e.g. the previous release's).
     pub node_bin: PathBuf,
     pub database: String,
     pub redis: String,
@@ -41,6 +43,8 @@ pub struct Deployment {
     processes: HashMap<String, Child>,
     /// Each process's admin port (`/metrics`), as last announced.
     pub admin: HashMap<String, SocketAddr>,
+    /// What a process started from now on runs (a rolling update changes it).
+    bin: PathBuf,
 }
 
 impl Deployment {
@@ -103,7 +107,9 @@ impl Deployment {
             discovery: format!("127.0.0.1:{discovery_port}").parse()?,
             processes: HashMap::new(),
             admin: HashMap::new(),
+            bin: PathBuf::new(),
         };
+        deployment.bin = deployment.plan.node_bin.clone();
         for replica in 0..deployment.plan.policy_replicas {
             deployment.up(&format!("policy-{replica}"))?;
         }
@@ -135,7 +141,10 @@ impl Deployment {
             .create(true)
             .append(true)
             .open(self.plan.dir.join(format!("{name}.log")))?;
-        let mut command = Command::new(&self.plan.node_bin);
+        let mut command = Command::new(&self.bin);
+        if self.bin.file_name().is_some_and(|name| name == "neuralis") {
+            command.arg("serve");
+        }
         command
             .args(["--target", target, "--announce"])
             .args(["--listen", &listen.to_string()])
@@ -178,6 +187,33 @@ impl Deployment {
             }
         });
         self.processes.insert(name.to_owned(), child);
+        Ok(())
+    }
+
+    /// A rolling update to `bin`: each process drained, then started again on it, one
+    /// at a time (the policy replicas first, as a Deployment with maxUnavailable 1).
+    pub fn roll_to(&mut self, bin: &Path) -> Result<()> {
+        self.bin = bin.to_path_buf();
+        let mut names: Vec<String> = self.processes.keys().cloned().collect();
+        names.sort_by_key(|name| (!name.starts_with("policy"), name.clone()));
+        for name in names {
+            self.terminate(&name, Duration::from_secs(15))?;
+            self.up(&name)?;
+        }
+        Ok(())
+    }
+
+    /// `neuralis migrate up` on the deployment's stores (the chart's hook Job).
+    pub fn migrate_up(&self, neuralis: &Path) -> Result<()> {
+        let out = Command::new(neuralis)
+            .args(["migrate", "up", "--target", "sync", "--target", "policy"])
+            .env_clear()
+            .envs(&self.env)
+            .output()
+            .context("neuralis migrate up")?;
+        if !out.status.success() {
+            bail!("migrate up: {}", String::from_utf8_lossy(&out.stderr));
+        }
         Ok(())
     }
 

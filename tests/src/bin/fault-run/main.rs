@@ -29,7 +29,8 @@ use stores::{OwnPostgres, OwnRedis};
 #[derive(Parser, Debug)]
 #[command(about = "Fault runs under load: split mode, own Redis and PostgreSQL")]
 struct Args {
-    /// The faults to run, in order: none, redis, postgres, policy, discovery, sync.
+    /// The faults to run, in order: none, redis, postgres, policy, discovery, sync,
+    /// upgrade, rollback (the last two need --previous).
     #[arg(
         long,
         value_delimiter = ',',
@@ -65,6 +66,11 @@ struct Args {
     /// The `neuralis-node` binary (default: beside this one).
     #[arg(long)]
     node: Option<PathBuf>,
+    /// The previous release's `neuralis` binary, for the `upgrade` run (started on it,
+    /// rolled to this one after `neuralis migrate up`) and the `rollback` run (started
+    /// on this one, rolled back to it).
+    #[arg(long)]
+    previous: Option<PathBuf>,
 }
 
 /// The stores and the deployment a fault acts on.
@@ -72,6 +78,9 @@ pub struct World {
     pub redis: OwnRedis,
     pub postgres: OwnPostgres,
     pub deployment: Deployment,
+    /// This release's `neuralis-node` and the previous release's `neuralis`, if given.
+    pub current: PathBuf,
+    pub previous: Option<PathBuf>,
 }
 
 /// When a fault was injected and, if it is undone, when the service was back.
@@ -108,6 +117,18 @@ fn inject(fault: &str, world: &mut World, outage: Duration) -> Result<Injected> 
             world.deployment.up("discovery")?;
             Some(Instant::now())
         }
+        "upgrade" => {
+            let current = world.current.clone();
+            let neuralis = neuralis_tests::process::neuralis_binary(&current.display().to_string());
+            world.deployment.migrate_up(&neuralis)?;
+            world.deployment.roll_to(&current)?;
+            Some(Instant::now())
+        }
+        "rollback" => {
+            let previous = world.previous.clone().context("--previous")?;
+            world.deployment.roll_to(&previous)?;
+            Some(Instant::now())
+        }
         "sync" => {
             world.deployment.kill("sync")?;
             std::thread::sleep(outage);
@@ -122,6 +143,8 @@ fn inject(fault: &str, world: &mut World, outage: Duration) -> Result<Injected> 
         "postgres" => format!("pg_ctl stop -m immediate, pg_ctl start after {outage:?}"),
         "policy" => "policy replica 127.0.0.2 SIGKILLed, not restarted".into(),
         "sync" => format!("sync (every replica) SIGKILLed, started again after {outage:?}"),
+        "upgrade" => "from the previous release: neuralis migrate up, then every process drained and started on this one, policy replicas first".into(),
+        "rollback" => "from this release: every process drained and started on the previous one (no migration), policy replicas first".into(),
         _ => "discovery SIGTERMed, drained, started again on the same port".into(),
     };
     Ok(Injected { at, restored, note })
@@ -177,8 +200,14 @@ async fn main() -> Result<()> {
     for (n, fault) in args.runs.iter().enumerate() {
         let dir = root.path().join(format!("run-{n}-{fault}"));
         std::fs::create_dir_all(&dir)?;
+        // The upgrade run starts on the previous release; every other on this one.
+        let start_bin = match (fault.as_str(), &args.previous) {
+            ("upgrade", Some(previous)) => previous.clone(),
+            ("upgrade" | "rollback", None) => bail!("the {fault} run needs --previous"),
+            _ => node_bin.clone(),
+        };
         let plan = Plan {
-            node_bin: node_bin.clone(),
+            node_bin: start_bin,
             database: postgres.as_ref().map(OwnPostgres::url).unwrap_or_default(),
             redis: redis.as_ref().map(OwnRedis::url).unwrap_or_default(),
             policy_host: args.policy_host.clone(),
@@ -193,6 +222,8 @@ async fn main() -> Result<()> {
             redis: redis.take().context("redis")?,
             postgres: postgres.take().context("postgres")?,
             deployment,
+            current: node_bin.clone(),
+            previous: args.previous.clone(),
         };
         let t0 = Instant::now();
         let planned = args.calls as f64 / args.rate;
@@ -205,13 +236,12 @@ async fn main() -> Result<()> {
             (world, injected)
         });
         let sampling = Arc::new(AtomicBool::new(false));
-        let sampler =
-            match discovery_admin {
-                Some(admin) if fault != "discovery" => Some(tokio::spawn(
-                    report::sample_readiness(admin, t0, sampling.clone()),
-                )),
-                _ => None,
-            };
+        let sampler = match discovery_admin {
+            Some(admin) if !matches!(fault.as_str(), "discovery" | "upgrade" | "rollback") => Some(
+                tokio::spawn(report::sample_readiness(admin, t0, sampling.clone())),
+            ),
+            _ => None,
+        };
         let limit = Duration::from_secs_f64(planned * 3.0 + 60.0);
         let seen = tokio::time::timeout(limit, load::run(target, shape, t0)).await;
         let (mut world, injected) = injector.await?;
