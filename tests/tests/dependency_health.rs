@@ -70,14 +70,42 @@ async fn policy_is_not_serving_while_its_access_store_is_down_and_serving_once_i
     assert!(detail.contains("access_store: failing"), "{detail}");
     // The process stays up: the pod is taken out of rotation, not restarted.
     assert_eq!(http_get(admin, "/livez").await.0, 200);
+    // A call that needs the store fails fast and retryably (the pool's 1.5 s bound),
+    // never at the caller's deadline.
+    let bounded = tokio::time::timeout(Duration::from_secs(5), put_policy(node.grpc)).await;
+    assert!(
+        matches!(
+            bounded,
+            Ok(Err(neuralis_policy::PolicyError::Unavailable(_)))
+        ),
+        "{bounded:?}"
+    );
 
     postgres.resume();
+    let served = eventually(WAIT, || async move { put_policy(node.grpc).await.is_ok() }).await;
+    assert!(served, "calls succeed again once the store is back");
     assert!(
         reports(node.grpc, admin, POLICY, ServingStatus::Serving).await,
         "SERVING once the store is back"
     );
     let (_, detail) = http_get(admin, "/readyz").await;
     assert!(detail.contains("access_store: ok"), "{detail}");
+}
+
+/// One write of a source's URI policy (it needs the access store).
+async fn put_policy(
+    policy_addr: SocketAddr,
+) -> Result<policy::PutSourcePolicyResponse, neuralis_policy::PolicyError> {
+    let owner = BearerToken::new(Some(token("ops", "owner", None)));
+    PolicyGrpcClient::new(channel(policy_addr, None).unwrap(), 32 << 20)
+        .put_source_policy(
+            owner,
+            policy::PutSourcePolicyRequest {
+                source_id: "p/repo".into(),
+                policy: Some(policy::UriPolicy::default()),
+            },
+        )
+        .await
 }
 
 /// A throwaway Redis on `port` (never the shared one).
