@@ -155,6 +155,7 @@ async fn a_tool_folder_linked_to_the_skills_loads_each_skill_once() {
             CallerToken::new(Some(member)),
             discovery::RenderOverviewRequest {
                 scope: scope(P, "", ""),
+                ..Default::default()
             },
         )
         .await

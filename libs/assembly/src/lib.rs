@@ -9,15 +9,18 @@
 //! - [`collision`]: which id each skill answers to (seed 000, "Collisions are
 //!   namespaced");
 //! - [`overview`]: the agent's `<packages>` block;
+//! - [`budget`]: the overview within a token budget;
 //! - [`hydration`]: which prompt-injected files are read, in which order, under a
 //!   byte budget.
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod collision;
 pub mod hydration;
 pub mod overview;
 pub mod view;
 
+pub use budget::{BudgetError, Fitted, O200k, TokenCount, render_overview_within};
 pub use collision::{SkillIndex, assign_activation_ids};
 pub use hydration::{FileRef, HydrationBudget, hydration_order};
 pub use overview::{escape_text, render_overview};

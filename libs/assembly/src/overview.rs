@@ -18,29 +18,48 @@ use crate::view::{FileState, FileView, Origin, PackageView};
 
 /// Renders the `<packages>` block.
 pub fn render_overview(packages: &[PackageView]) -> String {
-    let mut out = String::from("<packages>\n");
+    let mut out = String::from(OPEN);
     for package in packages {
         let listed: Vec<&FileView> = package.files.iter().filter(|f| is_listed(f)).collect();
         if listed.is_empty() {
             continue;
         }
-        let _ = writeln!(
-            out,
-            "<package name=\"{}\" {}>",
-            attr(&package.name),
-            origin_attr(&package.origin)
-        );
+        out.push_str(&package_open(package));
         for file in listed {
-            out.push_str(&line(file));
+            out.push_str(&line(file, Detail::Full));
             out.push('\n');
         }
-        out.push_str("</package>\n");
+        out.push_str(PACKAGE_CLOSE);
     }
-    out.push_str("</packages>\n");
+    out.push_str(CLOSE);
     out
 }
 
-fn is_listed(file: &FileView) -> bool {
+/// How much of an entry the overview shows: everything, or (to fit a budget) a short
+/// description and the bundle's size instead of its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Detail {
+    Full,
+    Short,
+}
+
+/// Descriptions of a shortened entry keep at most this many characters.
+pub(crate) const SHORT_DESCRIPTION_CHARS: usize = 80;
+
+pub(crate) const OPEN: &str = "<packages>\n";
+pub(crate) const CLOSE: &str = "</packages>\n";
+pub(crate) const PACKAGE_CLOSE: &str = "</package>\n";
+
+/// The opening tag of one package's block, with its line end.
+pub(crate) fn package_open(package: &PackageView) -> String {
+    format!(
+        "<package name=\"{}\" {}>\n",
+        attr(&package.name),
+        origin_attr(&package.origin)
+    )
+}
+
+pub(crate) fn is_listed(file: &FileView) -> bool {
     matches!(file.state, FileState::Active | FileState::Manual)
 }
 
@@ -51,7 +70,8 @@ fn origin_attr(origin: &Origin) -> String {
     }
 }
 
-fn line(file: &FileView) -> String {
+/// One entry's line, without its line end.
+pub(crate) fn line(file: &FileView, detail: Detail) -> String {
     let id = match file.category {
         Category::Skill => &file.activation_id,
         _ => &file.id,
@@ -61,12 +81,18 @@ fn line(file: &FileView) -> String {
         let _ = write!(line, " \"{}\"", escape_text(&one_line(&file.title)));
     }
     if let Some(description) = file.description.as_deref().filter(|d| !d.trim().is_empty()) {
-        let _ = write!(line, ": {}", escape_text(&one_line(description)));
+        let description = match detail {
+            Detail::Full => one_line(description),
+            Detail::Short => shortened(&one_line(description)),
+        };
+        let _ = write!(line, ": {}", escape_text(&description));
     }
     if file.state == FileState::Manual {
         line.push_str(" (read on demand)");
     }
-    if file.category == Category::Skill && !file.bundle.is_empty() {
+    if file.category == Category::Skill && detail == Detail::Short && file.bundle.len() > 1 {
+        let _ = write!(line, " [files: {}]", file.bundle.len());
+    } else if file.category == Category::Skill && !file.bundle.is_empty() {
         let entries: Vec<String> = file
             .bundle
             .iter()
@@ -75,6 +101,33 @@ fn line(file: &FileView) -> String {
         let _ = write!(line, " [files: {}]", entries.join(", "));
     }
     line
+}
+
+/// A description cut at a word boundary to [`SHORT_DESCRIPTION_CHARS`], marked `…`.
+fn shortened(description: &str) -> String {
+    if description.chars().count() <= SHORT_DESCRIPTION_CHARS {
+        return description.to_string();
+    }
+    let mut kept = String::new();
+    for word in description.split(' ') {
+        let needed = kept.chars().count() + usize::from(!kept.is_empty()) + word.chars().count();
+        if needed > SHORT_DESCRIPTION_CHARS - 1 {
+            break;
+        }
+        if !kept.is_empty() {
+            kept.push(' ');
+        }
+        kept.push_str(word);
+    }
+    if kept.is_empty() {
+        // One word longer than the limit: cut it.
+        kept = description
+            .chars()
+            .take(SHORT_DESCRIPTION_CHARS - 1)
+            .collect();
+    }
+    kept.push('…');
+    kept
 }
 
 /// Descriptions come from files: keep each entry on one line.

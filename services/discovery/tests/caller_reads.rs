@@ -232,7 +232,13 @@ async fn a_denied_bundle_entry_is_dropped_from_every_answer() {
     assert_eq!(review.files, ["SKILL.md", "scripts/diff.sh"]);
     let overview = h
         .discovery
-        .render_overview(good(), pb::RenderOverviewRequest { scope: scope() })
+        .render_overview(
+            good(),
+            pb::RenderOverviewRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap()
         .text;

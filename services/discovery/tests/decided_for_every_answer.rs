@@ -267,6 +267,7 @@ async fn exercise(case: &Case) -> (String, Vec<String>) {
             caller(),
             pb::RenderOverviewRequest {
                 scope: scope.clone(),
+                ..Default::default()
             },
         )
         .await;

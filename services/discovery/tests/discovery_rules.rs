@@ -127,7 +127,13 @@ async fn a_denied_file_is_absent_without_trace() {
     assert!(!text.contains("review"), "{text}");
     let overview = h
         .discovery
-        .render_overview(good(), pb::RenderOverviewRequest { scope: scope() })
+        .render_overview(
+            good(),
+            pb::RenderOverviewRequest {
+                scope: scope(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     assert!(!overview.text.contains("review"));

@@ -150,6 +150,7 @@ async fn exercise(entries: &[Entry], deny_root: bool) -> String {
             good(),
             pb::RenderOverviewRequest {
                 scope: scope.clone(),
+                ..Default::default()
             },
         )
         .await;

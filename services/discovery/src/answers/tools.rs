@@ -1,7 +1,7 @@
 //! `ListTools` and `RenderOverview`: the tool catalog and the `<packages>` block of the
 //! caller's decided answer.
 
-use neuralis_assembly::render_overview;
+use neuralis_assembly::{O200k, render_overview, render_overview_within};
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::base::convert;
@@ -9,11 +9,25 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::InstalledCatalog;
 use crate::decision::answer::Answer;
 
-/// The `<packages>` overview block of `answer`.
-pub(crate) fn overview(answer: &Answer) -> pb::RenderOverviewResponse {
-    pb::RenderOverviewResponse {
-        text: render_overview(&answer.packages),
+/// The `<packages>` overview block of `answer`, within `budget_tokens` when it is not 0.
+pub(crate) fn overview(
+    answer: &Answer,
+    budget_tokens: u32,
+) -> Result<pb::RenderOverviewResponse, DiscoveryError> {
+    if budget_tokens == 0 {
+        return Ok(pb::RenderOverviewResponse {
+            text: render_overview(&answer.packages),
+            ..Default::default()
+        });
     }
+    let fitted = render_overview_within(&answer.packages, budget_tokens as usize, &O200k)
+        .map_err(|refused| DiscoveryError::invalid("budget_tokens", refused.to_string()))?;
+    Ok(pb::RenderOverviewResponse {
+        text: fitted.text,
+        // Both are at most the budget or the count of listed entries.
+        tokens_used: u32::try_from(fitted.tokens).unwrap_or(u32::MAX),
+        left_out: u32::try_from(fitted.left_out).unwrap_or(u32::MAX),
+    })
 }
 
 /// One page of the tools `answer` lets the caller use.

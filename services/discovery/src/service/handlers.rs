@@ -45,7 +45,15 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
-        Ok(tools::overview(&answer))
+        if request.budget_tokens == 0 {
+            return tools::overview(&answer, 0);
+        }
+        // Counting tokens is CPU work in proportion to the caller's own answer: off the
+        // reactor.
+        let budget = request.budget_tokens;
+        tokio::task::spawn_blocking(move || tools::overview(&answer, budget))
+            .await
+            .map_err(|e| DiscoveryError::Internal(format!("overview task: {e}")))?
     }
 
     /// Activates one skill.

@@ -221,7 +221,13 @@ async fn show(clients: &Clients, member: &str) -> Result<()> {
         }
     }
     let overview = discovery_api
-        .render_overview(caller, discovery::RenderOverviewRequest { scope })
+        .render_overview(
+            caller,
+            discovery::RenderOverviewRequest {
+                scope,
+                ..Default::default()
+            },
+        )
         .await?;
     println!("\n5. the agent's overview block:\n\n{}", overview.text);
     Ok(())

@@ -46,7 +46,14 @@ enum Action {
     /// The packages and files this caller may use, with each file's state.
     List(ScopeArgs),
     /// The agent's `<packages>` overview block.
-    Overview(ScopeArgs),
+    Overview {
+        /// At most this many tokens (o200k_base; 0: no budget): always-on entries stay,
+        /// others are shortened, then left out least useful first.
+        #[arg(long, default_value_t = 0)]
+        budget: u32,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
     /// Activate one skill by id (bare or namespaced) and print it.
     Activate {
         /// The skill id.
@@ -93,7 +100,7 @@ enum Action {
 pub fn run(args: PackagesArgs) -> ExitCode {
     let name = match &args.action {
         Action::List(_) => "packages list",
-        Action::Overview(_) => "packages overview",
+        Action::Overview { .. } => "packages overview",
         Action::Activate { .. } => "packages activate",
         Action::Hydrate { .. } => "packages hydrate",
         Action::Tools(_) => "packages tools",
@@ -106,7 +113,7 @@ pub fn run(args: PackagesArgs) -> ExitCode {
 async fn packages(args: PackagesArgs) -> Result<()> {
     let out = &args.client;
     let given = match &args.action {
-        Action::List(scope) | Action::Overview(scope) | Action::Tools(scope) => scope,
+        Action::List(scope) | Action::Tools(scope) | Action::Overview { scope, .. } => scope,
         Action::Activate { scope, .. } | Action::Hydrate { scope, .. } => scope,
         Action::Read { scope, .. } | Action::Search { scope, .. } => scope,
     };
@@ -133,11 +140,19 @@ async fn packages(args: PackagesArgs) -> Result<()> {
             let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
             out.emit(&value, || tree(&packages))
         }
-        Action::Overview(_) => {
-            let request = pb::RenderOverviewRequest { scope };
+        Action::Overview { budget, .. } => {
+            let request = pb::RenderOverviewRequest {
+                scope,
+                budget_tokens: budget,
+            };
             let rendered = api.render_overview(caller, request).await;
-            let text = rendered.map_err(|e| out.explain(e))?.text;
-            out.emit(&json!({"text": text}), || text.clone())
+            let rendered = rendered.map_err(|e| out.explain(e))?;
+            let value = json!({
+                "text": rendered.text,
+                "tokens_used": rendered.tokens_used,
+                "left_out": rendered.left_out,
+            });
+            out.emit(&value, || rendered.text.clone())
         }
         Action::Activate { skill_id, .. } => {
             let request = pb::ActivateSkillRequest { scope, skill_id };

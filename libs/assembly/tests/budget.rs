@@ -1,0 +1,283 @@
+//! The overview within a token budget (issue 30), rule by rule.
+
+use neuralis_assembly::{
+    BudgetError, FileState, FileView, O200k, Origin, PackageView, TokenCount, render_overview,
+    render_overview_within,
+};
+use neuralis_layout::Category;
+use proptest::prelude::*;
+
+/// A counter with a known answer: one token per word, one per line end.
+struct Words;
+
+impl TokenCount for Words {
+    fn tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count() + text.matches('\n').count()
+    }
+}
+
+fn file(path: &str, category: Category, state: FileState, description: &str) -> FileView {
+    FileView {
+        path: path.into(),
+        category,
+        id: path.trim_end_matches(".md").replace('/', "-"),
+        title: path.into(),
+        description: (!description.is_empty()).then(|| description.to_string()),
+        identity: false,
+        default_enabled: true,
+        state,
+        bundle: if category == Category::Skill {
+            (0..5).map(|i| format!("scripts/run-{i}.sh")).collect()
+        } else {
+            vec![]
+        },
+        activation_id: path.trim_end_matches("/SKILL.md").replace('/', "-"),
+        size: 10,
+        allowed_tools: Vec::new(),
+    }
+}
+
+fn package(name: &str, files: Vec<FileView>) -> PackageView {
+    PackageView {
+        origin: Origin::Installed {
+            package_id: name.into(),
+        },
+        name: name.into(),
+        key: name.into(),
+        policy_key: name.into(),
+        root: String::new(),
+        rule: None,
+        enabled: true,
+        files,
+    }
+}
+
+const LONG: &str = "Reviews pull requests against the team's conventions, checks the tests that \
+    cover each change, and writes a summary a reviewer can read in one minute";
+
+fn catalog() -> Vec<PackageView> {
+    vec![
+        package(
+            "acme",
+            vec![
+                file(
+                    "rules/style.md",
+                    Category::Rule,
+                    FileState::Active,
+                    "House style",
+                ),
+                file(
+                    "skills/review/SKILL.md",
+                    Category::Skill,
+                    FileState::Active,
+                    LONG,
+                ),
+                file(
+                    "skills/triage/SKILL.md",
+                    Category::Skill,
+                    FileState::Active,
+                    LONG,
+                ),
+                file(
+                    "commands/ship.md",
+                    Category::Command,
+                    FileState::Active,
+                    LONG,
+                ),
+            ],
+        ),
+        package(
+            "docs-pack",
+            vec![
+                file("docs/api.md", Category::Docs, FileState::Manual, LONG),
+                file("docs/faq.md", Category::Docs, FileState::Manual, LONG),
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn an_overview_within_its_budget_is_the_whole_overview() {
+    let whole = render_overview(&catalog());
+    let fitted = render_overview_within(&catalog(), 100_000, &O200k).expect("fits");
+    assert_eq!(fitted.text, whole);
+    assert_eq!(fitted.left_out, 0);
+    assert_eq!(fitted.tokens, O200k.tokens(&whole));
+}
+
+#[test]
+fn descriptions_are_shortened_before_any_entry_is_dropped() {
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let fitted = render_overview_within(&catalog(), whole - 10, &Words).expect("fits shortened");
+    assert_eq!(fitted.left_out, 0, "{}", fitted.text);
+    assert!(fitted.text.contains('…'), "{}", fitted.text);
+    assert!(fitted.tokens <= whole - 10);
+}
+
+#[test]
+fn the_most_useful_entries_keep_their_full_line_first() {
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let fitted = render_overview_within(&catalog(), whole - 10, &Words).expect("fits");
+    let review = line_of(&fitted.text, "skills-review");
+    assert!(review.contains(LONG.split_whitespace().last().unwrap_or_default()));
+    let faq = line_of(&fitted.text, "docs-faq");
+    assert!(
+        faq.contains('…'),
+        "the least useful entry is the one shortened: {faq}"
+    );
+}
+
+#[test]
+fn docs_are_dropped_before_commands_and_commands_before_skills() {
+    let order = [
+        "docs-faq",
+        "docs-api",
+        "commands-ship",
+        "skills-triage",
+        "skills-review",
+    ];
+    let mut seen_drops = 0;
+    for budget in (40..200).step_by(5) {
+        let Ok(fitted) = render_overview_within(&catalog(), budget, &Words) else {
+            continue;
+        };
+        let kept: Vec<bool> = order.iter().map(|id| fitted.text.contains(id)).collect();
+        // Once something is kept, everything more useful is kept too.
+        let first_kept = kept.iter().position(|k| *k).unwrap_or(kept.len());
+        assert!(
+            kept[first_kept..].iter().all(|k| *k),
+            "{kept:?}\n{}",
+            fitted.text
+        );
+        assert_eq!(fitted.left_out, first_kept);
+        seen_drops = seen_drops.max(first_kept);
+    }
+    assert_eq!(seen_drops, order.len(), "the budgets tried drop every kind");
+}
+
+#[test]
+fn a_package_whose_entries_are_all_dropped_loses_its_block() {
+    let fitted = render_overview_within(&catalog(), 100, &Words).expect("fits");
+    assert!(!fitted.text.contains("docs-pack"), "{}", fitted.text);
+}
+
+#[test]
+fn one_line_says_how_many_were_left_out_and_how_to_find_them() {
+    let fitted = render_overview_within(&catalog(), 100, &Words).expect("fits");
+    let trailer = format!("{} more entries left out", fitted.left_out);
+    assert!(fitted.text.contains(&trailer), "{}", fitted.text);
+    assert!(fitted.text.contains("search the packages"));
+    insta::assert_snapshot!(fitted.text);
+}
+
+#[test]
+fn a_budget_below_the_always_on_content_is_refused_naming_the_minimum() {
+    let error = render_overview_within(&catalog(), 5, &Words).expect_err("too small");
+    let BudgetError::BelowAlwaysOn { budget, minimum } = error.clone();
+    assert_eq!(budget, 5);
+    // The frame, acme's tags, the rule's line and the line saying 5 were left out.
+    assert!(minimum > 5);
+    assert!(render_overview_within(&catalog(), minimum, &Words).is_ok());
+    assert!(render_overview_within(&catalog(), minimum - 1, &Words).is_err());
+    assert!(error.to_string().contains(&minimum.to_string()));
+}
+
+#[test]
+fn an_empty_overview_needs_only_its_tags() {
+    let fitted = render_overview_within(&[], 10, &Words).expect("fits");
+    assert_eq!(fitted.text, "<packages>\n</packages>\n");
+    assert_eq!(fitted.left_out, 0);
+}
+
+fn line_of<'t>(text: &'t str, id: &str) -> &'t str {
+    text.lines().find(|l| l.contains(id)).unwrap_or_default()
+}
+
+fn arb_file() -> impl Strategy<Value = FileView> {
+    let category = prop::sample::select(vec![
+        Category::Skill,
+        Category::Rule,
+        Category::Instruction,
+        Category::Agent,
+        Category::Docs,
+        Category::Command,
+    ]);
+    let state = prop::sample::select(vec![
+        FileState::Active,
+        FileState::Manual,
+        FileState::OptIn,
+        FileState::Disabled,
+    ]);
+    ("[a-z]{1,8}", category, state, "[a-z ,.<>&]{0,160}").prop_map(
+        |(name, category, state, description)| {
+            file(&format!("{name}.md"), category, state, &description)
+        },
+    )
+}
+
+fn arb_catalog() -> impl Strategy<Value = Vec<PackageView>> {
+    prop::collection::vec(
+        ("[a-z]{1,6}", prop::collection::vec(arb_file(), 0..8)),
+        0..6,
+    )
+    .prop_map(|packages| {
+        packages
+            .into_iter()
+            .map(|(name, files)| package(&name, files))
+            .collect()
+    })
+}
+
+fn check_fitted(packages: &[PackageView], budget: usize, counter: &impl TokenCount) {
+    let listed: Vec<&FileView> = packages
+        .iter()
+        .flat_map(|p| &p.files)
+        .filter(|f| matches!(f.state, FileState::Active | FileState::Manual))
+        .collect();
+    match render_overview_within(packages, budget, counter) {
+        Ok(fitted) => {
+            assert!(fitted.tokens <= budget, "{} > {budget}", fitted.tokens);
+            assert_eq!(fitted.tokens, counter.tokens(&fitted.text));
+            let entry_lines = fitted
+                .text
+                .lines()
+                .filter(|l| l.starts_with("- ") && !l.starts_with("- … "))
+                .count();
+            assert_eq!(
+                fitted.left_out,
+                listed.len() - entry_lines,
+                "{}",
+                fitted.text
+            );
+            let always = listed
+                .iter()
+                .filter(|f| f.state == FileState::Active && f.category.is_prompt_injected());
+            for file in always {
+                let line = format!("- {} {}", file.category, file.id);
+                assert!(fitted.text.contains(&line), "always-on {line} dropped");
+            }
+        }
+        Err(BudgetError::BelowAlwaysOn { minimum, .. }) => assert!(minimum > budget),
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_overview_never_exceeds_its_budget_and_the_left_out_count_is_exact(
+        packages in arb_catalog(),
+        budget in 0usize..600,
+    ) {
+        check_fitted(&packages, budget, &Words);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn the_budget_holds_by_the_real_tokenizer_count(
+        packages in arb_catalog(),
+        budget in 0usize..900,
+    ) {
+        check_fitted(&packages, budget, &O200k);
+    }
+}
