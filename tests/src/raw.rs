@@ -78,10 +78,22 @@ pub async fn call(channel: &Channel, rpc: &Rpc, request: Vec<u8>, token: Option<
         Err(status) => return Outcome::from_status(&status, Vec::new()),
     };
     let mut seen = Vec::new();
-    while let Some(item) = stream.next().await {
+    // A stream that answered and then stays quiet is an open watch (`WatchPackages`
+    // streams until a change): its outcome is what it sent.
+    let quiet = Duration::from_secs(3);
+    loop {
+        let item = if seen.is_empty() {
+            stream.next().await
+        } else {
+            match tokio::time::timeout(quiet, stream.next()).await {
+                Ok(item) => item,
+                Err(_) => break,
+            }
+        };
         match item {
-            Ok(bytes) => seen.extend(bytes),
-            Err(status) => return Outcome::from_status(&status, seen),
+            Some(Ok(bytes)) => seen.extend(bytes),
+            Some(Err(status)) => return Outcome::from_status(&status, seen),
+            None => break,
         }
     }
     Outcome {

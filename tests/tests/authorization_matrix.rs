@@ -424,6 +424,11 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             ..Default::default()
         }
         .encode_to_vec(),
+        d::WATCH_PACKAGES => discovery::WatchPackagesRequest {
+            scope: scope(),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         d::RENDER_OVERVIEW => discovery::RenderOverviewRequest {
             scope: scope(),
             ..Default::default()

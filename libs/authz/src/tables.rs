@@ -184,6 +184,7 @@ pub mod discovery {
         VALIDATE_PACKAGE = "ValidatePackage",
         READ_FILE = "ReadFile",
         SEARCH = "Search",
+        WATCH_PACKAGES = "WatchPackages",
     });
 
     /// The rules.
@@ -197,6 +198,11 @@ pub mod discovery {
             ),
             row(
                 RENDER_OVERVIEW,
+                Who::CallersOrEmpty,
+                Binding::Project("scope.project_id"),
+            ),
+            row(
+                WATCH_PACKAGES,
                 Who::CallersOrEmpty,
                 Binding::Project("scope.project_id"),
             ),

@@ -33,6 +33,6 @@ pub mod service;
 pub use base::error::{CallerToken, DiscoveryError};
 pub use base::ports;
 pub use rows::inventory;
-pub use service::api::DiscoveryApi;
+pub use service::api::{DiscoveryApi, WatchStream};
 pub use service::config::DiscoverySettings;
 pub use service::{Discovery, InProcessDiscovery, adapters, api, config, grpc};

@@ -34,9 +34,11 @@ mod handlers;
 mod in_process;
 mod outage;
 mod validation;
+mod watch;
 
 pub use config::DiscoverySettings;
 pub use in_process::InProcessDiscovery;
+pub use watch::WatchStream;
 
 /// The parts discovery is built from.
 pub struct DiscoveryParts {
@@ -58,6 +60,8 @@ pub struct Discovery {
     validations: validation::Validations,
     /// The sources last read per project, for when sync cannot be reached.
     last_sources: outage::LastSources,
+    /// Open `WatchPackages` streams per caller.
+    watchers: Arc<watch::OpenStreams>,
 }
 
 impl Discovery {
@@ -73,6 +77,7 @@ impl Discovery {
             rekeyed: Default::default(),
             validations: Default::default(),
             last_sources: Default::default(),
+            watchers: Default::default(),
         }
     }
 

@@ -25,6 +25,7 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::{IndexPort, RowsSince, SourceInfo};
 
 mod beside;
+mod changes;
 mod eager;
 mod snapshot;
 
@@ -43,6 +44,8 @@ struct State {
     waker: Option<Waker>,
     /// Per project, the background catch-up started last (see `eager`).
     applying: HashMap<String, eager::Applying>,
+    /// Who waits for a project's rows to change.
+    changes: changes::Changes,
 }
 
 /// The inventory of this discovery instance.
@@ -64,6 +67,7 @@ impl InventoryShell {
                 subscription: None,
                 waker: None,
                 applying: HashMap::new(),
+                changes: changes::Changes::default(),
             }),
             eager: OnceLock::new(),
             beside: OnceLock::new(),
@@ -97,6 +101,12 @@ impl InventoryShell {
     /// [`neuralis_inventory::Inventory::seen`]).
     pub fn seen(&self, project: &str) -> Seen {
         self.drained().inventory.seen(project)
+    }
+
+    /// Wakes each time a write in `project` finishes or fails, or events may have been
+    /// missed (`WatchPackages`).
+    pub fn changes(&self, project: &str) -> tokio::sync::watch::Receiver<u64> {
+        self.lock().changes.subscribe(project)
     }
 
     /// The project's snapshot when it may be served with no word from sync (sync cannot
@@ -300,13 +310,22 @@ fn drain(state: &mut State) -> Vec<String> {
         match subscription.poll_next_unpin(&mut cx) {
             Poll::Pending => return finished,
             Poll::Ready(Some(notice)) => {
-                finished.extend(apply(&mut state.inventory, notice));
+                let unseen = matches!(notice, BusNotice::Lost | BusNotice::Live);
+                let project = apply(&mut state.inventory, notice);
+                if unseen {
+                    state.changes.notify_all();
+                }
+                if let Some(project) = project {
+                    state.changes.notify(&project);
+                    finished.push(project);
+                }
             }
             Poll::Ready(None) => {
                 tracing::warn!("invalidation subscription ended; bypassing the inventory");
                 neuralis_metrics::invalidation(neuralis_metrics::Invalidation::Lost);
                 state.subscription = None;
                 state.inventory.subscription_lost();
+                state.changes.notify_all();
                 return finished;
             }
         }

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use neuralis_proto::discovery::v1 as pb;
 
 pub use crate::base::error::{CallerToken, DiscoveryError};
+pub use crate::service::watch::WatchStream;
 
 /// One method per RPC of `neuralis.discovery.v1.DiscoveryService`, as a client calls
 /// it with the caller's token. In process (`InProcessDiscovery`) and over
@@ -66,4 +67,11 @@ pub trait DiscoveryApi: Send + Sync + 'static {
         caller: CallerToken,
         request: pb::SearchRequest,
     ) -> Result<pb::SearchResponse, DiscoveryError>;
+
+    /// The packages this caller may use now, then again each time they change.
+    async fn watch_packages(
+        &self,
+        caller: CallerToken,
+        request: pb::WatchPackagesRequest,
+    ) -> Result<WatchStream, DiscoveryError>;
 }

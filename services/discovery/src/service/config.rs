@@ -22,6 +22,8 @@ pub struct DiscoverySettings {
     /// Concurrent expensive calls (`Search`, `Hydrate`) per caller and per project;
     /// past them a call is answered RESOURCE_EXHAUSTED with a `RetryInfo`.
     pub fair_share: ShareLimits,
+    /// `WatchPackages` streams.
+    pub watch: WatchConfig,
 }
 
 impl Default for DiscoverySettings {
@@ -31,6 +33,7 @@ impl Default for DiscoverySettings {
             default_hydration_budget_bytes: 64 * 1024,
             installed: InstalledConfig::default(),
             fair_share: ShareLimits::default(),
+            watch: WatchConfig::default(),
         }
     }
 }
@@ -70,6 +73,31 @@ impl InventoryConfig {
             open_write_limit: Duration::from_millis(self.open_write_limit_ms),
             max_projects: self.max_projects.max(1),
             max_bytes: self.max_bytes,
+        }
+    }
+}
+
+/// `watch.*`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// How often a stream re-decides its answer with no index write: policy, switches,
+    /// package states, overrides and grants are never cached, so this bounds how late a
+    /// stream sees them.
+    pub recheck_ms: u64,
+    /// Open streams per caller (token subject) and project; past them RESOURCE_EXHAUSTED.
+    pub streams_per_caller: usize,
+    /// A stream ends after this long (the caller reconnects with its revision): its
+    /// token was verified once, at the start.
+    pub max_stream_ms: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        Self {
+            recheck_ms: 2_000,
+            streams_per_caller: 4,
+            max_stream_ms: 10 * 60 * 1000,
         }
     }
 }

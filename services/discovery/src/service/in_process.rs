@@ -10,7 +10,7 @@ use neuralis_proto::discovery::v1 as pb;
 
 use crate::base::error::{CallerToken, DiscoveryError};
 use crate::service::Discovery;
-use crate::service::api::DiscoveryApi;
+use crate::service::api::{DiscoveryApi, WatchStream};
 
 /// The handlers behind their gate.
 pub struct InProcessDiscovery {
@@ -108,5 +108,14 @@ impl DiscoveryApi for InProcessDiscovery {
         request: pb::SearchRequest,
     ) -> Result<pb::SearchResponse, DiscoveryError> {
         admitted!(self, rpc::SEARCH, search, caller, request)
+    }
+
+    async fn watch_packages(
+        &self,
+        caller: CallerToken,
+        request: pb::WatchPackagesRequest,
+    ) -> Result<WatchStream, DiscoveryError> {
+        let permit = self.gate.admit_bearer(rpc::WATCH_PACKAGES, &caller)?;
+        self.discovery.watch_packages(permit, request)
     }
 }

@@ -375,10 +375,21 @@ pub async fn harness() -> Harness {
 pub async fn harness_with(
     catalog: Arc<dyn neuralis_discovery::ports::InstalledCatalog>,
 ) -> Harness {
+    harness_of(catalog, DiscoverySettings::default()).await
+}
+
+/// [`harness`] with `settings`.
+pub async fn harness_with_settings(settings: DiscoverySettings) -> Harness {
+    harness_of(Arc::new(EmptyCatalog), settings).await
+}
+
+async fn harness_of(
+    catalog: Arc<dyn neuralis_discovery::ports::InstalledCatalog>,
+    settings: DiscoverySettings,
+) -> Harness {
     let index = Arc::new(FakeIndex::default());
     let access = Arc::new(FakeAccess::default());
     let bus = InProcessBus::default();
-    let settings = DiscoverySettings::default();
     let inventory = InventoryShell::new(settings.inventory.settings());
     inventory.attach(bus.subscribe().await.unwrap());
     let discovery = Discovery::new(DiscoveryParts {

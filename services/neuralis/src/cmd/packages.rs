@@ -12,6 +12,7 @@ use serde_json::json;
 use super::client::{self, ClientArgs};
 
 mod render;
+mod watch;
 
 use render::{
     hydrate_json, hydrate_text, package_json, search_json, search_text, tools_json, tools_text,
@@ -71,6 +72,15 @@ enum Action {
     },
     /// The tool catalog, with contested names and their claimants.
     Tools(ScopeArgs),
+    /// The packages now, then each time they change (until interrupted or the server
+    /// ends the stream).
+    Watch {
+        /// The revision of an answer already held: wait for a change from it.
+        #[arg(long, default_value = "")]
+        resume: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
     /// Read one file the caller may read now (a listed doc or active file, or an entry
     /// of an active skill's bundle), as `list` names it.
     Read {
@@ -104,6 +114,7 @@ pub fn run(args: PackagesArgs) -> ExitCode {
         Action::Activate { .. } => "packages activate",
         Action::Hydrate { .. } => "packages hydrate",
         Action::Tools(_) => "packages tools",
+        Action::Watch { .. } => "packages watch",
         Action::Read { .. } => "packages read",
         Action::Search { .. } => "packages search",
     };
@@ -116,6 +127,7 @@ async fn packages(args: PackagesArgs) -> Result<()> {
         Action::List(scope) | Action::Tools(scope) | Action::Overview { scope, .. } => scope,
         Action::Activate { scope, .. } | Action::Hydrate { scope, .. } => scope,
         Action::Read { scope, .. } | Action::Search { scope, .. } => scope,
+        Action::Watch { scope, .. } => scope,
     };
     if out.token.is_none() {
         eprintln!(
@@ -182,6 +194,13 @@ async fn packages(args: PackagesArgs) -> Result<()> {
             let hydrated = api.hydrate(caller, request).await;
             let hydrated = hydrated.map_err(|e| out.explain(e))?;
             out.emit(&hydrate_json(&hydrated), || hydrate_text(&hydrated))
+        }
+        Action::Watch { resume, .. } => {
+            let request = pb::WatchPackagesRequest {
+                scope,
+                resume_revision: resume,
+            };
+            watch::follow(&api, caller, request, out).await
         }
         Action::Tools(_) => {
             let request = pb::ListToolsRequest {

@@ -9,7 +9,7 @@ use tonic::transport::Channel;
 
 use super::status::from_status;
 use crate::base::error::{CallerToken, DiscoveryError};
-use crate::service::api::DiscoveryApi;
+use crate::service::api::{DiscoveryApi, WatchStream};
 
 /// A discovery client over one channel.
 #[derive(Clone)]
@@ -130,5 +130,21 @@ impl DiscoveryApi for DiscoveryGrpcClient {
         response
             .map(tonic::Response::into_inner)
             .map_err(|s| from_status(&s))
+    }
+
+    async fn watch_packages(
+        &self,
+        caller: CallerToken,
+        request: pb::WatchPackagesRequest,
+    ) -> Result<WatchStream, DiscoveryError> {
+        use futures::StreamExt as _;
+        let mut client = self.inner.clone();
+        let response = client.watch_packages(with_token(&caller, request)).await;
+        let stream = response
+            .map(tonic::Response::into_inner)
+            .map_err(|s| from_status(&s))?;
+        Ok(Box::pin(
+            stream.map(|message| message.map_err(|s| from_status(&s))),
+        ))
     }
 }

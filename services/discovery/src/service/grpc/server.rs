@@ -101,4 +101,24 @@ impl DiscoveryService for DiscoveryGrpcServer {
     ) -> Result<Response<pb::SearchResponse>, Status> {
         forward!(self, search, request)
     }
+
+    type WatchPackagesStream = std::pin::Pin<
+        Box<dyn futures::Stream<Item = Result<pb::WatchPackagesResponse, Status>> + Send>,
+    >;
+
+    async fn watch_packages(
+        &self,
+        request: Request<pb::WatchPackagesRequest>,
+    ) -> Result<Response<Self::WatchPackagesStream>, Status> {
+        use futures::StreamExt as _;
+        let mut request = request;
+        let permit = take_permit(&mut request)?;
+        let stream = self
+            .discovery
+            .watch_packages(permit, request.into_inner())
+            .map_err(to_status)?;
+        Ok(Response::new(Box::pin(
+            stream.map(|message| message.map_err(to_status)),
+        )))
+    }
 }
