@@ -44,12 +44,30 @@ pub(crate) struct FileSlot {
     pub entry: Option<usize>,
 }
 
+/// A tool of an installed package, sent to policy after every file candidate as a
+/// file of its package at its manifest's path carrying the tool's features: policy
+/// decides it with the same gates as markdown (features, the package's switch and
+/// URI policy), and a usable tool keeps its package usable when all its markdown is
+/// gated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolSlot {
+    /// The package candidate.
+    pub package: usize,
+    /// The tool's name.
+    pub name: String,
+}
+
+/// Where a tool is decided: the manifest that declares the package's tools.
+const TOOL_PATH: &str = "package.json";
+
 /// The batch and, index for index, what each package and file candidate is.
 pub(crate) struct Batch<'a> {
     pub request: EvaluationRequest,
     pub candidates: Vec<Candidate<'a>>,
-    /// One per `request.files`, in order.
+    /// One per `request.files` of member files and bundle entries, in order.
     pub slots: Vec<FileSlot>,
+    /// One per `request.files` after those: the installed packages' tools.
+    pub tools: Vec<ToolSlot>,
 }
 
 /// The key package enable states and file overrides are stored under: the package id
@@ -132,11 +150,42 @@ pub(crate) fn build<'a>(
             }
         }
     }
+    let tools = push_tools(&candidates, &mut request);
     Batch {
         request,
         candidates,
         slots,
+        tools,
     }
+}
+
+/// Appends every installed package's tools to the batch (see [`ToolSlot`]).
+fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> Vec<ToolSlot> {
+    let mut tools = Vec::new();
+    for (at, candidate) in candidates.iter().enumerate() {
+        let Candidate::Installed(installed) = candidate else {
+            continue; // markdown only from a source: no tool ever loads from one
+        };
+        for tool in &installed.tools {
+            request.files.push(FileCandidate {
+                package: at,
+                path: TOOL_PATH.to_owned(),
+                // Listed, never active: only whether it is visible is read.
+                category: neuralis_layout::Category::Docs,
+                identity: false,
+                default_enabled: true,
+                required_features: tool.features.clone(),
+                private_owner: None,
+                real_path: None,
+                content_flagged: false,
+            });
+            tools.push(ToolSlot {
+                package: at,
+                name: tool.name.clone(),
+            });
+        }
+    }
+    tools
 }
 
 fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
@@ -217,7 +266,7 @@ fn real_path_of<'s>(snapshot: &'s SourceSnapshot, path: &str) -> Option<&'s str>
 /// Who may see a source file, by the source's privacy patterns as configured now (not
 /// the marker the last sync stored): the owner of its path or of its real path, either
 /// (a link cannot make another agent's file shared); two owners: nobody.
-fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
+pub(crate) fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
     owner_of_alias(path, real_path, &source.privacy_patterns)
 }
 

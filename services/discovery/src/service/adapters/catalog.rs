@@ -9,7 +9,7 @@ use neuralis_layout::Trust;
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, ToolEntry,
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, ToolEntry, ToolGate,
 };
 
 /// A catalog loaded from the configured roots at start.
@@ -40,6 +40,14 @@ impl LoadedCatalog {
                     dir,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
+                    tools: p
+                        .tools
+                        .iter()
+                        .map(|tool| ToolGate {
+                            name: tool.name.clone(),
+                            features: tool.features.clone(),
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -117,11 +125,14 @@ impl InstalledCatalog for LoadedCatalog {
             .map_err(|_| DiscoveryError::NotFound)
     }
 
-    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+    fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
         let mut tools = Vec::new();
         for package in self.catalog.packages() {
             for tool in &package.tools {
-                let owner = self.catalog.resolve_tool(&tool.name, |id| usable(id));
+                // A claimant whose tool the caller may not use drops out of the contest.
+                let owner = self
+                    .catalog
+                    .resolve_tool(&tool.name, |id| usable(id, &tool.name));
                 if owner.is_some_and(|o| o.id() == package.id) {
                     tools.push(ToolEntry {
                         name: tool.name.clone(),
@@ -142,7 +153,7 @@ impl InstalledCatalog for LoadedCatalog {
                     .claimants
                     .iter()
                     .map(Claimant::id)
-                    .filter(|id| usable(id))
+                    .filter(|id| usable(id, &contest.name))
                     .map(str::to_owned)
                     .collect();
                 (claimants.len() > 1).then(|| ContestedTool {
