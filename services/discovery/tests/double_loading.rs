@@ -131,3 +131,75 @@ async fn every_package_rooted_in_an_installed_directory_loads_once_in_both_modes
         assert_eq!(source_packages(&zone, root).await, expected, "{mode}");
     }
 }
+
+/// Each listed package as (origin, name, its files' paths), for a project source
+/// holding `source` files beside the drop-zone `zone`.
+async fn listed_with(zone: &Path, source: &[(&str, &str)]) -> Vec<(String, String, Vec<String>)> {
+    let h = harness_with(catalog(zone)).await;
+    for (path, content) in source {
+        h.index.put("data", path, content);
+    }
+    let packages = fakes::listing::packages(&h, good()).await;
+    packages
+        .into_iter()
+        .map(|p| {
+            let origin = if p.origin == common::PackageOrigin::Installed as i32 {
+                "installed"
+            } else {
+                "source"
+            };
+            let files = p.files.into_iter().map(|f| f.path).collect();
+            (origin.to_owned(), p.name, files)
+        })
+        .collect()
+}
+
+/// Issue 27: a folder's name is no identity; only the installed folder's skill itself
+/// (the same `SKILL.md`) is a double load.
+#[tokio::test]
+async fn an_unrelated_source_skill_folder_named_like_an_installed_bare_skill_loads() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let source = [(
+        "work/review/SKILL.md",
+        "---\nname: review\n---\nA different review skill.\n",
+    )];
+    let listed = listed_with(zone.path(), &source).await;
+    let names: Vec<(&str, &str)> = listed
+        .iter()
+        .map(|(origin, name, _)| (origin.as_str(), name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("installed", "kit"),
+            ("installed", "review"),
+            ("source", "review")
+        ]
+    );
+}
+
+/// Issue 27: the installed bare skill reached as a member `skills/<name>/` folder of a
+/// source package (the drop-zone is the source's `skills/` folder) loads once.
+#[tokio::test]
+async fn an_installed_bare_skill_that_is_a_member_skill_folder_loads_once() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let review = ZONE[0].1;
+    let source = [
+        ("AGENTS.md", "# Agents\n"),
+        ("skills/review/SKILL.md", review),
+        ("skills/other/SKILL.md", "---\nname: other\n---\n"),
+    ];
+    let listed = listed_with(zone.path(), &source).await;
+    let files: Vec<&str> = listed
+        .iter()
+        .filter(|(origin, _, _)| origin == "source")
+        .flat_map(|(_, _, files)| files.iter().map(String::as_str))
+        .collect();
+    assert!(
+        !files.contains(&"skills/review/SKILL.md"),
+        "review loads as the installed package only: {listed:?}"
+    );
+    assert!(files.contains(&"skills/other/SKILL.md"), "{listed:?}");
+}

@@ -130,6 +130,9 @@ pub(crate) fn build<'a>(
     for (at, candidate) in candidates.iter().enumerate() {
         request.packages.push(package_candidate(candidate));
         for (fi, file) in candidate.package().files.iter().enumerate() {
+            if member_installed_elsewhere(candidate, &file.path, &identities) {
+                continue; // not sent: hidden for everyone
+            }
             let mut push = |path: &str, entry: Option<usize>| {
                 // A file nobody may see is not sent: it stays hidden (see `assemble`).
                 if let Some(file) = file_candidate(at, candidate, file, path) {
@@ -299,17 +302,51 @@ fn is_installed_elsewhere(
     package: &Package,
     installed: &HashSet<LogicalIdentity>,
 ) -> bool {
-    // The source root's own folder name (a bare skill mounted as a whole source).
-    let root_name = source
+    let payload = |path: &str| snapshot.payload(path);
+    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
+    lies_in_installed(
+        &package.root,
+        root_name(source),
+        (payload, fingerprint),
+        installed,
+    )
+}
+
+/// The source root's own folder name (a bare skill mounted as a whole source).
+fn root_name(source: &SourceInfo) -> &str {
+    source
         .root_uri
         .trim_end_matches('/')
         .rsplit('/')
         .next()
-        .unwrap_or_default();
-    lies_in_installed(
-        &package.root,
-        root_name,
-        |path| snapshot.payload(path),
-        installed,
-    )
+        .unwrap_or_default()
+}
+
+/// Seed 000, "No double loading", for one member file of a source package whose root
+/// is not an installed directory (issue 27): a file whose folder, under its path or
+/// (reached through an in-root link) its real path, lies in an installed package's
+/// directory is that package's file — a `skills/<name>/` folder that is an installed
+/// bare skill, a link into an installed package. It loads there, never here too.
+fn member_installed_elsewhere(
+    candidate: &Candidate<'_>,
+    path: &str,
+    installed: &HashSet<LogicalIdentity>,
+) -> bool {
+    let Candidate::Source {
+        source, snapshot, ..
+    } = candidate
+    else {
+        return false;
+    };
+    if installed.is_empty() {
+        return false;
+    }
+    let real = snapshot.facts(path).and_then(|f| f.real_path.as_deref());
+    let folder = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
+    let payload = |path: &str| snapshot.payload(path);
+    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
+    std::iter::once(path).chain(real).any(|path| {
+        let lookups = (payload, fingerprint);
+        lies_in_installed(&folder(path), root_name(source), lookups, installed)
+    })
 }

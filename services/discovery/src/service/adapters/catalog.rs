@@ -32,9 +32,10 @@ impl LoadedCatalog {
                 let dir = package_dir(roots, p.class, &p.root);
                 let (sizes, linked) = listed(&dir);
                 real_paths.insert(p.id.clone(), linked);
+                let skill = bare_skill_content(&dir, &sizes);
                 InstalledPackage {
                     package_id: p.id.clone(),
-                    identity: neuralis_catalog::LogicalIdentity::of_installed(p),
+                    identity: neuralis_catalog::LogicalIdentity::of_installed(p, skill),
                     trust: p.trust,
                     sizes,
                     dir,
@@ -85,6 +86,17 @@ fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
         }
         InstallClass::Trusted => PathBuf::from(root),
     }
+}
+
+/// The fingerprint of a bare skill folder's `SKILL.md` (no `package.json`): what tells
+/// the folder from another one of the same name in a source (no double loading).
+fn bare_skill_content(dir: &Path, sizes: &HashMap<String, u64>) -> Option<u64> {
+    if sizes.contains_key("package.json") || !sizes.contains_key("SKILL.md") {
+        return None;
+    }
+    let connector = LocalConnector::new(dir, ConnectorLimits::default()).ok()?;
+    let bytes = connector.read_beneath("SKILL.md").ok()?;
+    Some(neuralis_connector::fingerprint(&bytes))
 }
 
 /// The sizes of a package directory's files, and the real path of each one reached
