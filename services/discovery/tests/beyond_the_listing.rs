@@ -219,3 +219,50 @@ async fn a_file_that_shrank_since_the_sync_is_budgeted_by_the_bytes_read() {
     assert_eq!(paths, [FIRST], "not skipped by its indexed 500 bytes");
     assert_eq!(hydrated.omitted, []);
 }
+
+/// The same for an installed package's skill: its directory as listed at load.
+#[tokio::test]
+async fn read_file_serves_an_installed_skills_bundle_file_past_the_64_listed() {
+    use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
+    use neuralis_discovery::adapters::LoadedCatalog;
+    let zone = tempfile::tempdir().unwrap();
+    let dir = zone.path().join("kit");
+    std::fs::create_dir_all(dir.join("skills/big/scripts")).unwrap();
+    std::fs::write(
+        dir.join("package.json"),
+        r#"{"name": "kit", "neuralis": {}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("skills/big/SKILL.md"), "---\nname: big\n---\n").unwrap();
+    for n in 0..70 {
+        let file = dir.join(format!("skills/big/scripts/s{n:03}.sh"));
+        std::fs::write(file, format!("echo {n}\n")).unwrap();
+    }
+    let roots = Roots {
+        dependency_tree: None,
+        drop_zone: Some(zone.path().to_path_buf()),
+        trusted_dirs: Vec::new(),
+    };
+    let catalog = Catalog::load(&roots, ReadLimits::default(), &Extras::default()).unwrap();
+    let h = fakes::harness_with(Arc::new(LoadedCatalog::new(catalog, &roots))).await;
+    let request = |path: &str| pb::ReadFileRequest {
+        source_slug: String::new(),
+        package_id: "kit".into(),
+        ..read(path)
+    };
+    let file = h
+        .discovery
+        .read_file(good(), request("skills/big/scripts/s069.sh"))
+        .await;
+    assert_eq!(file.unwrap().content, b"echo 69\n");
+    h.access
+        .denied
+        .lock()
+        .unwrap()
+        .insert("skills/big/scripts/s068.sh".into());
+    let denied = h
+        .discovery
+        .read_file(good(), request("skills/big/scripts/s068.sh"))
+        .await;
+    assert_eq!(denied, Err(DiscoveryError::NotFound));
+}

@@ -16,7 +16,7 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::{AccessPort, RawHit};
 use crate::decision::afresh::Afresh;
 use crate::decision::answer::{Answer, Holder};
-use crate::grouping::reach::{Reach, reach};
+use crate::grouping::reach::{Reach, reach, reach_installed};
 use crate::rows::inventory::ProjectSnapshot;
 
 /// What a read beyond the listed files needs: deciding afresh, and the rows decided.
@@ -46,14 +46,15 @@ pub(crate) async fn read_file(
         let content = content.read(at).await?;
         return Ok(pb::ReadFileResponse { path, content });
     }
-    let Holder::Source(slug) = &holder else {
-        return Err(DiscoveryError::NotFound);
+    let pending = match &holder {
+        Holder::Source(slug) => pending(answer, beyond, slug, &path),
+        Holder::Installed(id) => installed_pending(answer, beyond, content, id, &path),
     };
     let Some(Pending {
         package,
         candidate,
         skill,
-    }) = pending(answer, beyond, slug, &path)
+    }) = pending
     else {
         return Err(DiscoveryError::NotFound);
     };
@@ -83,6 +84,37 @@ struct Pending {
     candidate: FileCandidate,
     /// The skill whose bundle scope holds it (`None`: a loose file).
     skill: Option<String>,
+}
+
+/// The file `path` of the installed package `id` in a readable skill's bundle scope, as
+/// a candidate to decide afresh.
+fn installed_pending(
+    answer: &Answer,
+    beyond: &Beyond<'_>,
+    content: &Content<'_>,
+    id: &str,
+    path: &str,
+) -> Option<Pending> {
+    let prepared = &beyond.afresh.prepared;
+    let installed = content
+        .catalog
+        .packages()
+        .iter()
+        .find(|package| package.package_id == id)?;
+    let Reach::InBundle {
+        package,
+        skill,
+        candidate,
+    } = reach_installed(prepared, installed, path)?
+    else {
+        return None;
+    };
+    answer.readable(Holder::Installed(id.to_owned()), &skill)?;
+    Some(Pending {
+        package: prepared.request.packages.get(package)?.clone(),
+        candidate,
+        skill: Some(skill),
+    })
 }
 
 /// The file `path` of the source `slug` as a candidate to decide afresh; `None` when

@@ -13,7 +13,7 @@ use neuralis_access::{FileCandidate, Origin, PackageCandidate};
 use neuralis_layout::Category;
 use neuralis_layout::bundle::in_bundle_scope;
 
-use crate::base::ports::SourceInfo;
+use crate::base::ports::{InstalledPackage, SourceInfo};
 use crate::grouping::candidates::{FileSlot, ownership};
 use crate::grouping::prepared::Prepared;
 use crate::rows::inventory::SourceSnapshot;
@@ -53,7 +53,7 @@ pub(crate) fn reach(
         Ownership::Agent(owner) => Some(owner),
         Ownership::Conflicting => return None,
     };
-    let mut candidate = FileCandidate {
+    let candidate = FileCandidate {
         package: 0,
         path: path.to_owned(),
         // Read on demand, never active: only whether it is visible is read.
@@ -72,8 +72,47 @@ pub(crate) fn reach(
     let Some(at) = enclosing_package(prepared, &source.id, path) else {
         return Some(loose(source, candidate));
     };
-    match in_package(prepared, at, path) {
-        Membership::Member => Some(Reach::Decided),
+    Some(placed(prepared, at, candidate).unwrap_or_else(|candidate| loose(source, candidate)))
+}
+
+/// Where `path` of the installed package `installed` stands: only a file of its
+/// directory as listed at load can be reached, and only in a skill's bundle scope (an
+/// installed package's other files are not indexed content). `None` otherwise.
+pub(crate) fn reach_installed(
+    prepared: &Prepared,
+    installed: &InstalledPackage,
+    path: &str,
+) -> Option<Reach> {
+    if !installed.sizes.contains_key(path) {
+        return None;
+    }
+    let at = prepared.request.packages.iter().position(|package| {
+        package.origin == Origin::Installed && package.key == installed.package_id
+    })?;
+    let candidate = FileCandidate {
+        package: 0,
+        path: path.to_owned(),
+        category: Category::Docs,
+        identity: false,
+        default_enabled: true,
+        required_features: Vec::new(),
+        private_owner: None,
+        real_path: None,
+        content_flagged: false,
+    };
+    placed(prepared, at, candidate).ok()
+}
+
+/// `candidate` placed against package candidate `at`: decided already, or in a
+/// skill's bundle scope; given back when it is outside both.
+fn placed(
+    prepared: &Prepared,
+    at: usize,
+    mut candidate: FileCandidate,
+) -> Result<Reach, FileCandidate> {
+    let path = candidate.path.clone();
+    match in_package(prepared, at, &path) {
+        Membership::Member => Ok(Reach::Decided),
         Membership::Scope { skill, slot } => {
             let like = &prepared.request.files[slot];
             // Decided as its skill's entry: the skill's category, defaults and features.
@@ -83,13 +122,13 @@ pub(crate) fn reach(
             candidate
                 .required_features
                 .clone_from(&like.required_features);
-            Some(Reach::InBundle {
+            Ok(Reach::InBundle {
                 package: at,
                 skill,
                 candidate,
             })
         }
-        Membership::Outside => Some(loose(source, candidate)),
+        Membership::Outside => Err(candidate),
     }
 }
 
