@@ -203,3 +203,32 @@ async fn an_installed_bare_skill_that_is_a_member_skill_folder_loads_once() {
     );
     assert!(files.contains(&"skills/other/SKILL.md"), "{listed:?}");
 }
+
+/// Issue 27: a top-level skill folder linked into an installed package's member
+/// `skills/<name>/` folder is that package's skill: it loads once, as installed.
+#[tokio::test]
+async fn a_top_level_link_to_an_installed_packages_member_skill_loads_once() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let h = harness_with(catalog(zone.path())).await;
+    for (path, content) in ZONE {
+        h.index.put("data", &format!("vendor/{path}"), content);
+    }
+    h.index.put("data", "AGENTS.md", "# Agents\n");
+    let build = ZONE[2].1;
+    h.index.put("data", "skills/build/SKILL.md", build);
+    h.index.aliases.lock().unwrap().insert(
+        ("data".into(), "skills/build/SKILL.md".into()),
+        "vendor/kit/skills/build/SKILL.md".into(),
+    );
+    let packages = fakes::listing::packages(&h, good()).await;
+    let source_files: Vec<&str> = packages
+        .iter()
+        .filter(|p| p.origin != common::PackageOrigin::Installed as i32)
+        .flat_map(|p| p.files.iter().map(|f| f.path.as_str()))
+        .collect();
+    assert!(
+        !source_files.iter().any(|path| path.contains("build")),
+        "{source_files:?}"
+    );
+}
