@@ -6,8 +6,8 @@
 //! The order is fixed: rules, then instructions, then agents; within a category,
 //! package order (installed first), then path. The budget counts the bytes actually
 //! read (DESIGN.md section 6: "Budgets count the bytes actually returned, never an
-//! indexed size"): the indexed size only spares reading a file that cannot fit, and a
-//! file that grew since the sync and no longer fits is omitted whole, never cut. A
+//! indexed size"): a file that grew since the sync and no longer fits is omitted
+//! whole, never cut, and one that shrank is counted as it is now. A
 //! file that does not fit is reported and hydration goes on with the next one, so one
 //! large file cannot starve the rest.
 
@@ -49,9 +49,9 @@ impl HydrationBudget {
         Self { budget, used: 0 }
     }
 
-    /// Whether a file indexed at `indexed` bytes could still fit: checked before
-    /// reading, so a file that cannot fit is never read. (A file that shrank since the
-    /// sync is judged by its indexed size here: omitted, never over budget.)
+    /// Whether a file indexed at `indexed` bytes could still fit. Discovery no longer
+    /// asks before reading (issue 27): a file that shrank since the sync would be
+    /// judged by its old size; the budget is taken on the bytes read ([`Self::take`]).
     pub fn may_fit(&self, indexed: u64) -> bool {
         self.used.saturating_add(indexed) <= self.budget
     }

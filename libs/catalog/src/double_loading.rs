@@ -17,19 +17,27 @@ use crate::package::InstalledPackage;
 
 /// What makes two copies of a package one package wherever they are mounted: the id
 /// the installer keys it by (`neuralis.id`, else the npm `name`; for a bare skill
-/// folder, the folder's name) and the npm version (none for a bare skill folder).
+/// folder, the folder's name) and the npm version (none for a bare skill folder). A
+/// bare skill folder has no version, and its name alone is no identity (any folder
+/// may be named `review`): it is known by the content of its `SKILL.md` as well
+/// (`neuralis_connector::fingerprint`), so only the installed folder itself, or a
+/// byte-identical copy of its skill, is taken for it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LogicalIdentity {
     pub id: String,
     pub version: Option<String>,
+    /// A bare skill folder's `SKILL.md` fingerprint; `None` for a manifest package.
+    pub content: Option<u64>,
 }
 
 impl LogicalIdentity {
-    /// The identity of a loaded installed package.
-    pub fn of_installed(package: &InstalledPackage) -> Self {
+    /// The identity of a loaded installed package; `skill_content` is the fingerprint
+    /// of its `SKILL.md` when it is a bare skill folder (no `package.json`).
+    pub fn of_installed(package: &InstalledPackage, skill_content: Option<u64>) -> Self {
         Self {
             id: package.id.clone(),
             version: package.manifest.identity.version.clone(),
+            content: skill_content,
         }
     }
 }
@@ -42,11 +50,13 @@ const SKILL_MD: &str = "SKILL.md";
 /// index rows (`payload` looks a row up by source-relative path), by the installer's
 /// own rule: a `package.json` with a `neuralis` block, else a `neuralis.package.json`,
 /// else — with no `package.json` at all — a root `SKILL.md` (a bare skill folder, named
-/// for the folder: `dir_name`). `None` when the directory is no installable package.
+/// for the folder: `dir_name`, known by its `SKILL.md`'s fingerprint, from
+/// `fingerprint`). `None` when the directory is no installable package.
 pub fn of_source_dir<'a>(
     dir: &str,
     dir_name: &str,
     payload: impl Fn(&str) -> Option<&'a FilePayload>,
+    fingerprint: impl Fn(&str) -> Option<u64>,
 ) -> Option<LogicalIdentity> {
     let at = |base: &str| match dir {
         "" => base.to_owned(),
@@ -61,6 +71,7 @@ pub fn of_source_dir<'a>(
                 Some(LogicalIdentity {
                     id,
                     version: facts.version.clone(),
+                    content: None,
                 })
             })
     };
@@ -70,19 +81,26 @@ pub fn of_source_dir<'a>(
         return Some(identity);
     }
     let bare = payload(&at(PACKAGE_JSON)).is_none() && payload(&at(SKILL_MD)).is_some();
-    (bare && !dir_name.is_empty()).then(|| LogicalIdentity {
+    // A row whose hash could not be read (0) is like no other file.
+    let content = fingerprint(&at(SKILL_MD)).filter(|f| *f != 0);
+    (bare && !dir_name.is_empty() && content.is_some()).then(|| LogicalIdentity {
         id: dir_name.to_owned(),
         version: None,
+        content,
     })
 }
 
-/// Whether a source package rooted at `root` lies in an installed package's directory:
-/// `root` itself or a folder above it (up to the source root, named `source_root_name`)
-/// has the logical identity of a package in `installed`.
+/// Whether a source package rooted at `root` (or a file in folder `root`) lies in an
+/// installed package's directory: `root` itself or a folder above it (up to the source
+/// root, named `source_root_name`) has the logical identity of a package in
+/// `installed`.
 pub fn lies_in_installed<'a>(
     root: &str,
     source_root_name: &str,
-    payload: impl Fn(&str) -> Option<&'a FilePayload> + Copy,
+    (payload, fingerprint): (
+        impl Fn(&str) -> Option<&'a FilePayload> + Copy,
+        impl Fn(&str) -> Option<u64> + Copy,
+    ),
     installed: &HashSet<LogicalIdentity>,
 ) -> bool {
     if installed.is_empty() {
@@ -95,7 +113,8 @@ pub fn lies_in_installed<'a>(
             None if dir.is_empty() => ("", source_root_name),
             None => ("", dir),
         };
-        if of_source_dir(dir, name, payload).is_some_and(|id| installed.contains(&id)) {
+        if of_source_dir(dir, name, payload, fingerprint).is_some_and(|id| installed.contains(&id))
+        {
             return true;
         }
         if dir.is_empty() {

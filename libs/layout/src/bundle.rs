@@ -46,6 +46,24 @@ pub fn bundle(
     bundle_with(folder, root_files, root_skill, skills)
 }
 
+/// Whether `path` (relative to the source or package root, as `folder` is) lies in the
+/// scope of the skill whose directory is `folder`: the files its bundle enumerates
+/// before the cap (seed 001: the directory is the scope, `files[]` only advertises the
+/// first 64). `root_skill` and `skills` as for [`bundle`].
+pub fn in_bundle_scope<S: BuildHasher>(
+    folder: &str,
+    path: &str,
+    root_skill: bool,
+    skills: &HashSet<&str, S>,
+) -> bool {
+    let inside = folder.is_empty() || in_folder(path, folder);
+    let Some(relative) = relative(path, folder).filter(|_| inside) else {
+        return false;
+    };
+    let left_out = root_skill && excluded_from_root_skill(folder, relative, skills);
+    !relative.is_empty() && !skipped(relative) && !left_out
+}
+
 /// [`bundle`] with the skill folders in a set of any hashing (grouping's is keyed
 /// for speed, see `path_set.rs`).
 pub(crate) fn bundle_with<S: BuildHasher>(
@@ -217,6 +235,20 @@ mod tests {
             "s/keep.txt",
         ];
         assert_eq!(list("s", &files, false, &[]), ["SKILL.md", "keep.txt"]);
+    }
+
+    #[test]
+    fn the_bundle_scope_is_the_directory_past_the_cap_minus_the_skipped_files() {
+        let skills: HashSet<&str> = ["s"].into();
+        assert!(in_bundle_scope("s", "s/aaa099.txt", false, &skills));
+        assert!(in_bundle_scope("s", "s/scripts/run.sh", false, &skills));
+        assert!(!in_bundle_scope("s", "s/.env", false, &skills));
+        assert!(!in_bundle_scope("s", "s/dist/out.js", false, &skills));
+        assert!(!in_bundle_scope("s", "sx/SKILL.md", false, &skills));
+        assert!(!in_bundle_scope("s", "t/a.txt", false, &skills));
+        assert!(!in_bundle_scope("", "hooks.json", true, &skills));
+        assert!(!in_bundle_scope("", "s/SKILL.md", true, &skills));
+        assert!(in_bundle_scope("", "notes.txt", true, &skills));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! decisions over the prepared batch, made now; what survives them is the caller's
 //! [`answer::Answer`].
 
+pub(crate) mod afresh;
 pub(crate) mod answer;
 pub(crate) mod decided;
 pub(crate) mod scope;

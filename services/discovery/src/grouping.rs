@@ -7,6 +7,7 @@ pub(crate) mod content;
 pub(crate) mod listed;
 pub(crate) mod memo;
 pub(crate) mod prepared;
+pub(crate) mod reach;
 pub(crate) mod rekey;
 
 #[cfg(test)]

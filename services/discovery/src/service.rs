@@ -181,6 +181,9 @@ impl Discovery {
             administrator: acting.is_some_and(|acting| acting.is_administrator()),
             snapshot,
             admitted,
+            caller: caller.clone(),
+            conversation: scope.conversation.clone(),
+            sources,
         }))
     }
 }

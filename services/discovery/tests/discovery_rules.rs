@@ -252,9 +252,10 @@ async fn hydration_reads_active_files_and_reports_what_did_not_fit() {
     assert_eq!(read, [".claude/instructions/tone.md"]);
     assert_eq!(response.omitted.len(), 1);
     assert_eq!(response.omitted[0].path, ".claude/agents/big.md");
+    // Read, then omitted by its bytes as read (issue 27: an indexed size never decides).
     assert_eq!(
         *h.index.content_reads.lock().unwrap(),
-        [".claude/instructions/tone.md"]
+        [".claude/instructions/tone.md", ".claude/agents/big.md"]
     );
 }
 

@@ -131,3 +131,104 @@ async fn every_package_rooted_in_an_installed_directory_loads_once_in_both_modes
         assert_eq!(source_packages(&zone, root).await, expected, "{mode}");
     }
 }
+
+/// Each listed package as (origin, name, its files' paths), for a project source
+/// holding `source` files beside the drop-zone `zone`.
+async fn listed_with(zone: &Path, source: &[(&str, &str)]) -> Vec<(String, String, Vec<String>)> {
+    let h = harness_with(catalog(zone)).await;
+    for (path, content) in source {
+        h.index.put("data", path, content);
+    }
+    let packages = fakes::listing::packages(&h, good()).await;
+    packages
+        .into_iter()
+        .map(|p| {
+            let origin = if p.origin == common::PackageOrigin::Installed as i32 {
+                "installed"
+            } else {
+                "source"
+            };
+            let files = p.files.into_iter().map(|f| f.path).collect();
+            (origin.to_owned(), p.name, files)
+        })
+        .collect()
+}
+
+/// Issue 27: a folder's name is no identity; only the installed folder's skill itself
+/// (the same `SKILL.md`) is a double load.
+#[tokio::test]
+async fn an_unrelated_source_skill_folder_named_like_an_installed_bare_skill_loads() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let source = [(
+        "work/review/SKILL.md",
+        "---\nname: review\n---\nA different review skill.\n",
+    )];
+    let listed = listed_with(zone.path(), &source).await;
+    let names: Vec<(&str, &str)> = listed
+        .iter()
+        .map(|(origin, name, _)| (origin.as_str(), name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("installed", "kit"),
+            ("installed", "review"),
+            ("source", "review")
+        ]
+    );
+}
+
+/// Issue 27: the installed bare skill reached as a member `skills/<name>/` folder of a
+/// source package (the drop-zone is the source's `skills/` folder) loads once.
+#[tokio::test]
+async fn an_installed_bare_skill_that_is_a_member_skill_folder_loads_once() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let review = ZONE[0].1;
+    let source = [
+        ("AGENTS.md", "# Agents\n"),
+        ("skills/review/SKILL.md", review),
+        ("skills/other/SKILL.md", "---\nname: other\n---\n"),
+    ];
+    let listed = listed_with(zone.path(), &source).await;
+    let files: Vec<&str> = listed
+        .iter()
+        .filter(|(origin, _, _)| origin == "source")
+        .flat_map(|(_, _, files)| files.iter().map(String::as_str))
+        .collect();
+    assert!(
+        !files.contains(&"skills/review/SKILL.md"),
+        "review loads as the installed package only: {listed:?}"
+    );
+    assert!(files.contains(&"skills/other/SKILL.md"), "{listed:?}");
+}
+
+/// Issue 27: a top-level skill folder linked into an installed package's member
+/// `skills/<name>/` folder is that package's skill: it loads once, as installed.
+#[tokio::test]
+async fn a_top_level_link_to_an_installed_packages_member_skill_loads_once() {
+    let zone = tempfile::tempdir().unwrap();
+    write(zone.path(), ZONE);
+    let h = harness_with(catalog(zone.path())).await;
+    for (path, content) in ZONE {
+        h.index.put("data", &format!("vendor/{path}"), content);
+    }
+    h.index.put("data", "AGENTS.md", "# Agents\n");
+    let build = ZONE[2].1;
+    h.index.put("data", "skills/build/SKILL.md", build);
+    h.index.aliases.lock().unwrap().insert(
+        ("data".into(), "skills/build/SKILL.md".into()),
+        "vendor/kit/skills/build/SKILL.md".into(),
+    );
+    let packages = fakes::listing::packages(&h, good()).await;
+    let source_files: Vec<&str> = packages
+        .iter()
+        .filter(|p| p.origin != common::PackageOrigin::Installed as i32)
+        .flat_map(|p| p.files.iter().map(|f| f.path.as_str()))
+        .collect();
+    assert!(
+        !source_files.iter().any(|path| path.contains("build")),
+        "{source_files:?}"
+    );
+}

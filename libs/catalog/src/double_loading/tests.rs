@@ -12,10 +12,31 @@ fn rows(files: &[(&str, &str)]) -> HashMap<String, FilePayload> {
         .collect()
 }
 
+/// The fingerprints of the same rows, as the index stores them.
+fn fingerprints(files: &[(&str, &str)]) -> HashMap<String, u64> {
+    files
+        .iter()
+        .map(|(path, content)| {
+            let print = neuralis_connector::fingerprint(content.as_bytes());
+            ((*path).to_owned(), print)
+        })
+        .collect()
+}
+
 fn identity(id: &str, version: Option<&str>) -> LogicalIdentity {
     LogicalIdentity {
         id: id.to_owned(),
         version: version.map(str::to_owned),
+        content: None,
+    }
+}
+
+/// A bare skill folder's identity: its name and its SKILL.md.
+fn bare(id: &str, skill: &str) -> LogicalIdentity {
+    LogicalIdentity {
+        id: id.to_owned(),
+        version: None,
+        content: Some(neuralis_connector::fingerprint(skill.as_bytes())),
     }
 }
 
@@ -24,7 +45,7 @@ const SKILL: &str = "---\nname: review\n---\n";
 
 #[test]
 fn a_directory_is_known_by_the_id_and_version_the_installer_would_give_it() {
-    let source = rows(&[
+    let files = [
         ("zone/helper/package.json", HELPER),
         (
             "zone/npm/package.json",
@@ -45,8 +66,10 @@ fn a_directory_is_known_by_the_id_and_version_the_installer_would_give_it() {
             r#"{"name": "off", "neuralis": {"referenceOnly": true}}"#,
         ),
         ("SKILL.md", SKILL),
-    ]);
+    ];
+    let (source, prints) = (rows(&files), fingerprints(&files));
     let lookup = |path: &str| source.get(path);
+    let print = |path: &str| prints.get(path).copied();
     let cases = [
         (
             "zone/helper",
@@ -60,20 +83,20 @@ fn a_directory_is_known_by_the_id_and_version_the_installer_would_give_it() {
         ),
         // A plain application package.json installs nothing, and stops a bare skill.
         ("zone/app", "app", None),
-        ("zone/review", "review", Some(identity("review", None))),
+        ("zone/review", "review", Some(bare("review", SKILL))),
         ("zone/plain", "plain", Some(identity("plain", None))),
         ("zone/off", "off", None),
         ("zone", "zone", None),
-        ("", "mounted-skill", Some(identity("mounted-skill", None))),
+        ("", "mounted-skill", Some(bare("mounted-skill", SKILL))),
     ];
     for (dir, name, expected) in cases {
-        assert_eq!(of_source_dir(dir, name, lookup), expected, "{dir}");
+        assert_eq!(of_source_dir(dir, name, lookup, print), expected, "{dir}");
     }
 }
 
 #[test]
 fn every_package_rooted_in_an_installed_directory_lies_in_it_and_no_other_does() {
-    let source = rows(&[
+    let files = [
         ("zone/helper/package.json", HELPER),
         ("zone/helper/.claude/rules/x.md", "---\nname: x\n---\n"),
         ("zone/review/SKILL.md", SKILL),
@@ -83,10 +106,18 @@ fn every_package_rooted_in_an_installed_directory_lies_in_it_and_no_other_does()
             r#"{"name": "helper", "version": "0.2.0", "neuralis": {}}"#,
         ),
         ("work/review/SKILL.md", SKILL),
-    ]);
-    let lookup = |path: &str| source.get(path);
+        (
+            "other/review/SKILL.md",
+            "---\nname: review\n---\nAnother skill.\n",
+        ),
+    ];
+    let (source, prints) = (rows(&files), fingerprints(&files));
+    let lookup = (
+        |path: &str| source.get(path),
+        |path: &str| prints.get(path).copied(),
+    );
     let installed: HashSet<LogicalIdentity> =
-        [identity("helper", Some("0.1.0")), identity("review", None)].into();
+        [identity("helper", Some("0.1.0")), bare("review", SKILL)].into();
     let cases = [
         ("zone/helper", true),
         ("zone/helper/.claude", true),
@@ -104,13 +135,37 @@ fn every_package_rooted_in_an_installed_directory_lies_in_it_and_no_other_does()
             "{root}"
         );
     }
-    // The same skill folder name elsewhere is judged by its own folder: `work/review`
-    // is named `review` too, so it is the installed bare skill's logical identity.
+    // A byte-identical copy of the installed bare skill is that skill loaded twice.
     assert!(lies_in_installed("work/review", "repo", lookup, &installed));
     assert!(!lies_in_installed(
         "zone/helper",
         "repo",
         lookup,
         &HashSet::new()
+    ));
+}
+
+/// Issue 27: a folder named like an installed bare skill is not that skill.
+#[test]
+fn an_unrelated_skill_folder_named_like_an_installed_bare_skill_is_not_a_double_load() {
+    let files = [
+        ("zone/review/SKILL.md", SKILL),
+        (
+            "other/review/SKILL.md",
+            "---\nname: review\n---\nAnother skill.\n",
+        ),
+    ];
+    let (source, prints) = (rows(&files), fingerprints(&files));
+    let lookup = (
+        |path: &str| source.get(path),
+        |path: &str| prints.get(path).copied(),
+    );
+    let installed: HashSet<LogicalIdentity> = [bare("review", SKILL)].into();
+    assert!(lies_in_installed("zone/review", "repo", lookup, &installed));
+    assert!(!lies_in_installed(
+        "other/review",
+        "repo",
+        lookup,
+        &installed
     ));
 }

@@ -29,7 +29,7 @@ impl Listing {
         evaluation: &Evaluation,
     ) -> Result<Option<Vec<pb::Package>>, DiscoveryError> {
         if evaluation.packages.len() != self.packages.len()
-            || evaluation.files.len() != self.at.len()
+            || evaluation.files.len() != self.at.len() + self.tools
         {
             return Err(DiscoveryError::Internal(
                 "policy answered a different batch".into(),

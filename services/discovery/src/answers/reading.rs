@@ -1,15 +1,30 @@
 //! `ReadFile` and `Search`: the caller-facing reads of the index (DESIGN.md section 5,
 //! "The raw index is internal"). Both are answered from the caller's answer decided
-//! now, with the same batch `ListPackages` sends policy, and serve only files in it that
-//! the caller may read: listed member files that are active or read on demand, and the
-//! shown bundle entries of active skills.
+//! now, with the same batch `ListPackages` sends policy. `ReadFile` serves the files it
+//! lets the caller read (listed member files that are active or read on demand, the
+//! shown bundle entries of active skills) and any other file in such a skill's bundle
+//! scope (seed 001: `files[]` advertises, it does not bound). `Search` keeps hits in
+//! those files and in every other indexed file (seed 000: searchable content). A file
+//! outside the batch is decided for the caller now, in one small batch per call
+//! (`decision/afresh.rs`); a hidden file is dropped without a trace.
 
+use neuralis_access::{DecisionCode, FileCandidate, PackageCandidate};
 use neuralis_proto::discovery::v1 as pb;
 
 use crate::answers::content::Content;
 use crate::base::error::DiscoveryError;
-use crate::base::ports::RawHit;
+use crate::base::ports::{AccessPort, RawHit};
+use crate::decision::afresh::Afresh;
 use crate::decision::answer::{Answer, Holder};
+use crate::grouping::reach::{Reach, reach, reach_installed};
+use crate::rows::inventory::ProjectSnapshot;
+
+/// What a read beyond the listed files needs: deciding afresh, and the rows decided.
+pub(crate) struct Beyond<'a> {
+    pub afresh: &'a Afresh,
+    pub access: &'a dyn AccessPort,
+    pub snapshot: &'a ProjectSnapshot,
+}
 
 /// Hits asked when a request names no limit.
 const DEFAULT_LIMIT: u32 = 10;
@@ -25,12 +40,110 @@ pub(crate) async fn read_file(
     holder: Holder,
     path: String,
     content: &Content<'_>,
+    beyond: &Beyond<'_>,
 ) -> Result<pb::ReadFileResponse, DiscoveryError> {
+    if let Some(at) = answer.readable(holder.clone(), &path) {
+        let content = content.read(at).await?;
+        return Ok(pb::ReadFileResponse { path, content });
+    }
+    let pending = match &holder {
+        Holder::Source(slug) => pending(answer, beyond, slug, &path),
+        Holder::Installed(id) => installed_pending(answer, beyond, content, id, &path),
+    };
+    let Some(Pending {
+        package,
+        candidate,
+        skill,
+    }) = pending
+    else {
+        return Err(DiscoveryError::NotFound);
+    };
+    // Only a file in an active skill's scope is read; a loose file is searchable only.
+    let Some(skill) = skill else {
+        return Err(DiscoveryError::NotFound);
+    };
     let at = answer
-        .readable(holder, &path)
-        .ok_or(DiscoveryError::NotFound)?;
-    let content = content.read(at).await?;
+        .readable(holder.clone(), &skill)
+        .ok_or(DiscoveryError::NotFound)?
+        .at(path.clone());
+    let codes = beyond
+        .afresh
+        .decide(beyond.access, vec![package], vec![candidate])
+        .await?;
+    if !codes.first().is_some_and(|code| code.is_visible()) {
+        return Err(DiscoveryError::NotFound);
+    }
+    // Read as decided: the row of the snapshot, its real path, no link followed.
+    let content = content.read(&at).await?;
     Ok(pb::ReadFileResponse { path, content })
+}
+
+/// A file the answer does not let the caller read as it stands, to decide afresh.
+struct Pending {
+    package: PackageCandidate,
+    candidate: FileCandidate,
+    /// The skill whose bundle scope holds it (`None`: a loose file).
+    skill: Option<String>,
+}
+
+/// The file `path` of the installed package `id` in a readable skill's bundle scope, as
+/// a candidate to decide afresh.
+fn installed_pending(
+    answer: &Answer,
+    beyond: &Beyond<'_>,
+    content: &Content<'_>,
+    id: &str,
+    path: &str,
+) -> Option<Pending> {
+    let prepared = &beyond.afresh.prepared;
+    let installed = content
+        .catalog
+        .packages()
+        .iter()
+        .find(|package| package.package_id == id)?;
+    let Reach::InBundle {
+        package,
+        skill,
+        candidate,
+    } = reach_installed(prepared, installed, path)?
+    else {
+        return None;
+    };
+    answer.readable(Holder::Installed(id.to_owned()), &skill)?;
+    Some(Pending {
+        package: prepared.request.packages.get(package)?.clone(),
+        candidate,
+        skill: Some(skill),
+    })
+}
+
+/// The file `path` of the source `slug` as a candidate to decide afresh; `None` when
+/// nothing can make it visible (not indexed, decided hidden or unread in the answer,
+/// in the scope of a skill the caller may not read).
+fn pending(answer: &Answer, beyond: &Beyond<'_>, slug: &str, path: &str) -> Option<Pending> {
+    let prepared = &beyond.afresh.prepared;
+    let source = beyond.afresh.source(slug)?;
+    let snapshot = beyond.snapshot.sources.get(&source.id)?;
+    match reach(prepared, source, snapshot, path)? {
+        Reach::Decided => None,
+        Reach::InBundle {
+            package,
+            skill,
+            candidate,
+        } => {
+            answer.readable(Holder::Source(slug.to_owned()), &skill)?;
+            Some(Pending {
+                package: prepared.request.packages.get(package)?.clone(),
+                candidate,
+                skill: Some(skill),
+            })
+        }
+        Reach::Loose { package, candidate } => Some(Pending {
+            package,
+            candidate,
+            skill: None,
+        }),
+    }
 }
 
 /// The hits a search answers at most, for the `limit` asked.
@@ -46,17 +159,40 @@ pub(crate) fn raw_limit(limit: u32) -> u32 {
     limit.saturating_mul(OVER_FETCH).min(MAX_LIMIT)
 }
 
-/// The raw hits kept only where `ReadFile` would serve the file, at most `limit`. No
-/// score and no count: nothing tells how many hits were held back or where they
-/// ranked.
-pub(crate) fn search(answer: &Answer, raw: Vec<RawHit>, limit: u32) -> pb::SearchResponse {
+/// The raw hits kept only in files the caller may read or search now, at most `limit`.
+/// Files outside the answer are decided in one batch for the call. No score and no
+/// count: nothing tells how many hits were held back or where they ranked.
+pub(crate) async fn search(
+    answer: &Answer,
+    beyond: &Beyond<'_>,
+    raw: Vec<RawHit>,
+    limit: u32,
+) -> Result<pb::SearchResponse, DiscoveryError> {
+    let mut kept = vec![false; raw.len()];
+    let mut waiting = Vec::new();
+    let (mut packages, mut files) = (Vec::new(), Vec::new());
+    for (at, hit) in raw.iter().enumerate() {
+        let slug = &hit.source_slug;
+        if answer
+            .readable(Holder::Source(slug.clone()), &hit.path)
+            .is_some()
+        {
+            kept[at] = true;
+        } else if let Some(mut pending) = pending(answer, beyond, slug, &hit.path) {
+            pending.candidate.package = packages.len();
+            packages.push(pending.package);
+            files.push(pending.candidate);
+            waiting.push(at);
+        }
+    }
+    let codes = beyond.afresh.decide(beyond.access, packages, files).await?;
+    for (at, code) in waiting.into_iter().zip(codes) {
+        kept[at] = code != DecisionCode::Hidden;
+    }
     let hits = raw
         .into_iter()
-        .filter(|hit| {
-            answer
-                .readable(Holder::Source(hit.source_slug.clone()), &hit.path)
-                .is_some()
-        })
+        .zip(kept)
+        .filter_map(|(hit, kept)| kept.then_some(hit))
         .take(limit as usize)
         .map(|hit| pb::SearchHit {
             source_slug: hit.source_slug,
@@ -65,7 +201,7 @@ pub(crate) fn search(answer: &Answer, raw: Vec<RawHit>, limit: u32) -> pb::Searc
             text: hit.text,
         })
         .collect();
-    pb::SearchResponse { hits }
+    Ok(pb::SearchResponse { hits })
 }
 
 /// The package a `ReadFile` names: a source slug or an installed package id, one of

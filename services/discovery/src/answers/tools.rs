@@ -36,11 +36,15 @@ pub(crate) fn tools(
     catalog: &dyn InstalledCatalog,
     request: &pb::ListToolsRequest,
 ) -> Result<pb::ListToolsResponse, DiscoveryError> {
-    // By the packages' own decisions, not by the listing: a tools-only package
-    // lists no file, and its tools still answer.
-    let usable: std::collections::HashSet<&str> =
-        answer.usable_installed.iter().map(String::as_str).collect();
-    let (tools, contested) = catalog.tools(&|id| usable.contains(id));
+    // By the tools' own decisions, not by the listing: a tools-only package lists no
+    // file, and its tools still answer; a tool gated by features the caller lacks is
+    // absent and claims no contested name.
+    let usable = |package: &str, tool: &str| {
+        answer
+            .usable_tools
+            .contains(&(package.to_owned(), tool.to_owned()))
+    };
+    let (tools, contested) = catalog.tools(&usable);
     let mut answer = convert::tools(tools, contested);
     // One page of the tools (one owner per name, so the name keys it); the contested
     // names are a summary, answered in full on every page.

@@ -199,6 +199,16 @@ pub struct InstalledPackage {
     pub package: Package,
     /// Indexed sizes of its files by path, for hydration budgets.
     pub sizes: std::collections::HashMap<String, u64>,
+    /// Its tools with the features each needs (`requires.features`), decided per
+    /// caller with its markdown (a tool whose features the caller lacks is absent).
+    pub tools: Vec<ToolGate>,
+}
+
+/// One tool of an installed package and the features a caller needs to use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolGate {
+    pub name: String,
+    pub features: Vec<String>,
 }
 
 /// One tool of the catalog as it answers for a caller.
@@ -235,7 +245,9 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError>;
     /// The tools that answer for a caller who can use the packages `usable` accepts,
     /// and every contested name among them.
-    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
+    /// The tools `usable(package id, tool name)` lets the caller use, one owner per
+    /// name, and the names more than one usable claimant offers.
+    fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
 }
@@ -253,7 +265,7 @@ impl InstalledCatalog for EmptyCatalog {
         Err(DiscoveryError::NotFound)
     }
 
-    fn tools(&self, _usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+    fn tools(&self, _usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
         (Vec::new(), Vec::new())
     }
 

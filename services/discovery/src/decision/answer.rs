@@ -1,7 +1,7 @@
 //! From policy's decisions to the caller's answer: only what is visible survives, and
 //! every surviving file remembers where its content is read from.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use neuralis_access::{DecisionCode, Evaluation};
@@ -28,14 +28,18 @@ pub(crate) enum Holder {
 pub(crate) struct Answer {
     pub packages: Vec<PackageView>,
     pub content: Vec<Vec<ContentAt>>,
+    /// Per listed package, per listed file: the index of its candidate in the prepared
+    /// batch (to decide it again later in a call: `decision/afresh.rs`).
+    pub batch_index: Vec<Vec<usize>>,
     /// Every id a visible skill answers to. Built on first use when the ids came from
     /// the prepared answer (a listing never needs it).
     skills: OnceLock<SkillIndex>,
-    /// The installed packages this caller may use (visible and switched on), whether or
-    /// not they list a file: a tools-only package (seed 001, "a purely declarative
+    /// The tools this caller may use, as (package id, tool name): the package visible
+    /// and switched on and the tool's own `requires.features` held, whether or not the
+    /// package lists a file. A tools-only package (seed 001, "a purely declarative
     /// package can ship nothing but tool schemas") is absent from the listing yet its
-    /// tools answer and it claims contested names.
-    pub usable_installed: Vec<String>,
+    /// tools answer and claim contested names; a gated tool claims nothing.
+    pub usable_tools: HashSet<(String, String)>,
     /// Files `ReadFile` serves and search hits may come from: listed member files that
     /// are active or read on demand, and the shown bundle entries of active skills.
     /// Built on first use (a listing never needs it).
@@ -61,6 +65,8 @@ impl Answer {
 /// The decisions of one package candidate: per member file, and per bundle entry.
 struct Decided {
     files: Vec<DecisionCode>,
+    /// Per member file, the index of its candidate in the batch (when it was sent).
+    sent_at: Vec<Option<usize>>,
     /// Per member file, per bundle entry; `None` for the skill's own file (its
     /// decision is the skill's).
     entries: Vec<Vec<Option<DecisionCode>>>,
@@ -75,7 +81,7 @@ pub(crate) fn assemble(
 ) -> Result<Answer, DiscoveryError> {
     if evaluation.packages.len() != prepared.request.packages.len()
         || evaluation.files.len() != prepared.request.files.len()
-        || prepared.slots.len() != prepared.request.files.len()
+        || prepared.slots.len() + prepared.tools.len() != prepared.request.files.len()
         || prepared.packages.len() != prepared.request.packages.len()
     {
         return Err(DiscoveryError::Internal(
@@ -88,6 +94,7 @@ pub(crate) fn assemble(
         .map(|shown| Decided {
             // Whatever was not sent (a file nobody may see) stays hidden.
             files: vec![DecisionCode::Hidden; shown.view.files.len()],
+            sent_at: vec![None; shown.view.files.len()],
             entries: shown
                 .own_entry
                 .iter()
@@ -99,10 +106,13 @@ pub(crate) fn assemble(
                 .collect(),
         })
         .collect();
-    for (slot, decision) in prepared.slots.iter().zip(&evaluation.files) {
+    for (index, (slot, decision)) in prepared.slots.iter().zip(&evaluation.files).enumerate() {
         let package = &mut decided[slot.package];
         match slot.entry {
-            None => package.files[slot.file] = decision.code,
+            None => {
+                package.files[slot.file] = decision.code;
+                package.sent_at[slot.file] = Some(index);
+            }
             Some(entry) => package.entries[slot.file][entry] = Some(decision.code),
         }
     }
@@ -112,6 +122,7 @@ pub(crate) fn assemble(
         .then_some(&prepared.ids);
     let mut packages = Vec::new();
     let mut content = Vec::new();
+    let mut batch_index = Vec::new();
     // Prepared in package order: the visible ones keep it.
     for &at in &prepared.order {
         let package_code = evaluation.packages[at].code;
@@ -120,34 +131,52 @@ pub(crate) fn assemble(
         }
         let shown = &prepared.packages[at];
         let ids = ids.map(|ids| ids[at].as_slice());
-        if let Some((view, located)) = package_entry(shown, package_code, &decided[at], ids) {
+        if let Some((view, located, sent_at)) =
+            package_entry(shown, package_code, &decided[at], ids)
+        {
             packages.push(view);
             content.push(located);
+            batch_index.push(sent_at);
         }
     }
     let skills = OnceLock::new();
     if ids.is_none() {
         let _ = skills.set(assign_activation_ids(&mut packages));
     }
-    let usable_installed = prepared
-        .packages
-        .iter()
-        .zip(&evaluation.packages)
-        .filter(|(_, decision)| {
-            decision.code.is_visible() && decision.code != DecisionCode::VisibleDisabled
-        })
-        .filter_map(|(shown, _)| match &shown.view.origin {
-            Origin::Installed { package_id } => Some(package_id.clone()),
-            Origin::Source { .. } => None,
-        })
-        .collect();
     Ok(Answer {
         packages,
         content,
+        batch_index,
         skills,
-        usable_installed,
+        usable_tools: usable_tools(prepared, evaluation),
         readable: OnceLock::new(),
     })
+}
+
+/// The tools whose package this caller may use (visible and switched on) and whose
+/// own decision (the tool's features) is visible.
+fn usable_tools(prepared: &Prepared, evaluation: &Evaluation) -> HashSet<(String, String)> {
+    let decisions = evaluation
+        .files
+        .get(prepared.slots.len()..)
+        .unwrap_or_default();
+    prepared
+        .tools
+        .iter()
+        .zip(decisions)
+        .filter(|(tool, decision)| {
+            let package = evaluation.packages.get(tool.package).map(|d| d.code);
+            decision.code.is_visible()
+                && package
+                    .is_some_and(|code| code.is_visible() && code != DecisionCode::VisibleDisabled)
+        })
+        .filter_map(
+            |(tool, _)| match &prepared.packages.get(tool.package)?.view.origin {
+                Origin::Installed { package_id } => Some((package_id.clone(), tool.name.clone())),
+                Origin::Source { .. } => None,
+            },
+        )
+        .collect()
 }
 
 /// How many skill files this caller sees.
@@ -200,19 +229,22 @@ fn readable(
 }
 
 /// The package as this caller sees it: only its visible files, each skill with only
-/// its visible bundle entries; `None` when no file is visible.
+/// its visible bundle entries, with where each file's content lives and its index in
+/// the batch; `None` when no file is visible.
 fn package_entry(
     shown: &Shown,
     package_code: DecisionCode,
     decided: &Decided,
     ids: Option<&[String]>,
-) -> Option<(PackageView, Vec<ContentAt>)> {
+) -> Option<(PackageView, Vec<ContentAt>, Vec<usize>)> {
     let mut views = Vec::new();
     let mut content = Vec::new();
+    let mut sent = Vec::new();
     for (fi, (file, code)) in shown.view.files.iter().zip(&decided.files).enumerate() {
-        let Some(state) = file_state(*code) else {
+        let (Some(state), Some(index)) = (file_state(*code), decided.sent_at[fi]) else {
             continue;
         };
+        sent.push(index);
         let mut view = file.clone();
         view.state = state;
         view.bundle = shown_entries(&file.bundle, &decided.entries[fi]);
@@ -235,7 +267,7 @@ fn package_entry(
         enabled: package_code != DecisionCode::VisibleDisabled,
         files: views,
     };
-    Some((view, content))
+    Some((view, content, sent))
 }
 
 /// The bundle entries a visible skill shows: its own file, and every entry whose own

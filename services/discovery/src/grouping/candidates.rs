@@ -44,12 +44,30 @@ pub(crate) struct FileSlot {
     pub entry: Option<usize>,
 }
 
+/// A tool of an installed package, sent to policy after every file candidate as a
+/// file of its package at its manifest's path carrying the tool's features: policy
+/// decides it with the same gates as markdown (features, the package's switch and
+/// URI policy), and a usable tool keeps its package usable when all its markdown is
+/// gated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolSlot {
+    /// The package candidate.
+    pub package: usize,
+    /// The tool's name.
+    pub name: String,
+}
+
+/// Where a tool is decided: the manifest that declares the package's tools.
+const TOOL_PATH: &str = "package.json";
+
 /// The batch and, index for index, what each package and file candidate is.
 pub(crate) struct Batch<'a> {
     pub request: EvaluationRequest,
     pub candidates: Vec<Candidate<'a>>,
-    /// One per `request.files`, in order.
+    /// One per `request.files` of member files and bundle entries, in order.
     pub slots: Vec<FileSlot>,
+    /// One per `request.files` after those: the installed packages' tools.
+    pub tools: Vec<ToolSlot>,
 }
 
 /// The key package enable states and file overrides are stored under: the package id
@@ -112,6 +130,9 @@ pub(crate) fn build<'a>(
     for (at, candidate) in candidates.iter().enumerate() {
         request.packages.push(package_candidate(candidate));
         for (fi, file) in candidate.package().files.iter().enumerate() {
+            if member_installed_elsewhere(candidate, &file.path, &identities) {
+                continue; // not sent: hidden for everyone
+            }
             let mut push = |path: &str, entry: Option<usize>| {
                 // A file nobody may see is not sent: it stays hidden (see `assemble`).
                 if let Some(file) = file_candidate(at, candidate, file, path) {
@@ -132,11 +153,42 @@ pub(crate) fn build<'a>(
             }
         }
     }
+    let tools = push_tools(&candidates, &mut request);
     Batch {
         request,
         candidates,
         slots,
+        tools,
     }
+}
+
+/// Appends every installed package's tools to the batch (see [`ToolSlot`]).
+fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> Vec<ToolSlot> {
+    let mut tools = Vec::new();
+    for (at, candidate) in candidates.iter().enumerate() {
+        let Candidate::Installed(installed) = candidate else {
+            continue; // markdown only from a source: no tool ever loads from one
+        };
+        for tool in &installed.tools {
+            request.files.push(FileCandidate {
+                package: at,
+                path: TOOL_PATH.to_owned(),
+                // Listed, never active: only whether it is visible is read.
+                category: neuralis_layout::Category::Docs,
+                identity: false,
+                default_enabled: true,
+                required_features: tool.features.clone(),
+                private_owner: None,
+                real_path: None,
+                content_flagged: false,
+            });
+            tools.push(ToolSlot {
+                package: at,
+                name: tool.name.clone(),
+            });
+        }
+    }
+    tools
 }
 
 fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
@@ -217,7 +269,7 @@ fn real_path_of<'s>(snapshot: &'s SourceSnapshot, path: &str) -> Option<&'s str>
 /// Who may see a source file, by the source's privacy patterns as configured now (not
 /// the marker the last sync stored): the owner of its path or of its real path, either
 /// (a link cannot make another agent's file shared); two owners: nobody.
-fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
+pub(crate) fn ownership(source: &SourceInfo, path: &str, real_path: Option<&str>) -> Ownership {
     owner_of_alias(path, real_path, &source.privacy_patterns)
 }
 
@@ -250,17 +302,51 @@ fn is_installed_elsewhere(
     package: &Package,
     installed: &HashSet<LogicalIdentity>,
 ) -> bool {
-    // The source root's own folder name (a bare skill mounted as a whole source).
-    let root_name = source
+    let payload = |path: &str| snapshot.payload(path);
+    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
+    lies_in_installed(
+        &package.root,
+        root_name(source),
+        (payload, fingerprint),
+        installed,
+    )
+}
+
+/// The source root's own folder name (a bare skill mounted as a whole source).
+fn root_name(source: &SourceInfo) -> &str {
+    source
         .root_uri
         .trim_end_matches('/')
         .rsplit('/')
         .next()
-        .unwrap_or_default();
-    lies_in_installed(
-        &package.root,
-        root_name,
-        |path| snapshot.payload(path),
-        installed,
-    )
+        .unwrap_or_default()
+}
+
+/// Seed 000, "No double loading", for one member file of a source package whose root
+/// is not an installed directory (issue 27): a file whose folder, under its path or
+/// (reached through an in-root link) its real path, lies in an installed package's
+/// directory is that package's file — a `skills/<name>/` folder that is an installed
+/// bare skill, a link into an installed package. It loads there, never here too.
+fn member_installed_elsewhere(
+    candidate: &Candidate<'_>,
+    path: &str,
+    installed: &HashSet<LogicalIdentity>,
+) -> bool {
+    let Candidate::Source {
+        source, snapshot, ..
+    } = candidate
+    else {
+        return false;
+    };
+    if installed.is_empty() {
+        return false;
+    }
+    let real = snapshot.facts(path).and_then(|f| f.real_path.as_deref());
+    let folder = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
+    let payload = |path: &str| snapshot.payload(path);
+    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
+    std::iter::once(path).chain(real).any(|path| {
+        let lookups = (payload, fingerprint);
+        lies_in_installed(&folder(path), root_name(source), lookups, installed)
+    })
 }

@@ -29,8 +29,11 @@ pub(crate) struct Listing {
     pub(crate) packages: Vec<Arc<Listed>>,
     /// Per package candidate: where its part of the table of decisions starts.
     pub(crate) base: Vec<usize>,
-    /// One per file candidate of the batch: its place in the table of decisions.
+    /// One per member file and bundle entry candidate of the batch: its place in the
+    /// table of decisions.
     pub(crate) at: Vec<usize>,
+    /// The tool candidates sent after them (decided for `ListTools`, not listed).
+    pub(crate) tools: usize,
     /// The table of decisions before a call's are written in, the packages' parts one
     /// after another (see [`Listed::unsent`]).
     pub(crate) unsent: Vec<Option<DecisionCode>>,
@@ -76,7 +79,7 @@ impl Listing {
     pub(crate) fn new(
         packages: &[Arc<Shown>],
         ids: &[Vec<String>],
-        slots: &[FileSlot],
+        (slots, tools): (&[FileSlot], usize),
         earlier: Option<&Listing>,
     ) -> Self {
         let held: HashMap<*const Shown, &Arc<Listed>> = earlier
@@ -111,6 +114,7 @@ impl Listing {
             packages: listed,
             base,
             at,
+            tools,
             unsent,
         }
     }

@@ -32,6 +32,7 @@ fn get(
             request: EvaluationRequest::default(),
             candidates: Vec::new(),
             slots: Vec::new(),
+            tools: Vec::new(),
         };
         Prepared::new(batch, None)
     });

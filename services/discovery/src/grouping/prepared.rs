@@ -18,7 +18,7 @@ use std::sync::Arc;
 use neuralis_access::EvaluationRequest;
 use neuralis_assembly::package_order_key;
 
-use crate::grouping::candidates::{Batch, FileSlot};
+use crate::grouping::candidates::{Batch, FileSlot, ToolSlot};
 use crate::grouping::listed::Listing;
 
 mod ids;
@@ -34,6 +34,8 @@ pub(crate) struct Prepared {
     pub request: EvaluationRequest,
     /// One per `request.files`: which file (or bundle entry) of which package it is.
     pub slots: Vec<FileSlot>,
+    /// One per `request.files` after the `slots`: which installed package's tool it is.
+    pub tools: Vec<ToolSlot>,
     /// One per package candidate, index for index with `request.packages`; shared with
     /// the answers of other snapshots that show the package alike.
     pub packages: Vec<Arc<Shown>>,
@@ -82,11 +84,12 @@ impl Prepared {
         });
         let (ids, skills) = ids::activation_ids(&packages, &order);
         let earlier = previous.map(|previous| &previous.listing);
-        let listing = Listing::new(&packages, &ids, &batch.slots, earlier);
+        let listing = Listing::new(&packages, &ids, (&batch.slots, batch.tools.len()), earlier);
         Prepared {
             listing,
             request: batch.request,
             slots: batch.slots,
+            tools: batch.tools,
             packages,
             order,
             ids,

@@ -70,6 +70,7 @@ impl Discovery {
             answer,
             administrator,
             snapshot,
+            ..
         } = self
             .decided(permit, request.scope.as_ref())
             .await?
@@ -91,14 +92,14 @@ impl Discovery {
         };
         // The place is held while the files are read; the snapshot names the decided
         // rows' fingerprints.
-        let snapshot = Arc::clone(&evaluated.snapshot);
-        let (answer, _admitted) = evaluated.into_answer()?;
+        let (decided, _admitted) = evaluated.into_decided_admitted()?;
         let budget = match request.budget_bytes {
             0 => self.parts.settings.default_hydration_budget_bytes,
             n => n,
         };
-        let content = self.content(project_of(&request.scope), &snapshot);
-        hydration::hydrate(&answer, budget, &content).await
+        let content = self.content(project_of(&request.scope), &decided.snapshot);
+        let access = self.parts.access.as_ref();
+        hydration::hydrate(&decided.answer, budget, &content, (&decided.afresh, access)).await
     }
 
     /// The tool catalog for this caller.
@@ -149,7 +150,19 @@ impl Discovery {
             .await?
             .ok_or(DiscoveryError::NotFound)?;
         let content = self.content(project_of(&request.scope), &decided.snapshot);
-        reading::read_file(&decided.answer, holder, request.path.clone(), &content).await
+        let beyond = reading::Beyond {
+            afresh: &decided.afresh,
+            access: self.parts.access.as_ref(),
+            snapshot: &decided.snapshot,
+        };
+        reading::read_file(
+            &decided.answer,
+            holder,
+            request.path.clone(),
+            &content,
+            &beyond,
+        )
+        .await
     }
 
     /// Search over the files the caller may read now: raw hits from sync's feed, kept
@@ -168,8 +181,8 @@ impl Discovery {
         let Some(evaluated) = self.evaluated_in(permit, scope, Cost::Expensive).await? else {
             return Ok(pb::SearchResponse::default());
         };
-        // The place is held while sync's store searches.
-        let (answer, _admitted) = evaluated.into_answer()?;
+        // The place is held while sync's store searches and policy decides the hits.
+        let (decided, _admitted) = evaluated.into_decided_admitted()?;
         let raw = self
             .parts
             .index
@@ -179,6 +192,11 @@ impl Discovery {
                 reading::raw_limit(limit),
             )
             .await?;
-        Ok(reading::search(&answer, raw, limit))
+        let beyond = reading::Beyond {
+            afresh: &decided.afresh,
+            access: self.parts.access.as_ref(),
+            snapshot: &decided.snapshot,
+        };
+        reading::search(&decided.answer, &beyond, raw, limit).await
     }
 }

@@ -207,7 +207,7 @@ mod tests {
         }
         fn tools(
             &self,
-            _: &dyn Fn(&str) -> bool,
+            _: &dyn Fn(&str, &str) -> bool,
         ) -> (
             Vec<crate::base::ports::ToolEntry>,
             Vec<crate::base::ports::ContestedTool>,

@@ -29,6 +29,9 @@ use neuralis_layout::{Category, capture};
 
 pub mod listing;
 
+/// Called with the path of a content read.
+pub type ReadHook = Box<dyn Fn(&str) + Send + Sync>;
+
 /// A fake index: files per source, with counters.
 #[derive(Default)]
 pub struct FakeIndex {
@@ -56,6 +59,9 @@ pub struct FakeIndex {
     /// searches that reached it.
     pub search_gate: tokio::sync::Mutex<()>,
     pub searches_waiting: AtomicUsize,
+    /// Called with the path of every content read, before it is answered (a test
+    /// changes access while a call reads).
+    pub on_read: Mutex<Option<ReadHook>>,
 }
 
 impl FakeIndex {
@@ -190,6 +196,9 @@ impl IndexPort for FakeIndex {
     ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
         self.content_reads.lock().unwrap().push(path.to_owned());
+        if let Some(hook) = self.on_read.lock().unwrap().as_ref() {
+            hook(path);
+        }
         let key = (source_id.to_owned(), path.to_owned());
         if let Some(grown) = self.grown.lock().unwrap().get(&key) {
             return Ok(grown.clone());
@@ -344,10 +353,21 @@ pub fn token(role: &str, agent: Option<&str>, project: &str) -> CallerToken {
 
 /// [`token`] for the caller `subject`.
 pub fn token_of(subject: &str, role: &str, agent: Option<&str>, project: &str) -> CallerToken {
+    token_with_features(subject, role, agent, project, &[])
+}
+
+/// [`token_of`] carrying `features` in the token.
+pub fn token_with_features(
+    subject: &str,
+    role: &str,
+    agent: Option<&str>,
+    project: &str,
+    features: &[&str],
+) -> CallerToken {
     let claims = Claims {
         sub: subject.into(),
         role: role.into(),
-        features: Vec::new(),
+        features: features.iter().map(|f| (*f).to_owned()).collect(),
         agent: agent.map(str::to_owned),
         project: Some(project.into()),
         conversation: None,

@@ -42,6 +42,11 @@ pub(crate) fn bytes(prepared: &Prepared) -> usize {
             .sum::<usize>()
         + request.files.iter().map(file_candidate).sum::<usize>()
         + std::mem::size_of_val(prepared.slots.as_slice())
+        + prepared
+            .tools
+            .iter()
+            .map(|t| size_of_val(t) + text(&t.name))
+            .sum::<usize>()
         + prepared.packages.iter().map(|s| shown(s)).sum::<usize>()
         + std::mem::size_of_val(prepared.order.as_slice())
         + prepared.ids.iter().map(|ids| texts(ids)).sum::<usize>()

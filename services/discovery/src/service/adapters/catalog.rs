@@ -9,7 +9,7 @@ use neuralis_layout::Trust;
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, ToolEntry,
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, ToolEntry, ToolGate,
 };
 
 /// A catalog loaded from the configured roots at start.
@@ -32,14 +32,23 @@ impl LoadedCatalog {
                 let dir = package_dir(roots, p.class, &p.root);
                 let (sizes, linked) = listed(&dir);
                 real_paths.insert(p.id.clone(), linked);
+                let skill = bare_skill_content(&dir, &sizes);
                 InstalledPackage {
                     package_id: p.id.clone(),
-                    identity: neuralis_catalog::LogicalIdentity::of_installed(p),
+                    identity: neuralis_catalog::LogicalIdentity::of_installed(p, skill),
                     trust: p.trust,
                     sizes,
                     dir,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
+                    tools: p
+                        .tools
+                        .iter()
+                        .map(|tool| ToolGate {
+                            name: tool.name.clone(),
+                            features: tool.features.clone(),
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -77,6 +86,17 @@ fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
         }
         InstallClass::Trusted => PathBuf::from(root),
     }
+}
+
+/// The fingerprint of a bare skill folder's `SKILL.md` (no `package.json`): what tells
+/// the folder from another one of the same name in a source (no double loading).
+fn bare_skill_content(dir: &Path, sizes: &HashMap<String, u64>) -> Option<u64> {
+    if sizes.contains_key("package.json") || !sizes.contains_key("SKILL.md") {
+        return None;
+    }
+    let connector = LocalConnector::new(dir, ConnectorLimits::default()).ok()?;
+    let bytes = connector.read_beneath("SKILL.md").ok()?;
+    Some(neuralis_connector::fingerprint(&bytes))
 }
 
 /// The sizes of a package directory's files, and the real path of each one reached
@@ -117,11 +137,14 @@ impl InstalledCatalog for LoadedCatalog {
             .map_err(|_| DiscoveryError::NotFound)
     }
 
-    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+    fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
         let mut tools = Vec::new();
         for package in self.catalog.packages() {
             for tool in &package.tools {
-                let owner = self.catalog.resolve_tool(&tool.name, |id| usable(id));
+                // A claimant whose tool the caller may not use drops out of the contest.
+                let owner = self
+                    .catalog
+                    .resolve_tool(&tool.name, |id| usable(id, &tool.name));
                 if owner.is_some_and(|o| o.id() == package.id) {
                     tools.push(ToolEntry {
                         name: tool.name.clone(),
@@ -142,7 +165,7 @@ impl InstalledCatalog for LoadedCatalog {
                     .claimants
                     .iter()
                     .map(Claimant::id)
-                    .filter(|id| usable(id))
+                    .filter(|id| usable(id, &contest.name))
                     .map(str::to_owned)
                     .collect();
                 (claimants.len() > 1).then(|| ContestedTool {

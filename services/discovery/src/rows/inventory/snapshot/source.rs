@@ -70,6 +70,18 @@ impl SourceSnapshot {
         }
     }
 
+    /// The facts of one row as indexed (relevant or not), by source-relative path.
+    pub fn facts(&self, path: &str) -> Option<&RowFacts> {
+        match self.rows.get(path) {
+            Some(facts) => Some(facts),
+            None => self
+                .others
+                .get(parent(path))?
+                .get(path)
+                .map(|kept| &kept.facts),
+        }
+    }
+
     fn all_files(&self) -> Files {
         let mut files: Files = self
             .relevant
