@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use crate::prefix_tree::{Position, PrefixTree};
+use crate::recorder::{Effect, NoRecord, Recorder, RuleRef, Step, StepKind};
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
 /// A validated policy with its patterns parsed and its rules filed: valid for every
@@ -167,9 +168,15 @@ impl CallerPolicy {
     }
 
     /// [`CallerPolicy::can_read`] for a path that starts with the root `at` was located
-    /// for (evaluation checks every file of a source package lies under its root).
-    pub(crate) fn can_read_under(&self, at: Located, path: &[&str]) -> bool {
-        self.decide_from(at.0, path, Capability::Read)
+    /// for (evaluation checks every file of a source package lies under its root),
+    /// telling `recorder` the rule (or default) and the floor that decided.
+    pub(crate) fn can_read_under<R: Recorder>(
+        &self,
+        at: Located,
+        path: &[&str],
+        recorder: &mut R,
+    ) -> bool {
+        self.decide_from(at.0, path, Capability::Read, recorder)
     }
 
     fn applies(&self, rule: u32) -> bool {
@@ -184,14 +191,21 @@ impl CallerPolicy {
     /// every rule forwards. Any matching floor that denies the capability then has the
     /// final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
-        self.decide_from(Position::ROOT, path, capability)
+        self.decide_from(Position::ROOT, path, capability, &mut NoRecord)
     }
 
-    fn decide_from(&self, from: Position, path: &[&str], capability: Capability) -> bool {
+    fn decide_from<R: Recorder>(
+        &self,
+        from: Position,
+        path: &[&str],
+        capability: Capability,
+        recorder: &mut R,
+    ) -> bool {
         let at = capability as usize;
         let compiled = &*self.compiled;
         let mut winner: Option<&Ranked> = None;
-        let mut floored = false;
+        // The first floor found that denies the capability (deepest node first).
+        let mut floored: Option<u32> = None;
         let deepest = compiled.tree.descend(from, path);
         for (filed, depth) in compiled.tree.climb(deepest) {
             let tail = &path[depth..];
@@ -203,12 +217,69 @@ impl CallerPolicy {
                 .take_while(beats)
                 .find(|ranked| self.applies(ranked.rule) && matches(ranked.rule));
             winner = found.or(winner);
-            floored = floored || filed.floors[at].iter().any(|rule| matches(*rule));
+            if floored.is_none() {
+                floored = filed.floors[at].iter().copied().find(|rule| matches(*rule));
+            }
         }
         let allowed = winner.map_or(capability.of_default(compiled.policy.default), |ranked| {
             ranked.allow
         });
-        allowed && !floored
+        recorder.step(|| self.rule_step(path, winner.map(|r| r.rule), allowed, floored));
+        if let Some(floor) = floored {
+            recorder.step(|| self.floor_step(path, floor));
+        }
+        allowed && floored.is_none()
+    }
+
+    /// The step of the rule (or the default) that set `read` for `path`.
+    fn rule_step(
+        &self,
+        path: &[&str],
+        rule: Option<u32>,
+        allowed: bool,
+        floored: Option<u32>,
+    ) -> Step {
+        let path = path.join("/");
+        let effect = match (floored, allowed) {
+            (Some(_), _) => Effect::Overruled,
+            (None, true) => Effect::Passes,
+            (None, false) => Effect::Hides,
+        };
+        let Some(index) = rule else {
+            let matched =
+                format!("`{path}`: no rule matches; the policy's default read is {allowed}");
+            return Step::new(StepKind::UriRule, matched, effect);
+        };
+        let rule = &self.compiled.policy.paths[index as usize];
+        let overriding = if rule.override_rule {
+            " (override)"
+        } else {
+            ""
+        };
+        Step {
+            matched: format!(
+                "`{path}`: rule #{index} `{}`{overriding} sets read {allowed}",
+                rule.pattern
+            ),
+            rule: Some(RuleRef {
+                index,
+                pattern: rule.pattern.clone(),
+            }),
+            ..Step::new(StepKind::UriRule, String::new(), effect)
+        }
+    }
+
+    /// The step of the floor that forced `read` off for `path`.
+    fn floor_step(&self, path: &[&str], index: u32) -> Step {
+        let pattern = self.compiled.policy.paths[index as usize].pattern.clone();
+        Step {
+            matched: format!(
+                "`{}`: floor #{index} `{pattern}` denies read; no rule can lift it",
+                path.join("/")
+            ),
+            rule: Some(RuleRef { index, pattern }),
+            ..Step::new(StepKind::Floor, String::new(), Effect::Hides)
+        }
     }
 }
 
