@@ -37,8 +37,10 @@ fn disagreeing() -> tempfile::TempDir {
         serde_json::json!({"name": "@acme/kit", "version": "1.1.0", "author": "Grace <g@example.org>",
                            "neuralis": {}}),
     );
-    std::fs::create_dir_all(dir.path().join("rules")).unwrap();
-    std::fs::write(dir.path().join("rules/style.md"), "# Style\n").unwrap();
+    let skill = dir.path().join("skills/review");
+    std::fs::create_dir_all(&skill).unwrap();
+    let front = "---\nname: review\ndescription: Reviews code\n---\n# Review\n";
+    std::fs::write(skill.join("SKILL.md"), front).unwrap();
     dir
 }
 
@@ -113,7 +115,7 @@ fn inspect_warns_where_the_manifests_of_a_package_disagree() {
         ["plugins/kit/.claude-plugin/plugin.json"; 2]
     );
     assert!(
-        warnings[0].1.contains(r#"package.json says "1.1.0""#),
+        warnings[1].1.contains(r#"package.json says "1.1.0""#),
         "{warnings:?}"
     );
     let tree = text(&neuralis(&["inspect"], dir.path()));
