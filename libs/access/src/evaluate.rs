@@ -74,7 +74,7 @@ pub fn decide_cached(
 
 /// The one evaluation: every decision, [`decide`]'s and [`crate::explain`]'s alike, is
 /// made here; `recorder` is told each step ([`NoRecord`] keeps nothing and costs nothing).
-pub(crate) fn decide_with<R: Recorder>(
+pub fn decide_with<R: Recorder>(
     caller: &Caller,
     snapshot: &AccessSnapshot,
     checked: &CheckedBatch<'_>,

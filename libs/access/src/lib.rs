@@ -54,7 +54,7 @@ pub use candidate::{
 pub use compiled::{CallerPolicy, CompiledPolicy};
 pub use decision::{Decision, DecisionCode, Evaluation};
 pub use error::AccessError;
-pub use evaluate::{decide, decide_cached, evaluate, evaluate_cached};
+pub use evaluate::{decide, decide_cached, decide_with, evaluate, evaluate_cached};
 pub use explain::explain;
 pub use feature::FeatureSet;
 pub use grant::{Grantor, RoleGrants};
@@ -63,6 +63,6 @@ pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
 pub use policy_cache::PolicyCache;
 pub use precedence::{Activation, Switches};
-pub use recorder::{Effect, Explanation, Recorder, RuleRef, Step, StepKind};
+pub use recorder::{Effect, Explanation, NoRecord, Recorder, RuleRef, Step, StepKind, Trace};
 pub use scope::{Scope, SourceScope};
 pub use snapshot::{AccessSnapshot, SourceRecord, installed_scope};
