@@ -1,0 +1,241 @@
+//! `neuralis policy explain PATH --project P (--source S | --package ID) --role R
+//! [--agent A] [--conversation C] [--feature F]...`: why one file is decided as it is for
+//! a described caller (administrators of the project), as a short table of the steps
+//! the evaluation took, the deciding one marked.
+//!
+//! The policy service decides a file by what discovery knows of it (its package key,
+//! root, category, defaults). The command finds those in the administrator's own view
+//! (`ListPackages`); a file the administrator cannot see either is described with
+//! `--category` and `--package-key` (its privacy owner and features are then unknown).
+
+use anyhow::{Context as _, Result, bail};
+use neuralis_discovery::grpc::DiscoveryGrpcClient;
+use neuralis_discovery::{CallerToken, DiscoveryApi};
+use neuralis_policy::{BearerToken, PolicyApi, PolicyGrpcClient};
+use neuralis_proto::common::v1 as common;
+use neuralis_proto::discovery::v1 as discovery;
+use neuralis_proto::policy::v1 as pb;
+use neuralis_proto::sync::v1 as sync;
+use neuralis_sync::SourceApi;
+use neuralis_sync::grpc::SourceGrpcClient;
+use serde_json::{Value, json};
+
+use crate::cmd::client::{ClientArgs, word};
+
+/// What `policy explain` is given.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The file, as `packages list` shows it.
+    path: String,
+    /// The project asked in.
+    #[arg(long)]
+    project: String,
+    /// The source slug of a source package's file.
+    #[arg(long, conflicts_with = "package", required_unless_present = "package")]
+    source: Option<String>,
+    /// The package id of an installed package's file.
+    #[arg(long)]
+    package: Option<String>,
+    /// The caller's role.
+    #[arg(long)]
+    role: String,
+    /// The agent the caller acts as.
+    #[arg(long)]
+    agent: Option<String>,
+    /// The conversation (its overrides, along its delegate chain).
+    #[arg(long)]
+    conversation: Option<String>,
+    /// A feature the caller's token carries (repeatable).
+    #[arg(long = "feature")]
+    features: Vec<String>,
+    /// The file's category, for a file not in the administrator's own view.
+    #[arg(long)]
+    category: Option<String>,
+    /// The package's policy key, for a file not in the administrator's own view.
+    #[arg(long)]
+    package_key: Option<String>,
+}
+
+/// Asks the policy service and prints the steps.
+pub async fn run(args: &ExplainArgs, out: &ClientArgs, api: &PolicyGrpcClient) -> Result<()> {
+    let request = request(args, out).await?;
+    let token = BearerToken::new(out.token.clone());
+    let explained = api.explain_access(token, request).await;
+    let explained = explained.map_err(|e| out.explain(e))?;
+    let value = to_json(&explained);
+    out.emit(&value, || table(&args.path, &explained))
+}
+
+async fn request(args: &ExplainArgs, out: &ClientArgs) -> Result<pb::ExplainAccessRequest> {
+    let known = in_own_view(args, out).await?;
+    let source = match &args.source {
+        Some(slug) => Some(source_of(&args.project, slug, out).await?),
+        None => None,
+    };
+    let (package, mut file) = match known {
+        Some(found) => found,
+        None => described(args)?,
+    };
+    // The owner discovery would compute from the source's current privacy patterns.
+    if let Some((_, patterns)) = &source {
+        let owner = neuralis_layout::privacy_owner(&args.path, patterns);
+        file.private_owner_agent = owner.unwrap_or_default();
+    }
+    let source = source.map(|(header, _)| header);
+    let source_id = source.as_ref().map(|header| header.source_id.clone());
+    let origin = if source.is_some() {
+        common::PackageOrigin::Source
+    } else {
+        common::PackageOrigin::Installed
+    };
+    Ok(pb::ExplainAccessRequest {
+        project_id: args.project.clone(),
+        conversation_id: args.conversation.clone().unwrap_or_default(),
+        caller: Some(pb::CallerScope {
+            role: args.role.clone(),
+            features: args.features.clone(),
+            agent_id: args.agent.clone().unwrap_or_default(),
+            ..Default::default()
+        }),
+        source,
+        package: Some(pb::PackageCandidate {
+            origin: origin as i32,
+            source_id: source_id.unwrap_or_default(),
+            ..package
+        }),
+        file: Some(file),
+    })
+}
+
+/// The package and file as the administrator's own view lists them, if it does.
+async fn in_own_view(
+    args: &ExplainArgs,
+    out: &ClientArgs,
+) -> Result<Option<(pb::PackageCandidate, pb::FileCandidate)>> {
+    let api = DiscoveryGrpcClient::new(out.connect().await?);
+    let request = discovery::ListPackagesRequest {
+        scope: Some(discovery::Scope {
+            project_id: args.project.clone(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let listed = api
+        .list_packages(CallerToken::new(out.token.clone()), request)
+        .await;
+    let packages = listed.map_err(|e| out.explain(e))?.packages;
+    let ours = |package: &&discovery::Package| match (&args.source, &args.package) {
+        (Some(slug), _) => package.source_slug == *slug,
+        (None, Some(id)) => package.package_id == *id,
+        (None, None) => false,
+    };
+    Ok(packages.iter().filter(ours).find_map(|package| {
+        let file = package.files.iter().find(|file| file.path == args.path)?;
+        let candidate = pb::PackageCandidate {
+            key: package.policy_key.clone(),
+            root: package.root.clone(),
+            ..Default::default()
+        };
+        let file = pb::FileCandidate {
+            path: file.path.clone(),
+            category: file.category,
+            identity: file.identity,
+            default_enabled: file.default_enabled,
+            ..Default::default()
+        };
+        Some((candidate, file))
+    }))
+}
+
+/// A file the administrator cannot see: described by the flags.
+fn described(args: &ExplainArgs) -> Result<(pb::PackageCandidate, pb::FileCandidate)> {
+    let (Some(category), Some(key)) = (&args.category, &args.package_key) else {
+        bail!(
+            "{} is not in your own view: describe it with --category and --package-key",
+            args.path
+        );
+    };
+    let name = format!("CATEGORY_{}", category.to_uppercase());
+    let category = common::Category::from_str_name(&name)
+        .with_context(|| format!("unknown category {category:?}"))?;
+    let package = pb::PackageCandidate {
+        key: key.clone(),
+        ..Default::default()
+    };
+    let file = pb::FileCandidate {
+        path: args.path.clone(),
+        category: category as i32,
+        default_enabled: true,
+        ..Default::default()
+    };
+    Ok((package, file))
+}
+
+/// The source's header (id, scope, owner) and privacy patterns, from sync's record.
+async fn source_of(
+    project: &str,
+    slug: &str,
+    out: &ClientArgs,
+) -> Result<(pb::SourceHeader, Vec<String>)> {
+    let api = SourceGrpcClient::new(out.connect().await?);
+    let request = sync::GetSourceRequest {
+        project: project.to_owned(),
+        slug: slug.to_owned(),
+    };
+    let caller = neuralis_sync::BearerToken::new(out.token.clone());
+    let found = api.get_source(&caller, request).await;
+    let found = found.map_err(|e| out.explain(e))?;
+    let source = found.source.context("the source is unknown")?;
+    let spec = source.spec.unwrap_or_default();
+    let header = pb::SourceHeader {
+        source_id: source.id,
+        scope: spec.scope,
+        owner: spec.owner,
+    };
+    Ok((header, spec.privacy_patterns))
+}
+
+fn state(code: i32) -> String {
+    let name = pb::DecisionCode::try_from(code).map_or("DECISION_CODE_HIDDEN", |c| c.as_str_name());
+    word(name, "DECISION_CODE_")
+}
+
+fn outcome(step: &pb::ExplainStep) -> String {
+    match step.effect() {
+        pb::ExplainEffect::Decides => state(step.decides),
+        other => word(other.as_str_name(), "EXPLAIN_EFFECT_"),
+    }
+}
+
+fn to_json(explained: &pb::ExplainAccessResponse) -> Value {
+    let steps: Vec<Value> = explained
+        .steps
+        .iter()
+        .map(|step| {
+            json!({
+                "step": word(step.kind().as_str_name(), "EXPLAIN_STEP_KIND_"),
+                "matched": step.matched,
+                "outcome": outcome(step),
+                "rule_index": step.rule_index,
+                "deciding": step.deciding,
+            })
+        })
+        .collect();
+    json!({"state": state(explained.code), "steps": steps})
+}
+
+/// `PATH: hidden`, then one row per step; `*` marks the deciding one.
+fn table(path: &str, explained: &pb::ExplainAccessResponse) -> String {
+    let mut text = format!("{path}: {}\n", state(explained.code));
+    text.push_str(&format!("  {:<22} {:<10} matched\n", "step", "outcome"));
+    for step in &explained.steps {
+        let mark = if step.deciding { '*' } else { ' ' };
+        let kind = word(step.kind().as_str_name(), "EXPLAIN_STEP_KIND_");
+        text.push_str(&format!(
+            "{mark} {kind:<22} {:<10} {}\n",
+            outcome(step),
+            step.matched
+        ));
+    }
+    text
+}
