@@ -187,10 +187,20 @@ async fn source_of(
     let found = found.map_err(|e| out.explain(e))?;
     let source = found.source.context("the source is unknown")?;
     let spec = source.spec.unwrap_or_default();
+    // A project source's owner is its project when the record leaves it empty.
+    let owner = if spec.owner.is_empty() {
+        project.to_owned()
+    } else {
+        spec.owner
+    };
+    let scope = match spec.scope {
+        0 => common::SourceScope::Project as i32,
+        scope => scope,
+    };
     let header = pb::SourceHeader {
         source_id: source.id,
-        scope: spec.scope,
-        owner: spec.owner,
+        scope,
+        owner,
     };
     Ok((header, spec.privacy_patterns))
 }
