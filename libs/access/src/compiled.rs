@@ -204,8 +204,7 @@ impl CallerPolicy {
         let at = capability as usize;
         let compiled = &*self.compiled;
         let mut winner: Option<&Ranked> = None;
-        // The first floor found that denies the capability (deepest node first).
-        let mut floored: Option<u32> = None;
+        let mut floored = false;
         let deepest = compiled.tree.descend(from, path);
         for (filed, depth) in compiled.tree.climb(deepest) {
             let tail = &path[depth..];
@@ -217,33 +216,25 @@ impl CallerPolicy {
                 .take_while(beats)
                 .find(|ranked| self.applies(ranked.rule) && matches(ranked.rule));
             winner = found.or(winner);
-            if floored.is_none() {
-                floored = filed.floors[at].iter().copied().find(|rule| matches(*rule));
-            }
+            floored = floored || filed.floors[at].iter().any(|rule| matches(*rule));
         }
         let allowed = winner.map_or(capability.of_default(compiled.policy.default), |ranked| {
             ranked.allow
         });
         recorder.step(|| self.rule_step(path, winner.map(|r| r.rule), allowed, floored));
-        if let Some(floor) = floored {
-            recorder.step(|| self.floor_step(path, floor));
+        if floored {
+            recorder.step(|| self.floor_step(from, path, capability));
         }
-        allowed && floored.is_none()
+        allowed && !floored
     }
 
     /// The step of the rule (or the default) that set `read` for `path`.
-    fn rule_step(
-        &self,
-        path: &[&str],
-        rule: Option<u32>,
-        allowed: bool,
-        floored: Option<u32>,
-    ) -> Step {
+    fn rule_step(&self, path: &[&str], rule: Option<u32>, allowed: bool, floored: bool) -> Step {
         let path = path.join("/");
         let effect = match (floored, allowed) {
-            (Some(_), _) => Effect::Overruled,
-            (None, true) => Effect::Passes,
-            (None, false) => Effect::Hides,
+            (true, _) => Effect::Overruled,
+            (false, true) => Effect::Passes,
+            (false, false) => Effect::Hides,
         };
         let Some(index) = rule else {
             let matched =
@@ -269,9 +260,23 @@ impl CallerPolicy {
         }
     }
 
-    /// The step of the floor that forced `read` off for `path`.
-    fn floor_step(&self, path: &[&str], index: u32) -> Step {
-        let pattern = self.compiled.policy.paths[index as usize].pattern.clone();
+    /// The step of the floor that forced `read` off for `path`: the first that matches,
+    /// deepest node first, found again only when a recorder keeps the step.
+    fn floor_step(&self, from: Position, path: &[&str], capability: Capability) -> Step {
+        let compiled = &*self.compiled;
+        let deepest = compiled.tree.descend(from, path);
+        let index = compiled
+            .tree
+            .climb(deepest)
+            .find_map(|(filed, depth)| {
+                let tail = &path[depth..];
+                filed.floors[capability as usize]
+                    .iter()
+                    .copied()
+                    .find(|rule| compiled.patterns[*rule as usize].matches_after_prefix(tail))
+            })
+            .unwrap_or_default();
+        let pattern = compiled.policy.paths[index as usize].pattern.clone();
         Step {
             matched: format!(
                 "`{}`: floor #{index} `{pattern}` denies read; no rule can lift it",

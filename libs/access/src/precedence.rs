@@ -33,84 +33,80 @@ pub fn activation(default_enabled: bool, switches: Switches) -> Activation {
     activation_with(default_enabled, switches, &mut NoRecord)
 }
 
-/// [`activation`], telling `recorder` each switch it reads and the one that decides.
-/// The order is the predicate's: the package, the agent's off, the conversation's off,
-/// then an explicit enable at either scope, then the default.
+/// [`activation`], telling `recorder` the package's state and the switch (or default)
+/// that decided. The predicate is evaluated as written; the steps name which of its
+/// terms held, built only when a recorder keeps them.
 pub fn activation_with<R: Recorder>(
     default_enabled: bool,
     switches: Switches,
     recorder: &mut R,
 ) -> Activation {
-    use DecisionCode::{VisibleActive, VisibleDisabled, VisibleOptIn};
-    if !switches.package_enabled {
-        recorder.step(|| {
-            step(
-                StepKind::PackageState,
-                "package disabled in the project",
-                VisibleDisabled,
-            )
-        });
-        return Activation::Disabled;
+    let activation = if !switches.package_enabled
+        || switches.agent == Some(false)
+        || switches.conversation == Some(false)
+    {
+        Activation::Disabled
+    } else if default_enabled || switches.agent == Some(true) || switches.conversation == Some(true)
+    {
+        Activation::Active
+    } else {
+        Activation::OptIn
+    };
+    recorder.step(|| package_step(switches.package_enabled));
+    if switches.package_enabled {
+        recorder.step(|| deciding_step(default_enabled, switches));
     }
-    recorder.step(|| {
+    activation
+}
+
+fn package_step(enabled: bool) -> Step {
+    if enabled {
         Step::new(
             StepKind::PackageState,
             "package enabled in the project",
             Effect::Passes,
         )
-    });
-    if switches.agent == Some(false) {
-        recorder.step(|| {
-            step(
-                StepKind::AgentOverride,
-                "agent-scope override: off (final)",
-                VisibleDisabled,
-            )
-        });
-        return Activation::Disabled;
-    }
-    if switches.conversation == Some(false) {
-        recorder.step(|| {
-            step(
-                StepKind::ConversationOverride,
-                "conversation-scope override: off",
-                VisibleDisabled,
-            )
-        });
-        return Activation::Disabled;
-    }
-    if switches.agent == Some(true) {
-        recorder.step(|| {
-            step(
-                StepKind::AgentOverride,
-                "agent-scope override: on",
-                VisibleActive,
-            )
-        });
-        return Activation::Active;
-    }
-    if switches.conversation == Some(true) {
-        recorder.step(|| {
-            step(
-                StepKind::ConversationOverride,
-                "conversation-scope override: on",
-                VisibleActive,
-            )
-        });
-        return Activation::Active;
-    }
-    if default_enabled {
-        recorder.step(|| step(StepKind::Default, "on by default", VisibleActive));
-        Activation::Active
     } else {
-        recorder.step(|| {
-            step(
-                StepKind::Default,
-                "off by default, no explicit enable (opt-in)",
-                VisibleOptIn,
-            )
-        });
-        Activation::OptIn
+        step(
+            StepKind::PackageState,
+            "package disabled in the project",
+            DecisionCode::VisibleDisabled,
+        )
+    }
+}
+
+/// The term of the predicate that decided an enabled package's file, in the order the
+/// seed gives: the agent's off (final), the conversation's off, an explicit enable at
+/// either scope, the default.
+fn deciding_step(default_enabled: bool, switches: Switches) -> Step {
+    use DecisionCode::{VisibleActive, VisibleDisabled, VisibleOptIn};
+    match (switches.agent, switches.conversation) {
+        (Some(false), _) => step(
+            StepKind::AgentOverride,
+            "agent-scope override: off (final)",
+            VisibleDisabled,
+        ),
+        (_, Some(false)) => step(
+            StepKind::ConversationOverride,
+            "conversation-scope override: off",
+            VisibleDisabled,
+        ),
+        (Some(true), _) => step(
+            StepKind::AgentOverride,
+            "agent-scope override: on",
+            VisibleActive,
+        ),
+        (_, Some(true)) => step(
+            StepKind::ConversationOverride,
+            "conversation-scope override: on",
+            VisibleActive,
+        ),
+        _ if default_enabled => step(StepKind::Default, "on by default", VisibleActive),
+        _ => step(
+            StepKind::Default,
+            "off by default, no explicit enable (opt-in)",
+            VisibleOptIn,
+        ),
     }
 }
 
