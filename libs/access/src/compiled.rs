@@ -230,7 +230,7 @@ impl CallerPolicy {
 
     /// The step of the rule (or the default) that set `read` for `path`.
     fn rule_step(&self, path: &[&str], rule: Option<u32>, allowed: bool, floored: bool) -> Step {
-        let path = path.join("/");
+        let path = shown(path);
         let effect = match (floored, allowed) {
             (true, _) => Effect::Overruled,
             (false, true) => Effect::Passes,
@@ -280,11 +280,20 @@ impl CallerPolicy {
         Step {
             matched: format!(
                 "`{}`: floor #{index} `{pattern}` denies read; no rule can lift it",
-                path.join("/")
+                shown(path)
             ),
             rule: Some(RuleRef { index, pattern }),
             ..Step::new(StepKind::Floor, String::new(), Effect::Hides)
         }
+    }
+}
+
+/// A path as a step names it; the source root has no segments.
+fn shown(path: &[&str]) -> String {
+    if path.is_empty() {
+        "(source root)".to_owned()
+    } else {
+        path.join("/")
     }
 }
 

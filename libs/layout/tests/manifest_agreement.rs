@@ -4,13 +4,17 @@
 use neuralis_layout::agreement::{Field, disagreements};
 use serde_json::{Value, json};
 
-fn check(manifests: &[(&str, Value)]) -> Vec<(Field, Vec<(String, String)>)> {
+fn check(manifests: &[(&str, Value)]) -> Found {
     let given: Vec<(&str, &Value)> = manifests.iter().map(|(f, v)| (*f, v)).collect();
     disagreements(&given)
         .into_iter()
         .map(|d| (d.field, d.values))
         .collect()
 }
+
+/// A case: its name, the manifests, the disagreements expected.
+type Case<'a> = (&'a str, Vec<(&'a str, Value)>, Found);
+type Found = Vec<(Field, Vec<(String, String)>)>;
 
 fn said(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
@@ -22,11 +26,7 @@ fn said(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 #[test]
 fn manifests_that_disagree_on_an_identity_field_are_reported_naming_each_file_and_value() {
     let plugin = ".claude-plugin/plugin.json";
-    let cases: Vec<(
-        &str,
-        Vec<(&str, Value)>,
-        Vec<(Field, Vec<(String, String)>)>,
-    )> = vec![
+    let cases: Vec<Case> = vec![
         (
             "name",
             vec![

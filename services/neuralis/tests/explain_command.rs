@@ -1,6 +1,7 @@
 //! `neuralis policy explain` against the real all-in-one node (issue 30 item 1): an
 //! administrator sees why a member cannot see a file (the rule that decided, marked),
-//! and a member asking for an explanation is refused and shown no name.
+//! and a member asking for an explanation (or `packages list --explain`) is refused and
+//! shown no name.
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
@@ -122,6 +123,42 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
 
     // A member asking is refused, and sees no name of the file it asked about.
     let refused = cli(&server, &member, &explain).await;
+    assert_eq!(refused.status.code(), Some(1));
+    let said = [text(&refused.stdout), text(&refused.stderr)].concat();
+    assert!(said.contains("permission denied"), "{said}");
+    assert!(!said.contains("style"), "{said}");
+
+    // An administrator's listing explained for members: the hidden file is there, with
+    // the rule that hides it; the others with the step that decided them.
+    let list = [
+        "packages",
+        "list",
+        "--project",
+        PROJECT,
+        "--explain",
+        "--role",
+        "member",
+    ];
+    let shown = ok(&cli(&server, &admin, &list).await);
+    let style = shown
+        .lines()
+        .find(|line| line.contains("rules/style.md"))
+        .unwrap_or("");
+    assert!(
+        style.contains("hidden") && style.contains("rule #0 `rules/**`"),
+        "{shown}"
+    );
+    let review = shown
+        .lines()
+        .find(|line| line.contains("skills/review/SKILL.md"))
+        .unwrap_or("");
+    assert!(
+        review.contains("visible-active") && review.contains("default"),
+        "{shown}"
+    );
+
+    // The attacker's call: a member's `--explain` is refused and prints no hidden name.
+    let refused = cli(&server, &member, &list).await;
     assert_eq!(refused.status.code(), Some(1));
     let said = [text(&refused.stdout), text(&refused.stderr)].concat();
     assert!(said.contains("permission denied"), "{said}");

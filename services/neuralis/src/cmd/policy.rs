@@ -14,7 +14,7 @@ use neuralis_sync::grpc::SourceGrpcClient;
 
 use super::client::{self, ClientArgs};
 
-mod explain;
+pub(crate) mod explain;
 mod file;
 mod grants;
 

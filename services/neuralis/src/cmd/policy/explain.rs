@@ -72,39 +72,123 @@ async fn request(args: &ExplainArgs, out: &ClientArgs) -> Result<pb::ExplainAcce
         Some(slug) => Some(source_of(&args.project, slug, out).await?),
         None => None,
     };
-    let (package, mut file) = match known {
+    let found = match known {
         Some(found) => found,
         None => described(args)?,
     };
-    // The owner discovery would compute from the source's current privacy patterns.
-    if let Some((_, patterns)) = &source {
-        let owner = neuralis_layout::privacy_owner(&args.path, patterns);
-        file.private_owner_agent = owner.unwrap_or_default();
-    }
-    let source = source.map(|(header, _)| header);
-    let source_id = source.as_ref().map(|header| header.source_id.clone());
-    let origin = if source.is_some() {
-        common::PackageOrigin::Source
-    } else {
-        common::PackageOrigin::Installed
+    let caller = Described {
+        project: args.project.clone(),
+        role: args.role.clone(),
+        agent: args.agent.clone(),
+        conversation: args.conversation.clone(),
+        features: args.features.clone(),
     };
-    Ok(pb::ExplainAccessRequest {
-        project_id: args.project.clone(),
-        conversation_id: args.conversation.clone().unwrap_or_default(),
-        caller: Some(pb::CallerScope {
-            role: args.role.clone(),
-            features: args.features.clone(),
-            agent_id: args.agent.clone().unwrap_or_default(),
-            ..Default::default()
-        }),
-        source,
-        package: Some(pb::PackageCandidate {
-            origin: origin as i32,
-            source_id: source_id.unwrap_or_default(),
-            ..package
-        }),
-        file: Some(file),
-    })
+    Ok(caller.request(source, found))
+}
+
+/// The caller an explanation is for, as the command line describes it.
+pub struct Described {
+    pub project: String,
+    pub role: String,
+    pub agent: Option<String>,
+    pub conversation: Option<String>,
+    pub features: Vec<String>,
+}
+
+impl Described {
+    /// The request for one file, with its source's header and privacy patterns (none
+    /// for an installed package).
+    fn request(
+        &self,
+        source: Option<(pb::SourceHeader, Vec<String>)>,
+        (package, mut file): (pb::PackageCandidate, pb::FileCandidate),
+    ) -> pb::ExplainAccessRequest {
+        // The owner discovery would compute from the source's current privacy patterns.
+        if let Some((_, patterns)) = &source {
+            let owner = neuralis_layout::privacy_owner(&file.path, patterns);
+            file.private_owner_agent = owner.unwrap_or_default();
+        }
+        let source = source.map(|(header, _)| header);
+        let source_id = source.as_ref().map(|header| header.source_id.clone());
+        let origin = if source.is_some() {
+            common::PackageOrigin::Source
+        } else {
+            common::PackageOrigin::Installed
+        };
+        pb::ExplainAccessRequest {
+            project_id: self.project.clone(),
+            conversation_id: self.conversation.clone().unwrap_or_default(),
+            caller: Some(pb::CallerScope {
+                role: self.role.clone(),
+                features: self.features.clone(),
+                agent_id: self.agent.clone().unwrap_or_default(),
+                ..Default::default()
+            }),
+            source,
+            package: Some(pb::PackageCandidate {
+                origin: origin as i32,
+                source_id: source_id.unwrap_or_default(),
+                ..package
+            }),
+            file: Some(file),
+        }
+    }
+}
+
+/// Every listed file explained for `caller`, in listing order: `(package, path, answer)`.
+/// The first refusal ends it (a caller who may not explain sees nothing more).
+pub async fn listed(
+    out: &ClientArgs,
+    caller: &Described,
+    packages: &[discovery::Package],
+) -> Result<Vec<(String, String, pb::ExplainAccessResponse)>> {
+    let max_bytes = neuralis_policy::PolicyConfig::default().max_message_bytes;
+    let api = PolicyGrpcClient::new(out.connect().await?, max_bytes);
+    let mut explained = Vec::new();
+    for package in packages {
+        let source = match package.origin() {
+            common::PackageOrigin::Source => {
+                Some(source_of(&caller.project, &package.source_slug, out).await?)
+            }
+            _ => None,
+        };
+        for file in &package.files {
+            let request = caller.request(source.clone(), candidate(package, file));
+            let token = BearerToken::new(out.token.clone());
+            let answer = api.explain_access(token, request).await;
+            let answer = answer.map_err(|e| out.explain(e))?;
+            explained.push((package.name.clone(), file.path.clone(), answer));
+        }
+    }
+    Ok(explained)
+}
+
+/// One line per file: its state for the described caller and the step that decided.
+pub fn listed_table(explained: &[(String, String, pb::ExplainAccessResponse)]) -> String {
+    let mut text = String::new();
+    for (package, path, answer) in explained {
+        let deciding = answer.steps.iter().find(|step| step.deciding);
+        let why = deciding.map_or(String::new(), |step| {
+            let kind = word(step.kind().as_str_name(), "EXPLAIN_STEP_KIND_");
+            format!("{kind}: {}", step.matched)
+        });
+        text.push_str(&format!(
+            "{package} {path}  {}  ({why})\n",
+            state(answer.code)
+        ));
+    }
+    text
+}
+
+/// The JSON of [`listed`].
+pub fn listed_json(explained: &[(String, String, pb::ExplainAccessResponse)]) -> Value {
+    let files: Vec<Value> = explained
+        .iter()
+        .map(|(package, path, answer)| {
+            json!({"package": package, "path": path, "explanation": to_json(answer)})
+        })
+        .collect();
+    json!({"files": files})
 }
 
 /// The package and file as the administrator's own view lists them, if it does.
@@ -131,20 +215,28 @@ async fn in_own_view(
     };
     Ok(packages.iter().filter(ours).find_map(|package| {
         let file = package.files.iter().find(|file| file.path == args.path)?;
-        let candidate = pb::PackageCandidate {
-            key: package.policy_key.clone(),
-            root: package.root.clone(),
-            ..Default::default()
-        };
-        let file = pb::FileCandidate {
-            path: file.path.clone(),
-            category: file.category,
-            identity: file.identity,
-            default_enabled: file.default_enabled,
-            ..Default::default()
-        };
-        Some((candidate, file))
+        Some(candidate(package, file))
     }))
+}
+
+/// The candidates of a listed file, as discovery knows them.
+fn candidate(
+    package: &discovery::Package,
+    file: &discovery::PackageFile,
+) -> (pb::PackageCandidate, pb::FileCandidate) {
+    let candidate = pb::PackageCandidate {
+        key: package.policy_key.clone(),
+        root: package.root.clone(),
+        ..Default::default()
+    };
+    let file = pb::FileCandidate {
+        path: file.path.clone(),
+        category: file.category,
+        identity: file.identity,
+        default_enabled: file.default_enabled,
+        ..Default::default()
+    };
+    (candidate, file)
 }
 
 /// A file the administrator cannot see: described by the flags.
