@@ -20,6 +20,7 @@ on_both_stores!(
     the_explanation_gives_evaluates_state_and_names_the_rule_that_decided,
     a_disabled_source_is_named_as_the_deciding_step,
     only_administrators_of_the_project_may_ask_for_an_explanation,
+    an_installed_packages_attached_floor_and_its_default_role_grant_are_named,
 );
 
 /// The explanation of `batch().files[file]` for a member of the project.
@@ -143,4 +144,71 @@ async fn only_administrators_of_the_project_may_ask_for_an_explanation(h: Harnes
             .await
             .unwrap();
     }
+}
+
+/// Installed package `acme`: its `defaultRoleGrants` open its `accessFeature` to members,
+/// its attached floor hides `skills/secret/**`.
+async fn an_installed_packages_attached_floor_and_its_default_role_grant_are_named(h: Harness) {
+    let floor = PathRule {
+        read: Some(false),
+        floor: true,
+        ..PathRule::new("skills/secret/**")
+    };
+    let baseline = neuralis_access::UriPolicy {
+        paths: vec![floor],
+        ..read_all()
+    };
+    let attach = pb::AttachPackagesRequest {
+        packages: vec![pb::PackageAttachment {
+            package_id: "acme".into(),
+            default_role_grants: vec![pb::RoleGrant {
+                role: "member".into(),
+                features: vec!["acme.access".into()],
+                revoked: vec![],
+            }],
+            baselines: vec![pb::ScopeBaseline {
+                scope: "packages://acme".into(),
+                policy: Some(neuralis_policy::convert::policy_to_proto(&baseline)),
+            }],
+        }],
+    };
+    h.client
+        .attach_packages(support::service(), attach)
+        .await
+        .unwrap();
+    let mut request = batch();
+    request.sources.clear();
+    request.packages[0] = neuralis_access::PackageCandidate {
+        key: "acme".into(),
+        origin: neuralis_access::Origin::Installed,
+        root: String::new(),
+        access_feature: Some("acme.access".into()),
+        private_owner: None,
+    };
+    request.files[0].path = "skills/secret/SKILL.md".into();
+    let explained = h
+        .client
+        .explain_access(admin(), explain_request(&request, 0))
+        .await
+        .unwrap();
+    assert_eq!(code(&explained), pb::DecisionCode::Hidden);
+    let step = deciding(&explained);
+    assert_eq!(step.kind(), pb::ExplainStepKind::Floor);
+    assert_eq!(
+        (step.rule_index, step.rule_pattern.as_str()),
+        (Some(0), "skills/secret/**")
+    );
+    let grant = explained
+        .steps
+        .iter()
+        .find(|step| step.kind() == pb::ExplainStepKind::RoleGrant)
+        .unwrap();
+    assert!(
+        grant.matched.contains("granted to role `member`"),
+        "{grant:?}"
+    );
+    let evaluated = evaluate_as(&h.client, member(), None, &request)
+        .await
+        .unwrap();
+    assert_eq!(evaluated.files[0].code, DecisionCode::Hidden);
 }
