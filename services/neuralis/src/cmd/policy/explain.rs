@@ -197,17 +197,26 @@ async fn in_own_view(
     out: &ClientArgs,
 ) -> Result<Option<(pb::PackageCandidate, pb::FileCandidate)>> {
     let api = DiscoveryGrpcClient::new(out.connect().await?);
-    let request = discovery::ListPackagesRequest {
-        scope: Some(discovery::Scope {
-            project_id: args.project.clone(),
+    let mut packages = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let request = discovery::ListPackagesRequest {
+            scope: Some(discovery::Scope {
+                project_id: args.project.clone(),
+                ..Default::default()
+            }),
+            page_token,
             ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let listed = api
-        .list_packages(CallerToken::new(out.token.clone()), request)
-        .await;
-    let packages = listed.map_err(|e| out.explain(e))?.packages;
+        };
+        let caller = CallerToken::new(out.token.clone());
+        let listed = api.list_packages(caller, request).await;
+        let listed = listed.map_err(|e| out.explain(e))?;
+        packages.extend(listed.packages);
+        if listed.next_page_token.is_empty() {
+            break;
+        }
+        page_token = listed.next_page_token;
+    }
     let ours = |package: &&discovery::Package| match (&args.source, &args.package) {
         (Some(slug), _) => package.source_slug == *slug,
         (None, Some(id)) => package.package_id == *id,
