@@ -419,6 +419,34 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             packages: Vec::new(),
         }
         .encode_to_vec(),
+        // A member's view of a real file, explained: reads only.
+        p::EXPLAIN_ACCESS => policy::ExplainAccessRequest {
+            project_id: P.into(),
+            caller: Some(policy::CallerScope {
+                role: "member".into(),
+                ..Default::default()
+            }),
+            source: Some(policy::SourceHeader {
+                source_id: source_id.clone(),
+                scope: common::SourceScope::Project as i32,
+                owner: P.into(),
+            }),
+            package: Some(policy::PackageCandidate {
+                key: "repo/claude".into(),
+                origin: common::PackageOrigin::Source as i32,
+                source_id,
+                root: ".claude".into(),
+                ..Default::default()
+            }),
+            file: Some(policy::FileCandidate {
+                path: ".claude/skills/review/SKILL.md".into(),
+                category: common::Category::Skill as i32,
+                default_enabled: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest {
             scope: scope(),
             ..Default::default()

@@ -2,7 +2,8 @@
 //! source policy of 50 path rules and one of 500, against the same batch under a policy
 //! with no rules (the baseline, measured in the same run). The 500 rules run twice:
 //! compiled for every batch (`evaluate`), and as the policy service decides, reusing the
-//! compiled form of the unchanged policy across batches (`evaluate_cached`).
+//! compiled form of the unchanged policy across batches (`evaluate_cached`), and, for
+//! `ExplainAccess`, with a recorder that keeps every step (`..._recorder_on`).
 //!
 //! `cargo bench -p neuralis-access --bench evaluate`
 #![allow(clippy::unwrap_used)]
@@ -12,8 +13,8 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use neuralis_access::{
     AccessSnapshot, Caller, Capabilities, EvaluationRequest, FileCandidate, Origin,
-    PackageCandidate, PathRule, PolicyCache, Scope, SourceHeader, SourceRecord, SourceScope,
-    UriPolicy, evaluate, evaluate_cached,
+    PackageCandidate, PathRule, PolicyCache, Scope, SourceHeader, SourceRecord, SourceScope, Trace,
+    UriPolicy, decide_with, evaluate, evaluate_cached,
 };
 use neuralis_layout::Category;
 
@@ -207,6 +208,22 @@ fn decisions_per_second(c: &mut Criterion) {
                 &cache,
             )
             .unwrap()
+        })
+    });
+    // The same batch told to a recorder that keeps every step (what ExplainAccess does
+    // for one file), against `..._compiled_once` whose recorder keeps nothing.
+    let checked = request.check().unwrap();
+    group.bench_function("five_hundred_path_rules_recorder_on", |b| {
+        b.iter(|| {
+            let mut trace = Trace::default();
+            decide_with(
+                black_box(&caller),
+                black_box(&state),
+                black_box(&checked),
+                Some(&cache),
+                &mut trace,
+            );
+            trace
         })
     });
     group.finish();

@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use crate::prefix_tree::{Position, PrefixTree};
+use crate::recorder::{Effect, NoRecord, Recorder, RuleRef, Step, StepKind};
 use crate::{AccessError, Caller, Capabilities, PathPattern, PathRule, UriPolicy};
 
 /// A validated policy with its patterns parsed and its rules filed: valid for every
@@ -167,9 +168,15 @@ impl CallerPolicy {
     }
 
     /// [`CallerPolicy::can_read`] for a path that starts with the root `at` was located
-    /// for (evaluation checks every file of a source package lies under its root).
-    pub(crate) fn can_read_under(&self, at: Located, path: &[&str]) -> bool {
-        self.decide_from(at.0, path, Capability::Read)
+    /// for (evaluation checks every file of a source package lies under its root),
+    /// telling `recorder` the rule (or default) and the floor that decided.
+    pub(crate) fn can_read_under<R: Recorder>(
+        &self,
+        at: Located,
+        path: &[&str],
+        recorder: &mut R,
+    ) -> bool {
+        self.decide_from(at.0, path, Capability::Read, recorder)
     }
 
     fn applies(&self, rule: u32) -> bool {
@@ -184,10 +191,16 @@ impl CallerPolicy {
     /// every rule forwards. Any matching floor that denies the capability then has the
     /// final word.
     fn decide(&self, path: &[&str], capability: Capability) -> bool {
-        self.decide_from(Position::ROOT, path, capability)
+        self.decide_from(Position::ROOT, path, capability, &mut NoRecord)
     }
 
-    fn decide_from(&self, from: Position, path: &[&str], capability: Capability) -> bool {
+    fn decide_from<R: Recorder>(
+        &self,
+        from: Position,
+        path: &[&str],
+        capability: Capability,
+        recorder: &mut R,
+    ) -> bool {
         let at = capability as usize;
         let compiled = &*self.compiled;
         let mut winner: Option<&Ranked> = None;
@@ -208,7 +221,79 @@ impl CallerPolicy {
         let allowed = winner.map_or(capability.of_default(compiled.policy.default), |ranked| {
             ranked.allow
         });
+        recorder.step(|| self.rule_step(path, winner.map(|r| r.rule), allowed, floored));
+        if floored {
+            recorder.step(|| self.floor_step(from, path, capability));
+        }
         allowed && !floored
+    }
+
+    /// The step of the rule (or the default) that set `read` for `path`.
+    fn rule_step(&self, path: &[&str], rule: Option<u32>, allowed: bool, floored: bool) -> Step {
+        let path = shown(path);
+        let effect = match (floored, allowed) {
+            (true, _) => Effect::Overruled,
+            (false, true) => Effect::Passes,
+            (false, false) => Effect::Hides,
+        };
+        let Some(index) = rule else {
+            let matched =
+                format!("`{path}`: no rule matches; the policy's default read is {allowed}");
+            return Step::new(StepKind::UriRule, matched, effect);
+        };
+        let rule = &self.compiled.policy.paths[index as usize];
+        let overriding = if rule.override_rule {
+            " (override)"
+        } else {
+            ""
+        };
+        Step {
+            matched: format!(
+                "`{path}`: rule #{index} `{}`{overriding} sets read {allowed}",
+                rule.pattern
+            ),
+            rule: Some(RuleRef {
+                index,
+                pattern: rule.pattern.clone(),
+            }),
+            ..Step::new(StepKind::UriRule, String::new(), effect)
+        }
+    }
+
+    /// The step of the floor that forced `read` off for `path`: the first that matches,
+    /// deepest node first, found again only when a recorder keeps the step.
+    fn floor_step(&self, from: Position, path: &[&str], capability: Capability) -> Step {
+        let compiled = &*self.compiled;
+        let deepest = compiled.tree.descend(from, path);
+        let index = compiled
+            .tree
+            .climb(deepest)
+            .find_map(|(filed, depth)| {
+                let tail = &path[depth..];
+                filed.floors[capability as usize]
+                    .iter()
+                    .copied()
+                    .find(|rule| compiled.patterns[*rule as usize].matches_after_prefix(tail))
+            })
+            .unwrap_or_default();
+        let pattern = compiled.policy.paths[index as usize].pattern.clone();
+        Step {
+            matched: format!(
+                "`{}`: floor #{index} `{pattern}` denies read; no rule can lift it",
+                shown(path)
+            ),
+            rule: Some(RuleRef { index, pattern }),
+            ..Step::new(StepKind::Floor, String::new(), Effect::Hides)
+        }
+    }
+}
+
+/// A path as a step names it; the source root has no segments.
+fn shown(path: &[&str]) -> String {
+    if path.is_empty() {
+        "(source root)".to_owned()
+    } else {
+        path.join("/")
     }
 }
 

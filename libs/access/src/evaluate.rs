@@ -15,12 +15,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use neuralis_layout::{Category, default_state};
+use neuralis_layout::Category;
 
 use crate::candidate::CheckedBatch;
 use crate::compiled::Located;
-use crate::overrides::PackageOverrides;
+use crate::package_gates::{PackageGates, pinned_default};
 use crate::precedence::{self, Activation, Switches};
+use crate::recorder::{NoRecord, Recorder};
+use crate::steps;
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
     Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate,
@@ -56,7 +58,7 @@ pub fn decide(
     snapshot: &AccessSnapshot,
     checked: &CheckedBatch<'_>,
 ) -> Evaluation {
-    decide_with(caller, snapshot, checked, None)
+    decide_with(caller, snapshot, checked, None, &mut NoRecord)
 }
 
 /// [`decide`], reusing the compilations `cache` keeps of policies equal to the
@@ -67,14 +69,17 @@ pub fn decide_cached(
     checked: &CheckedBatch<'_>,
     cache: &PolicyCache,
 ) -> Evaluation {
-    decide_with(caller, snapshot, checked, Some(cache))
+    decide_with(caller, snapshot, checked, Some(cache), &mut NoRecord)
 }
 
-fn decide_with(
+/// The one evaluation: every decision, [`decide`]'s and [`crate::explain`]'s alike, is
+/// made here; `recorder` is told each step ([`NoRecord`] keeps nothing and costs nothing).
+pub fn decide_with<R: Recorder>(
     caller: &Caller,
     snapshot: &AccessSnapshot,
     checked: &CheckedBatch<'_>,
     cache: Option<&PolicyCache>,
+    recorder: &mut R,
 ) -> Evaluation {
     let request = checked.request;
     let gates = Gates::new(caller, snapshot, request, cache);
@@ -90,7 +95,7 @@ fn decide_with(
         .iter()
         .zip(&packages)
         .zip(&checked.roots)
-        .map(|((package, of_package), root)| gates.package(package, of_package, root))
+        .map(|((package, of_package), root)| gates.package(package, of_package, root, recorder))
         .collect();
     let files: Vec<DecisionCode> = request
         .files
@@ -99,12 +104,14 @@ fn decide_with(
         .map(|(file, (path, real))| {
             let package = &packages[file.package];
             let root = roots[file.package];
-            let under_path = gates.file(file, (path, package.start), root, package);
+            let under_path = gates.file(file, (path, package.start), root, package, recorder);
             match real {
                 // A symlink: the stricter of the decisions under both paths wins. The
                 // real path may lie outside the package root: decided from the top.
                 Some(real) if under_path.is_visible() => {
-                    under_path.stricter(gates.file(file, (real, Located::ANY_PATH), root, package))
+                    recorder.step(|| steps::real_path(real));
+                    let under_real = (real, Located::ANY_PATH);
+                    under_path.stricter(gates.file(file, under_real, root, package, recorder))
                 }
                 _ => under_path,
             }
@@ -149,6 +156,7 @@ fn hide_emptied_packages(
 struct Gates<'a> {
     caller: &'a Caller,
     snapshot: &'a AccessSnapshot,
+    request: &'a EvaluationRequest,
     features: FeatureSet,
     policies: HashMap<&'a str, CallerPolicy>,
     /// Installed packages whose scope has an attached policy (by package key): `None`
@@ -206,6 +214,7 @@ impl<'a> Gates<'a> {
         Gates {
             caller,
             snapshot,
+            request,
             features: FeatureSet::for_caller(caller, snapshot.role_features.iter().cloned()),
             policies,
             installed,
@@ -264,15 +273,29 @@ impl<'a> Gates<'a> {
             .is_some_and(|policy| policy.hide_flagged_files)
     }
 
-    fn package(
+    fn package<R: Recorder>(
         &self,
         package: &PackageCandidate,
         of_package: &PackageGates<'_>,
         root: &[&str],
+        recorder: &mut R,
     ) -> DecisionCode {
-        let visible = of_package.readable(root, Located::ANY_PATH)
-            && self.features.opens(package.access_feature.as_deref())
-            && privacy::visible_to(package.private_owner.as_deref(), self.caller);
+        let reached = of_package.policy.is_some();
+        recorder.step(|| {
+            let (caller, snapshot) = (self.caller, self.snapshot);
+            steps::source_switch(
+                caller,
+                snapshot,
+                self.request,
+                &package.origin,
+                &package.key,
+                reached,
+            )
+        });
+        let visible = reached
+            && of_package.readable(root, Located::ANY_PATH, recorder)
+            && self.opens(package.access_feature.as_deref(), recorder)
+            && self.private_to_caller(package.private_owner.as_deref(), recorder);
         match (visible, of_package.enabled) {
             (false, _) => DecisionCode::Hidden,
             (true, true) => DecisionCode::VisibleActive,
@@ -283,18 +306,20 @@ impl<'a> Gates<'a> {
     /// The decision for `file` were it at `path` (its own path, or its real path, with
     /// where its descent starts): the path decides the URI policy's read; features,
     /// privacy marker and switches are the file's.
-    fn file(
+    fn file<R: Recorder>(
         &self,
         file: &FileCandidate,
         (path, start): (&[&str], Located),
         root: DecisionCode,
         package: &PackageGates<'_>,
+        recorder: &mut R,
     ) -> DecisionCode {
+        // A hidden root already recorded the step that hid it.
         let visible = root.is_visible()
-            && !(file.content_flagged && package.hides_flagged)
-            && package.readable(path, start)
-            && self.features.holds_all(&file.required_features)
-            && privacy::visible_to(file.private_owner.as_deref(), self.caller);
+            && self.not_flagged_away(file, package, recorder)
+            && package.readable(path, start, recorder)
+            && self.holds_required(&file.required_features, recorder)
+            && self.private_to_caller(file.private_owner.as_deref(), recorder);
         if !visible {
             return DecisionCode::Hidden;
         }
@@ -306,52 +331,59 @@ impl<'a> Gates<'a> {
                 .iter()
                 .find_map(|set| set.get(&file.path)),
         };
+        let default = pinned_default(file, package.origin);
         match (
             file.category,
-            precedence::activation(pinned_default(file, package.origin), switches),
+            precedence::activation_with(default, switches, recorder),
         ) {
             (_, Activation::Disabled) => DecisionCode::VisibleDisabled,
-            (Category::Docs, _) => DecisionCode::VisibleManual,
+            (Category::Docs, _) => {
+                recorder.step(steps::docs);
+                DecisionCode::VisibleManual
+            }
             (_, Activation::Active) => DecisionCode::VisibleActive,
             (_, Activation::OptIn) => DecisionCode::VisibleOptIn,
         }
     }
-}
 
-/// One package's share of the per-request state.
-struct PackageGates<'g> {
-    origin: &'g Origin,
-    /// Its policy hides files with content flags.
-    hides_flagged: bool,
-    /// The policy deciding its paths: `None` hides it; an installed package has no URI
-    /// policy, hence `Some(None)`.
-    policy: Option<Option<&'g CallerPolicy>>,
-    /// Where deciding a path under the package root starts ([`CallerPolicy::locate`]).
-    start: Located,
-    enabled: bool,
-    agent: Option<&'g PackageOverrides>,
-    /// Child first, only the conversations that switch a file of this package.
-    conversation: Vec<&'g PackageOverrides>,
-}
-
-impl PackageGates<'_> {
-    /// Whether the policy lets `path` be read; `start` is where its descent starts
-    /// ([`Located::ANY_PATH`] unless the path lies under the package root).
-    fn readable(&self, path: &[&str], start: Located) -> bool {
-        match self.policy {
-            None => false,
-            Some(None) => true,
-            Some(Some(policy)) => policy.can_read_under(start, path),
+    /// `accessFeature`: absent opens to everyone.
+    fn opens<R: Recorder>(&self, feature: Option<&str>, recorder: &mut R) -> bool {
+        let held = self.features.opens(feature);
+        if let Some(feature) = feature {
+            recorder.step(|| steps::access_feature(self.caller, self.snapshot, feature, held));
         }
+        held
     }
-}
 
-/// A source file's default is server-pinned (seed 000: "syncing a repository must never
-/// silently change agent behavior"): the candidate's default can narrow it, never widen
-/// it. An installed package's default is the catalog's.
-fn pinned_default(file: &FileCandidate, origin: &Origin) -> bool {
-    match origin {
-        Origin::Installed => file.default_enabled,
-        Origin::Source(_) => file.default_enabled && default_state(file.category, file.identity).0,
+    /// `requiredFeatures`: an empty list gates nothing.
+    fn holds_required<R: Recorder>(&self, required: &[String], recorder: &mut R) -> bool {
+        let held = self.features.holds_all(required);
+        if !required.is_empty() {
+            recorder.step(|| steps::required_features(&self.features, required));
+        }
+        held
+    }
+
+    /// An agent-private subtree shows to its owner alone.
+    fn private_to_caller<R: Recorder>(&self, owner: Option<&str>, recorder: &mut R) -> bool {
+        let visible = privacy::visible_to(owner, self.caller);
+        if let Some(owner) = owner {
+            recorder.step(|| steps::privacy_owner(owner, self.caller, visible));
+        }
+        visible
+    }
+
+    /// Content flags hide a file only where its policy says so.
+    fn not_flagged_away<R: Recorder>(
+        &self,
+        file: &FileCandidate,
+        package: &PackageGates<'_>,
+        recorder: &mut R,
+    ) -> bool {
+        let hidden = file.content_flagged && package.hides_flagged;
+        if file.content_flagged {
+            recorder.step(|| steps::content_flags(hidden));
+        }
+        !hidden
     }
 }

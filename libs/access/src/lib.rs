@@ -18,7 +18,9 @@
 //! - [`privacy`]: agent-private subtrees;
 //! - [`feature`] and [`grant`]: features held by a caller, `requiredFeatures`, `accessFeature`;
 //! - [`overrides`] and [`precedence`]: the per-file precedence predicate;
-//! - [`decision`]: the codes an answer may carry (one single code for every denial).
+//! - [`decision`]: the codes an answer may carry (one single code for every denial);
+//! - [`recorder`] and [`explain`]: the steps one decision took, told by the evaluation
+//!   itself (`ExplainAccess`).
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -28,18 +30,22 @@ pub mod compiled;
 pub mod decision;
 pub mod error;
 pub mod evaluate;
+pub mod explain;
 pub mod feature;
 pub mod floor;
 pub mod grant;
 pub mod overrides;
+mod package_gates;
 pub mod pattern;
 pub mod policy;
 pub mod policy_cache;
 pub mod precedence;
 mod prefix_tree;
 pub mod privacy;
+pub mod recorder;
 pub mod scope;
 pub mod snapshot;
+mod steps;
 
 pub use caller::Caller;
 pub use candidate::{
@@ -48,7 +54,8 @@ pub use candidate::{
 pub use compiled::{CallerPolicy, CompiledPolicy};
 pub use decision::{Decision, DecisionCode, Evaluation};
 pub use error::AccessError;
-pub use evaluate::{decide, decide_cached, evaluate, evaluate_cached};
+pub use evaluate::{decide, decide_cached, decide_with, evaluate, evaluate_cached};
+pub use explain::explain;
 pub use feature::FeatureSet;
 pub use grant::{Grantor, RoleGrants};
 pub use overrides::{FileOverrides, OverrideScope};
@@ -56,5 +63,6 @@ pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};
 pub use policy_cache::PolicyCache;
 pub use precedence::{Activation, Switches};
+pub use recorder::{Effect, Explanation, NoRecord, Recorder, RuleRef, Step, StepKind, Trace};
 pub use scope::{Scope, SourceScope};
 pub use snapshot::{AccessSnapshot, SourceRecord, installed_scope};

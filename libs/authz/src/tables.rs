@@ -38,6 +38,7 @@ pub mod policy {
         FORGET_SOURCE = "ForgetSource",
         REKEY_PACKAGES = "RekeyPackages",
         ATTACH_PACKAGES = "AttachPackages",
+        EXPLAIN_ACCESS = "ExplainAccess",
     });
 
     /// The rules.
@@ -87,6 +88,11 @@ pub mod policy {
                 Binding::SourceProject("source_id"),
             ),
             row(ATTACH_PACKAGES, Who::Services, Binding::Platform),
+            row(
+                EXPLAIN_ACCESS,
+                Who::Administrators,
+                Binding::Project("project_id"),
+            ),
         ],
     };
 }

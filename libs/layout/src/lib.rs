@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod agreement;
 pub mod capture;
 pub mod category;
 pub mod diagnostic;

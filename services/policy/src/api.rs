@@ -130,6 +130,14 @@ pub trait PolicyApi: Send + Sync + 'static {
         token: BearerToken,
         request: pb::AttachPackagesRequest,
     ) -> Result<pb::AttachPackagesResponse, PolicyError>;
+
+    /// Explains how one file is decided for a described caller: the state Evaluate
+    /// gives and the steps that led to it (administrators of the project).
+    async fn explain_access(
+        &self,
+        token: BearerToken,
+        request: pb::ExplainAccessRequest,
+    ) -> Result<pb::ExplainAccessResponse, PolicyError>;
 }
 
 impl From<neuralis_proto::bounds::FieldError> for PolicyError {

@@ -206,4 +206,12 @@ impl PolicyApi for InProcessPolicy {
     ) -> Result<pb::AttachPackagesResponse, PolicyError> {
         admitted!(self, rpc::ATTACH_PACKAGES, attach_packages, token, request)
     }
+
+    async fn explain_access(
+        &self,
+        token: BearerToken,
+        request: pb::ExplainAccessRequest,
+    ) -> Result<pb::ExplainAccessResponse, PolicyError> {
+        admitted!(self, rpc::EXPLAIN_ACCESS, explain_access, token, request)
+    }
 }

@@ -5,6 +5,7 @@
 //!
 //! - [`api`]: the tonic-free [`PolicyApi`] trait and [`PolicyError`];
 //! - [`local`]: the real implementation over the store ([`LocalPolicy`]);
+//! - `explain`: `ExplainAccess`, the same evaluation told to a recorder;
 //! - [`convert`]: wire messages to domain records and back;
 //! - [`grpc`]: the thin tonic server, the gRPC client, the one error-to-Status map;
 //! - [`config`] and [`service`]: settings and the one-call constructor.
@@ -24,6 +25,7 @@ pub mod local;
 pub mod service;
 
 mod caller_scope;
+mod explain;
 mod in_process;
 
 pub use api::{BearerToken, PolicyApi, PolicyError};

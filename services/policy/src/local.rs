@@ -15,10 +15,10 @@ use crate::convert::{self, admin};
 
 /// The policy service's handlers.
 pub struct LocalPolicy {
-    store: Arc<dyn AccessStore>,
+    pub(crate) store: Arc<dyn AccessStore>,
     /// Compiled forms of the policies last read, reused only while the policy read
     /// afresh for a request equals the one compiled (`neuralis_access::policy_cache`).
-    compiled: PolicyCache,
+    pub(crate) compiled: PolicyCache,
 }
 
 impl LocalPolicy {
@@ -45,26 +45,7 @@ impl LocalPolicy {
         caller_scope::check_project(caller, &request.project)?;
         let conversation = caller_scope::conversation(caller, conversation)?;
         let batch = request.check()?;
-        let query = SnapshotQuery {
-            project: request.project.clone(),
-            role: caller.role.clone(),
-            agent: caller.agent.clone(),
-            conversation,
-            // Installed packages' attached policies are read like sources' (seed 002,
-            // "uriPolicies": baselines seeded "into source configuration at first attach").
-            source_ids: request
-                .sources
-                .iter()
-                .map(|source| source.id.clone())
-                .chain(
-                    request
-                        .packages
-                        .iter()
-                        .filter(|package| package.origin == neuralis_access::Origin::Installed)
-                        .map(|package| neuralis_access::installed_scope(&package.key)),
-                )
-                .collect(),
-        };
+        let query = snapshot_query(caller, conversation, request);
         let snapshot = self.store.snapshot(&query).await?;
         let evaluation = decide_cached(caller, &snapshot, &batch, &self.compiled);
         count_decisions(&evaluation);
@@ -341,6 +322,34 @@ impl LocalPolicy {
     ) -> Result<Evaluation, PolicyError> {
         permit.for_project(&request.project)?;
         self.evaluate_for(caller, conversation, request).await
+    }
+}
+
+/// What one batch reads of the store, in one consistent read.
+pub(crate) fn snapshot_query(
+    caller: &Caller,
+    conversation: Option<String>,
+    request: &EvaluationRequest,
+) -> SnapshotQuery {
+    SnapshotQuery {
+        project: request.project.clone(),
+        role: caller.role.clone(),
+        agent: caller.agent.clone(),
+        conversation,
+        // Installed packages' attached policies are read like sources' (seed 002,
+        // "uriPolicies": baselines seeded "into source configuration at first attach").
+        source_ids: request
+            .sources
+            .iter()
+            .map(|source| source.id.clone())
+            .chain(
+                request
+                    .packages
+                    .iter()
+                    .filter(|package| package.origin == neuralis_access::Origin::Installed)
+                    .map(|package| neuralis_access::installed_scope(&package.key)),
+            )
+            .collect(),
     }
 }
 

@@ -13,7 +13,8 @@ use anyhow::Context as _;
 use neuralis_connector::{ConnectorLimits, ListedFile, LocalConnector, Skipped};
 use neuralis_content_flags::{Flag, is_checked};
 use neuralis_layout::{
-    FilePayload, GroupOptions, IndexedFile, Layout, Trust, capture, group, needs_content,
+    FileDiagnostic, FilePayload, GroupOptions, IndexedFile, Layout, Severity, Trust, capture,
+    group, needs_content,
 };
 
 /// Arguments of `neuralis inspect`.
@@ -98,13 +99,39 @@ pub fn inspect(args: &InspectArgs) -> anyhow::Result<Report> {
         Some(trust) => GroupOptions::installed(name, trust),
         None => GroupOptions::synced(name),
     };
-    let layout = group(&rows, &options);
+    let mut layout = group(&rows, &options);
     drop_aside(rows);
+    warn_disagreeing_manifests(&args.dir, &mut layout);
     Ok(Report {
         layout,
         skipped: listing.skipped,
         flags,
     })
+}
+
+/// Adds a warning for each field the manifests of a package directory disagree on,
+/// on the first manifest that declares it (issue 30 item 4).
+fn warn_disagreeing_manifests(dir: &Path, layout: &mut Layout) {
+    let mut found = Vec::new();
+    for package in &layout.packages {
+        for disagreement in super::agreement::of_dir(&dir.join(&package.root)) {
+            let first = disagreement.values.first().map_or("", |(file, _)| file);
+            let path = match package.root.as_str() {
+                "" => first.to_owned(),
+                root => format!("{root}/{first}"),
+            };
+            found.push(FileDiagnostic {
+                path,
+                severity: Severity::Warning,
+                line: None,
+                message: disagreement.message(),
+            });
+        }
+    }
+    if !found.is_empty() {
+        layout.diagnostics.extend(found);
+        layout.diagnostics.sort();
+    }
 }
 
 /// Drops `rows` on a thread of its own: freeing 100,000 rows (a path each, 40 MB) is

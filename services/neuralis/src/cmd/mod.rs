@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+mod agreement;
 mod client;
 mod config;
 mod demo;

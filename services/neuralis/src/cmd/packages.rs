@@ -10,6 +10,7 @@ use neuralis_proto::discovery::v1 as pb;
 use serde_json::json;
 
 use super::client::{self, ClientArgs};
+use super::policy::explain::{self, Described};
 
 mod render;
 mod watch;
@@ -45,7 +46,20 @@ struct ScopeArgs {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// The packages and files this caller may use, with each file's state.
-    List(ScopeArgs),
+    List {
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Administrators: explain every listed file for the caller `--role` describes
+        /// (its state and the step that decided), hidden ones included.
+        #[arg(long, requires = "role")]
+        explain: bool,
+        /// With `--explain`: the role of the caller to explain for.
+        #[arg(long)]
+        role: Option<String>,
+        /// With `--explain`: a feature that caller's token carries (repeatable).
+        #[arg(long = "feature", requires = "explain")]
+        features: Vec<String>,
+    },
     /// The agent's `<packages>` overview block.
     Overview {
         /// At most this many tokens (o200k_base; 0: no budget): always-on entries stay,
@@ -109,7 +123,7 @@ enum Action {
 
 pub fn run(args: PackagesArgs) -> ExitCode {
     let name = match &args.action {
-        Action::List(_) => "packages list",
+        Action::List { .. } => "packages list",
         Action::Overview { .. } => "packages overview",
         Action::Activate { .. } => "packages activate",
         Action::Hydrate { .. } => "packages hydrate",
@@ -124,7 +138,7 @@ pub fn run(args: PackagesArgs) -> ExitCode {
 async fn packages(args: PackagesArgs) -> Result<()> {
     let out = &args.client;
     let given = match &args.action {
-        Action::List(scope) | Action::Tools(scope) | Action::Overview { scope, .. } => scope,
+        Action::List { scope, .. } | Action::Tools(scope) | Action::Overview { scope, .. } => scope,
         Action::Activate { scope, .. } | Action::Hydrate { scope, .. } => scope,
         Action::Read { scope, .. } | Action::Search { scope, .. } => scope,
         Action::Watch { scope, .. } => scope,
@@ -142,13 +156,33 @@ async fn packages(args: PackagesArgs) -> Result<()> {
     let api = DiscoveryGrpcClient::new(out.connect().await?);
     let caller = CallerToken::new(out.token.clone());
     match args.action {
-        Action::List(_) => {
+        Action::List {
+            explain,
+            role,
+            features,
+            scope: given,
+        } => {
             let request = pb::ListPackagesRequest {
                 scope,
                 ..Default::default()
             };
             let listed = api.list_packages(caller, request).await;
             let packages = listed.map_err(|e| out.explain(e))?.packages;
+            if explain {
+                // Nothing is printed before every file is explained: a caller the
+                // policy service refuses sees its refusal and no name.
+                let described = Described {
+                    project: given.project,
+                    role: role.unwrap_or_default(),
+                    agent: given.agent,
+                    conversation: given.conversation,
+                    features,
+                };
+                let explained = explain::listed(out, &described, &packages).await?;
+                return out.emit(&explain::listed_json(&explained), || {
+                    explain::listed_table(&explained)
+                });
+            }
             let value = json!({"packages": packages.iter().map(package_json).collect::<Vec<_>>()});
             out.emit(&value, || tree(&packages))
         }

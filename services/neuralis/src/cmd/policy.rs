@@ -1,4 +1,4 @@
-//! `neuralis policy get|put|enable|disable|grants|package|override|conversation`: the
+//! `neuralis policy get|put|enable|disable|grants|package|override|conversation|explain`: the
 //! policy service's administration (and conversation-scope overrides for anyone).
 
 use std::path::PathBuf;
@@ -14,6 +14,7 @@ use neuralis_sync::grpc::SourceGrpcClient;
 
 use super::client::{self, ClientArgs};
 
+pub(crate) mod explain;
 mod file;
 mod grants;
 
@@ -90,6 +91,9 @@ enum Action {
         #[arg(long, required_if_eq("scope", "conversation"))]
         project: Option<String>,
     },
+    /// Why one file is decided as it is for a described caller (administrators): the
+    /// steps the evaluation took, the deciding one marked.
+    Explain(explain::ExplainArgs),
     /// Register a conversation (with its parent for a delegate child run).
     Conversation {
         /// The conversation id.
@@ -171,6 +175,7 @@ pub fn run(args: PolicyArgs) -> ExitCode {
         Action::Package { .. } => "policy package",
         Action::Override { .. } => "policy override",
         Action::Conversation { .. } => "policy conversation",
+        Action::Explain(_) => "policy explain",
     };
     client::run(name, policy(args))
 }
@@ -191,6 +196,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
     let api = PolicyGrpcClient::new(out.connect().await?, max_bytes);
     let token = || BearerToken::new(out.token.clone());
     match args.action {
+        Action::Explain(explain) => explain::run(&explain, out, &api).await,
         Action::Get(source) => {
             let source_id = source.id(out).await?;
             let request = pb::GetSourcePolicyRequest {

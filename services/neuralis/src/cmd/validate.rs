@@ -114,6 +114,12 @@ fn validate(args: &Args) -> Report {
                 .push(issue("package.json", "/neuralis", &reason))
         }
     }
+    // Manifests that name the package differently are worth a warning whatever loads.
+    report.warnings.extend(
+        super::agreement::of_dir(&args.dir)
+            .iter()
+            .map(|disagreement| issue("", "", &disagreement.message())),
+    );
     report
 }
 

@@ -210,7 +210,7 @@ pub fn evaluation_to_proto(evaluation: Evaluation) -> pb::EvaluateResponse {
     }
 }
 
-fn code_to_proto(code: DecisionCode) -> pb::DecisionCode {
+pub(crate) fn code_to_proto(code: DecisionCode) -> pb::DecisionCode {
     match code {
         DecisionCode::Hidden => pb::DecisionCode::Hidden,
         DecisionCode::VisibleActive => pb::DecisionCode::VisibleActive,
@@ -255,7 +255,7 @@ fn decisions_from_proto(
         .collect()
 }
 
-fn code_from_proto(value: i32) -> DecisionCode {
+pub(crate) fn code_from_proto(value: i32) -> DecisionCode {
     match pb::DecisionCode::try_from(value) {
         Ok(pb::DecisionCode::VisibleActive) => DecisionCode::VisibleActive,
         Ok(pb::DecisionCode::VisibleOptIn) => DecisionCode::VisibleOptIn,

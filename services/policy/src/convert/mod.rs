@@ -5,6 +5,7 @@ pub mod admin;
 pub mod attach;
 pub mod batch;
 pub mod caller;
+pub mod explain;
 pub mod policy;
 
 pub use batch::{

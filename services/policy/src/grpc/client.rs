@@ -159,4 +159,12 @@ impl PolicyApi for PolicyGrpcClient {
     ) -> Result<pb::AttachPackagesResponse, PolicyError> {
         call!(self, attach_packages, token, request)
     }
+
+    async fn explain_access(
+        &self,
+        token: BearerToken,
+        request: pb::ExplainAccessRequest,
+    ) -> Result<pb::ExplainAccessResponse, PolicyError> {
+        call!(self, explain_access, token, request)
+    }
 }

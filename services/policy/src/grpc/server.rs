@@ -127,4 +127,11 @@ impl PolicyService for PolicyGrpcServer {
     ) -> Result<Response<pb::AttachPackagesResponse>, Status> {
         forward!(self, attach_packages, request)
     }
+
+    async fn explain_access(
+        &self,
+        request: Request<pb::ExplainAccessRequest>,
+    ) -> Result<Response<pb::ExplainAccessResponse>, Status> {
+        forward!(self, explain_access, request)
+    }
 }
