@@ -417,6 +417,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         // No package: attaching nothing changes nothing a later cell reads.
         p::ATTACH_PACKAGES => policy::AttachPackagesRequest {
             packages: Vec::new(),
+            complete: false,
         }
         .encode_to_vec(),
         d::LIST_PACKAGES => discovery::ListPackagesRequest {

@@ -2,6 +2,8 @@
 //! agree (the `sql` module), so each operation is generic over the sqlx database, and
 //! the few places where the backends differ are asked of its [`Dialect`].
 
+use std::collections::BTreeSet;
+
 use async_trait::async_trait;
 use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
@@ -223,6 +225,26 @@ where
                     .execute(&mut *tx)
                     .await?;
             }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn retire_packages(&self, installed: &BTreeSet<String>) -> Result<(), StoreError> {
+        let mut tx = DB::begin_write(&self.pool).await?;
+        let grantors: Vec<String> = sqlx::query_scalar(sql::ATTACHED_GRANTORS)
+            .fetch_all(&mut *tx)
+            .await?;
+        let removed = grantors.iter().filter(|grantor| {
+            let id = grantor.strip_prefix("package:").unwrap_or(grantor.as_str());
+            !installed.contains(id)
+        });
+        for grantor in removed {
+            sqlx::query(sql::DELETE_GRANTS)
+                .bind(sql::EVERY_PROJECT)
+                .bind(grantor.as_str())
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(())

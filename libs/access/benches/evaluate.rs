@@ -72,6 +72,7 @@ fn batch() -> EvaluationRequest {
         }],
         packages,
         files,
+        data_sources: Vec::new(),
     }
 }
 

@@ -12,13 +12,14 @@
 //! show what the policy denies where the file really lies. A file with content flags is
 //! hidden when its policy says so (`hide_flagged_files`), decided here like any gate.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use neuralis_layout::{Category, default_state};
 
 use crate::candidate::CheckedBatch;
 use crate::compiled::Located;
+use crate::data_zone::DataZones;
 use crate::overrides::PackageOverrides;
 use crate::precedence::{self, Activation, Switches};
 use crate::{
@@ -154,6 +155,9 @@ struct Gates<'a> {
     /// Installed packages whose scope has an attached policy (by package key): `None`
     /// hides the package (its scope is switched off or its policy no longer validates).
     installed: HashMap<&'a str, Option<CallerPolicy>>,
+    /// The batch's data sources (agent data trees) and the package zones in them.
+    data_sources: HashSet<&'a str>,
+    zones: DataZones,
 }
 
 impl<'a> Gates<'a> {
@@ -209,6 +213,8 @@ impl<'a> Gates<'a> {
             features: FeatureSet::for_caller(caller, snapshot.role_features.iter().cloned()),
             policies,
             installed,
+            data_sources: request.data_sources.iter().map(String::as_str).collect(),
+            zones: DataZones::new(snapshot, compile),
         }
     }
 
@@ -237,6 +243,7 @@ impl<'a> Gates<'a> {
         };
         PackageGates {
             origin: &package.origin,
+            in_data_tree: matches!(&package.origin, Origin::Source(id) if self.data_sources.contains(id.as_str())),
             hides_flagged: self.hides_flagged(package),
             policy,
             start,
@@ -293,6 +300,7 @@ impl<'a> Gates<'a> {
         let visible = root.is_visible()
             && !(file.content_flagged && package.hides_flagged)
             && package.readable(path, start)
+            && (!package.in_data_tree || self.zones.readable(path))
             && self.features.holds_all(&file.required_features)
             && privacy::visible_to(file.private_owner.as_deref(), self.caller);
         if !visible {
@@ -321,6 +329,8 @@ impl<'a> Gates<'a> {
 /// One package's share of the per-request state.
 struct PackageGates<'g> {
     origin: &'g Origin,
+    /// It lies in a data source: its files' data zones decide them too.
+    in_data_tree: bool,
     /// Its policy hides files with content flags.
     hides_flagged: bool,
     /// The policy deciding its paths: `None` hides it; an installed package has no URI

@@ -63,6 +63,7 @@ impl LocalPolicy {
                         .filter(|package| package.origin == neuralis_access::Origin::Installed)
                         .map(|package| neuralis_access::installed_scope(&package.key)),
                 )
+                .chain(neuralis_access::data_zone::zone_scopes(request))
                 .collect(),
         };
         let snapshot = self.store.snapshot(&query).await?;
@@ -241,7 +242,13 @@ impl LocalPolicy {
         request: pb::AttachPackagesRequest,
     ) -> Result<pb::AttachPackagesResponse, PolicyError> {
         permit.for_every_project()?;
+        let complete = request.complete;
         let packages = convert::attach::attachments_from_proto(request)?;
+        if complete {
+            // Removed packages first: a package never grants past its removal.
+            let installed = packages.iter().map(|p| p.package_id.clone()).collect();
+            self.store.retire_packages(&installed).await?;
+        }
         for defaults in &packages {
             self.store.attach_package(defaults).await?;
             tracing::info!(
@@ -375,3 +382,4 @@ fn count_decisions(evaluation: &Evaluation) {
         }
     }
 }
+

@@ -30,6 +30,9 @@ pub struct SourceInfo {
     /// owner): every request computes privacy from these, never from the markers the
     /// last sync stored, so a changed pattern is honoured by the next request.
     pub privacy_patterns: Vec<String>,
+    /// The source is an agent data tree (SOURCE_KIND_DATA): the `data://` namespace,
+    /// whose package zones' baselines decide its files too (seed 002, "uriPolicies").
+    pub data_tree: bool,
 }
 
 /// One raw index row: what sync indexed for one file.
@@ -199,6 +202,9 @@ pub struct InstalledPackage {
     pub package: Package,
     /// Indexed sizes of its files by path, for hydration budgets.
     pub sizes: std::collections::HashMap<String, u64>,
+    /// Its `dataLayout` names under its zone root (seed 002), for the `<data_areas>`
+    /// block; `machineWritten` is never carried here.
+    pub data_area: neuralis_assembly::DataArea,
 }
 
 /// One tool of the catalog as it answers for a caller.

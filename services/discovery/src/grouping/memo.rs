@@ -47,7 +47,13 @@ impl Grouping {
     ) -> Arc<Prepared> {
         let (prepared, fresh) = self.memo.get(snapshot, sources, |previous| {
             let installed = self.catalog.packages();
-            let batch = candidates::build(project, installed, sources, snapshot);
+            let mut batch = candidates::build(project, installed, sources, snapshot);
+            // Data trees are the `data://` namespace: policy decides their files by zone too.
+            batch.request.data_sources = sources
+                .iter()
+                .filter(|source| source.data_tree)
+                .map(|source| source.id.clone())
+                .collect();
             Prepared::new(batch, previous)
         });
         if fresh {

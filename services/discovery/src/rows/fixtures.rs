@@ -19,6 +19,7 @@ pub(crate) fn sources() -> Vec<SourceInfo> {
         root_uri: "file:///srv/repo".into(),
         local_root: None,
         privacy_patterns: Vec::new(),
+        data_tree: false,
     }]
 }
 

@@ -45,7 +45,27 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
-        Ok(tools::overview(&answer))
+        let mut overview = tools::overview(&answer);
+        let agent = permit.caller().and_then(|caller| caller.agent.as_deref());
+        overview
+            .text
+            .push_str(&self.data_areas(&answer.usable_installed, agent));
+        Ok(overview)
+    }
+
+    /// The `<data_areas>` block (seed 002, "dataLayout"): one row per installed package
+    /// the caller may use, never one it cannot see.
+    fn data_areas(&self, usable: &[String], agent: Option<&str>) -> String {
+        let usable: std::collections::HashSet<&str> = usable.iter().map(String::as_str).collect();
+        let areas: Vec<neuralis_assembly::DataArea> = self
+            .parts
+            .catalog
+            .packages()
+            .iter()
+            .filter(|package| usable.contains(package.package_id.as_str()))
+            .map(|package| package.data_area.clone())
+            .collect();
+        neuralis_assembly::render_data_areas(&areas, agent)
     }
 
     /// Activates one skill.

@@ -128,6 +128,7 @@ pub fn source(id: &str) -> SourceInfo {
         root_uri: format!("machine://m1/{id}"),
         local_root: None,
         privacy_patterns: Vec::new(),
+        data_tree: false,
     }
 }
 
@@ -156,6 +157,7 @@ impl IndexPort for FakeIndex {
                     },
                     local_root,
                     privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
+                    data_tree: false,
                     ..source(id)
                 }
             })

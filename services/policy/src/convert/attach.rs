@@ -91,6 +91,7 @@ mod tests {
                     policy: Some(pb::UriPolicy::default()),
                 }],
             }],
+            complete: false,
         };
         for own in ["packages://acme", "data://acme", "data://_installed/acme"] {
             assert!(attachments_from_proto(request(own)).is_ok(), "{own}");

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use neuralis_catalog::{Candidate, Catalog, Claimant, InstallClass, Outcome, Roots, package};
 use neuralis_connector::{ConnectorLimits, LocalConnector};
+use neuralis_assembly::DataArea;
 use neuralis_layout::Trust;
+use neuralis_manifest::data_layout::{DataLayout, zone_root, zone_slug};
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
@@ -40,6 +42,7 @@ impl LoadedCatalog {
                     dir,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
+                    data_area: data_area(&p.id, p.trust, &p.manifest.data_layout),
                 }
             })
             .collect();
@@ -59,6 +62,15 @@ impl LoadedCatalog {
             Catalog::build(Vec::new(), &Default::default()),
             &Roots::default(),
         )
+    }
+}
+
+/// A package's declared data layout under its zone root (seed 002, "dataLayout").
+fn data_area(id: &str, trust: Trust, layout: &DataLayout) -> DataArea {
+    DataArea {
+        zone_root: zone_root(&zone_slug(id), trust),
+        directories: layout.directories.clone(),
+        agent_directories: layout.agent_directories.clone(),
     }
 }
 
