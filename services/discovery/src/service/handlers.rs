@@ -46,7 +46,12 @@ impl Discovery {
             .await?
             .unwrap_or_default();
         let mut overview = tools::overview(&answer);
-        let agent = permit.caller().and_then(|caller| caller.agent.as_deref());
+        // The agent the caller's token acts as (an answer for another agent is empty).
+        let project = request.scope.as_ref().map_or("", |scope| &scope.project_id);
+        let acting = permit.for_project(project).ok();
+        let agent = acting
+            .and_then(|acting| acting.caller())
+            .and_then(|caller| caller.agent.as_deref());
         overview
             .text
             .push_str(&self.data_areas(&answer.usable_installed, agent));
