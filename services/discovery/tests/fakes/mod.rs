@@ -271,10 +271,15 @@ impl AccessPort for FakeAccess {
             return Err(DiscoveryError::Unavailable("policy down".into()));
         }
         let denied = self.denied.lock().unwrap();
+        // A package key in `denied` hides the whole package.
         let packages = (0..request.packages.len())
             .map(|index| Decision {
                 index,
-                code: DecisionCode::VisibleActive,
+                code: if denied.contains(&request.packages[index].key) {
+                    DecisionCode::Hidden
+                } else {
+                    DecisionCode::VisibleActive
+                },
             })
             .collect();
         let files = request
