@@ -37,6 +37,7 @@ fn a_data_source_is_sent_to_policy_as_a_data_tree() {
             slug: "data".into(),
             kind: kind as i32,
             root: "/srv/data".into(),
+            scope: common::SourceScope::Project as i32,
             ..Default::default()
         }),
         ..Default::default()
