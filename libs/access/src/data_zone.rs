@@ -15,6 +15,12 @@ pub const DATA_SCHEME: &str = "data://";
 /// The folder of the data tree holding every non-first-party package's zone.
 pub const INSTALLED_ZONES: &str = "_installed";
 
+/// The zone slug of a package id: the id without its `@`, the scope joined by `-`
+/// (`@acme/reports` is `acme-reports`), so a zone is always one folder of the tree.
+pub fn zone_slug(package_id: &str) -> String {
+    package_id.trim_start_matches('@').replace('/', "-")
+}
+
 /// The scope a data-tree path lies in and the path relative to it, as segments; `None`
 /// for a path that lies in no zone (a file at the top, or directly in `_installed`).
 pub fn zone_of<'p, 's>(path: &'p [&'s str]) -> Option<(ZoneKey<'s>, &'p [&'s str])> {

@@ -51,9 +51,11 @@ pub fn packages_scope(id: &str) -> String {
 /// "dataLayout"): `data://<id>` for a first-party package, `data://_installed/<id>` for
 /// every other install class.
 pub fn data_scope(id: &str, trust: Trust) -> String {
+    // The zone is one folder of the data tree (`@acme/reports` is `acme-reports`).
+    let slug = crate::data_layout::zone_slug(id);
     match trust {
-        Trust::FirstParty => format!("{DATA_SCHEME}{id}"),
-        _ => format!("{DATA_SCHEME}_installed/{id}"),
+        Trust::FirstParty => format!("{DATA_SCHEME}{slug}"),
+        _ => format!("{DATA_SCHEME}_installed/{slug}"),
     }
 }
 
@@ -174,6 +176,11 @@ mod tests {
             .collect();
         assert_eq!(scopes, ["data://_installed/acme", "packages://acme"]);
         assert_eq!(data_scope("acme", Trust::FirstParty), "data://acme");
+        assert_eq!(
+            data_scope("@acme/reports", Trust::Trusted),
+            "data://_installed/acme-reports",
+            "the zone is the one folder dataLayout renders"
+        );
     }
 
     #[test]

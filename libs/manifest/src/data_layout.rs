@@ -50,7 +50,7 @@ pub fn zone_root(slug: &str, trust: Trust) -> String {
 /// The zone slug of a package id: the id without its `@`, the scope joined by `-`
 /// (`@acme/reports` is `acme-reports`), so it is always one path segment.
 pub fn zone_slug(package_id: &str) -> String {
-    package_id.trim_start_matches('@').replace('/', "-")
+    neuralis_access::data_zone::zone_slug(package_id)
 }
 
 /// A test on one character of a name.
