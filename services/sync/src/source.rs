@@ -33,6 +33,8 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         bounds::path,
     )?;
     let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
+    bounds::each("source.exclude_globs", &spec.exclude_globs, bounds::path)?;
+    let exclude_globs = exclude_globs_from(&spec.exclude_globs)?;
     Ok(SourceRecord {
         // Assigned by the store's caller: a new one at create, the stored one after.
         id: String::new(),
@@ -45,6 +47,7 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         owner,
         trigger,
         privacy_patterns,
+        exclude_globs,
         status: SyncStatus::default(),
         created_at: now,
         updated_at: now,
@@ -191,6 +194,16 @@ fn privacy_patterns_for(kind: SourceKind, patterns: &[String]) -> Result<Vec<Str
     Ok(patterns.to_vec())
 }
 
+/// Exclude globs, each checked as the exclude rule reads it.
+fn exclude_globs_from(globs: &[String]) -> Result<Vec<String>, SyncError> {
+    for (at, glob) in globs.iter().enumerate() {
+        if let Err(problem) = neuralis_sync_core::exclude::ExcludeGlobs::new(std::slice::from_ref(glob)) {
+            return Err(SyncError::invalid(format!("source.exclude_globs[{at}]"), problem));
+        }
+    }
+    Ok(globs.to_vec())
+}
+
 /// The stored source as the API shows it.
 pub fn to_proto(record: &SourceRecord) -> pb::Source {
     pb::Source {
@@ -205,6 +218,7 @@ pub fn to_proto(record: &SourceRecord) -> pb::Source {
             owner: record.owner.clone().unwrap_or_default(),
             trigger: record.trigger.clone(),
             privacy_patterns: record.privacy_patterns.clone(),
+            exclude_globs: record.exclude_globs.clone(),
         }),
         status: Some(status_to_proto(&record.status)),
         created_at_ms: record.created_at,
