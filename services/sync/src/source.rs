@@ -48,6 +48,7 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         trigger,
         privacy_patterns,
         exclude_globs,
+        recognizes_packages: recognizes_packages_for(kind, spec.recognizes_packages)?,
         status: SyncStatus::default(),
         created_at: now,
         updated_at: now,
@@ -194,6 +195,18 @@ fn privacy_patterns_for(kind: SourceKind, patterns: &[String]) -> Result<Vec<Str
     Ok(patterns.to_vec())
 }
 
+/// `recognizesPackages` is for local sources only (seed 000: "a local source flagged
+/// recognizesPackages: true ALSO becomes a runtime-WASM package source").
+fn recognizes_packages_for(kind: SourceKind, flagged: bool) -> Result<bool, SyncError> {
+    if flagged && kind != SourceKind::Local {
+        return Err(SyncError::invalid(
+            "source.recognizes_packages",
+            "is only for local sources",
+        ));
+    }
+    Ok(flagged)
+}
+
 /// Exclude globs, each checked as the exclude rule reads it.
 fn exclude_globs_from(globs: &[String]) -> Result<Vec<String>, SyncError> {
     for (at, glob) in globs.iter().enumerate() {
@@ -219,6 +232,7 @@ pub fn to_proto(record: &SourceRecord) -> pb::Source {
             trigger: record.trigger.clone(),
             privacy_patterns: record.privacy_patterns.clone(),
             exclude_globs: record.exclude_globs.clone(),
+            recognizes_packages: record.recognizes_packages,
         }),
         status: Some(status_to_proto(&record.status)),
         created_at_ms: record.created_at,

@@ -97,3 +97,55 @@ async fn only_a_data_source_created_without_excludes_is_seeded() {
     };
     assert_eq!(create(own).await, ["tmp/**"], "the creator's list is kept");
 }
+
+/// Seed 000: "a local source flagged recognizesPackages: true ALSO becomes a runtime-WASM
+/// package source": the flag is a local source's setting, stored and shown; another kind
+/// is refused naming the field.
+#[tokio::test]
+async fn recognizes_packages_is_a_local_source_setting() {
+    let harness = support::start(seeded()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let flagged = |spec: pb::SourceSpec| pb::SourceSpec {
+        recognizes_packages: true,
+        ..spec
+    };
+    let created = harness
+        .client
+        .sources
+        .create_source(
+            &caller(),
+            pb::CreateSourceRequest {
+                source: Some(flagged(local_spec(PROJECT, "pkgs", dir.path(), ""))),
+            },
+        )
+        .await
+        .unwrap();
+    assert!(created.source.unwrap().spec.unwrap().recognizes_packages);
+    let listed = harness
+        .client
+        .sources
+        .list_sources(
+            &caller(),
+            pb::ListSourcesRequest {
+                project: PROJECT.into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(listed.sources[0].spec.as_ref().unwrap().recognizes_packages, "stored");
+    let refused = harness
+        .client
+        .sources
+        .create_source(
+            &caller(),
+            pb::CreateSourceRequest {
+                source: Some(flagged(data_spec("data", dir.path()))),
+            },
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(neuralis_sync::SyncError::InvalidArgument { ref field, .. }) if field == "source.recognizes_packages"),
+        "{refused:?}"
+    );
+}

@@ -199,13 +199,15 @@ CREATE TABLE IF NOT EXISTS index_leases (
 
 /// A source's exclude globs (seed 002, "machineWritten": a new data source "leaves the
 /// metrics files out of its index from the start"), a JSON list like the privacy
-/// patterns. Additive: a release before it never reads the column, and every source
-/// stored before it excludes nothing more than it did.
+/// patterns, and whether a local source is also a package source (seed 000,
+/// `recognizesPackages`, 0 or 1). Additive: a release before it never reads the columns,
+/// and every source stored before it excludes nothing more and recognizes no package.
 const SQLITE_EXCLUDE_GLOBS: &str =
-    "ALTER TABLE index_sources ADD COLUMN exclude_globs TEXT NOT NULL DEFAULT '[]';";
+    "ALTER TABLE index_sources ADD COLUMN exclude_globs TEXT NOT NULL DEFAULT '[]'; \
+     ALTER TABLE index_sources ADD COLUMN recognizes_packages BIGINT NOT NULL DEFAULT 0;";
 
-const POSTGRES_EXCLUDE_GLOBS: &str =
-    "ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS exclude_globs TEXT NOT NULL DEFAULT '[]';";
+const POSTGRES_EXCLUDE_GLOBS: &str = "ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS exclude_globs TEXT NOT NULL DEFAULT '[]'; \
+     ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS recognizes_packages BIGINT NOT NULL DEFAULT 0;";
 
 /// The migrations of one dialect, in order: (version, statements).
 fn migrations(dialect: Dialect) -> [(i64, &'static str); 10] {

@@ -32,6 +32,7 @@ pub(crate) fn source(project: &str, slug: &str) -> SourceRecord {
         trigger: "interval:5m".into(),
         privacy_patterns: vec!["agents/{agent}/**".into()],
         exclude_globs: Vec::new(),
+        recognizes_packages: false,
         status: SyncStatus::default(),
         created_at: 1_000,
         updated_at: 1_000,

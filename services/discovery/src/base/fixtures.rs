@@ -22,6 +22,7 @@ pub(crate) fn source(privacy_patterns: &[&str]) -> SourceInfo {
         local_root: None,
         privacy_patterns: privacy_patterns.iter().map(|p| (*p).to_owned()).collect(),
         data_tree: false,
+        recognizes_packages: false,
     }
 }
 

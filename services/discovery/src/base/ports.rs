@@ -33,6 +33,9 @@ pub struct SourceInfo {
     /// The source is an agent data tree (SOURCE_KIND_DATA): the `data://` namespace,
     /// whose package zones' baselines decide its files too (seed 002, "uriPolicies").
     pub data_tree: bool,
+    /// A local source whose directory is also a package source (seed 000,
+    /// `recognizesPackages`).
+    pub recognizes_packages: bool,
 }
 
 /// One raw index row: what sync indexed for one file.

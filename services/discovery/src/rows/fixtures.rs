@@ -20,6 +20,7 @@ pub(crate) fn sources() -> Vec<SourceInfo> {
         local_root: None,
         privacy_patterns: Vec::new(),
         data_tree: false,
+        recognizes_packages: false,
     }]
 }
 

@@ -129,6 +129,7 @@ pub fn source(id: &str) -> SourceInfo {
         local_root: None,
         privacy_patterns: Vec::new(),
         data_tree: false,
+        recognizes_packages: false,
     }
 }
 
@@ -158,6 +159,7 @@ impl IndexPort for FakeIndex {
                     local_root,
                     privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
                     data_tree: false,
+                    recognizes_packages: false,
                     ..source(id)
                 }
             })

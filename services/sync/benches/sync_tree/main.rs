@@ -229,6 +229,7 @@ fn source(root: &Path) -> SourceRecord {
         trigger: "manual".into(),
         privacy_patterns: Vec::new(),
         exclude_globs: Vec::new(),
+        recognizes_packages: false,
         status: SyncStatus::default(),
         created_at: 0,
         updated_at: 0,

@@ -115,6 +115,7 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
         local_root,
         privacy_patterns: spec.privacy_patterns,
         data_tree: pb::SourceKind::try_from(spec.kind).ok() == Some(pb::SourceKind::Data),
+        recognizes_packages: spec.recognizes_packages,
     })
 }
 

@@ -1,0 +1,91 @@
+//! Package sources among the synced sources (seed 000, "What is deliberately not
+//! loaded"): "a local source flagged recognizesPackages: true ALSO becomes a
+//! runtime-WASM package source, at any scope — its directory is scanned and hot-reloaded
+//! like the _packages/ drop-zone ... a built-in dedup stops the same package from
+//! appearing on both axes."
+//!
+//! The scan reads the source's directory on this host like the drop zone (one package
+//! per subdirectory holding a package.json, untrusted). A package already installed
+//! (the same logical identity) is left out, so it appears once; a recognized package,
+//! once taken among the installed packages, hides the source's markdown package of the
+//! same directory through the double-loading rule (`lies_in_installed`).
+
+use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
+
+use super::LoadedCatalog;
+use crate::base::ports::{InstalledCatalog, InstalledPackage, SourceInfo};
+
+/// The packages `source` recognizes, without those `installed` already holds. Nothing
+/// for a source not flagged, or whose directory is not on this host.
+pub fn recognized_packages(
+    source: &SourceInfo,
+    installed: &[InstalledPackage],
+) -> Vec<InstalledPackage> {
+    let Some(root) = source.local_root.as_ref().filter(|_| source.recognizes_packages) else {
+        return Vec::new();
+    };
+    let roots = Roots {
+        dependency_tree: None,
+        drop_zone: Some(root.clone()),
+        trusted_dirs: Vec::new(),
+    };
+    let catalog = match Catalog::load(&roots, ReadLimits::default(), &Extras::default()) {
+        Ok(catalog) => catalog,
+        Err(error) => {
+            tracing::warn!(source = %source.id, %error, "package source unreadable");
+            return Vec::new();
+        }
+    };
+    let known: std::collections::HashSet<&LogicalIdentity> =
+        installed.iter().map(|package| &package.identity).collect();
+    LoadedCatalog::new(catalog, &roots)
+        .packages()
+        .iter()
+        .filter(|package| !known.contains(&package.identity))
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+
+    fn source(root: &Path, recognizes_packages: bool) -> SourceInfo {
+        SourceInfo {
+            local_root: Some(root.to_path_buf()),
+            recognizes_packages,
+            ..crate::base::fixtures::source(&[])
+        }
+    }
+
+    fn ids(packages: &[InstalledPackage]) -> Vec<&str> {
+        packages.iter().map(|p| p.package_id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_flagged_local_source_is_scanned_like_the_drop_zone() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "wasm-pkg/package.json", r#"{"name": "wasm-pkg", "neuralis": {}}"#);
+        write(dir.path(), "wasm-pkg/skills/s/SKILL.md", "---\nname: s\n---\n");
+        write(dir.path(), "notes/rules/r.md", "# not a package\n");
+        let found = recognized_packages(&source(dir.path(), true), &[]);
+        assert_eq!(ids(&found), ["wasm-pkg"]);
+        assert!(recognized_packages(&source(dir.path(), false), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_package_already_installed_appears_once() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "wasm-pkg/package.json", r#"{"name": "wasm-pkg", "neuralis": {}}"#);
+        let installed = recognized_packages(&source(dir.path(), true), &[]);
+        assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
+    }
+}
