@@ -221,7 +221,10 @@ mod tests {
             attachment(&m).default_role_grants,
             BTreeMap::from([
                 ("guest".to_owned(), set(&["other.x"])),
-                ("member".to_owned(), set(&["acme.access", "acme.read", "other.admin"])),
+                (
+                    "member".to_owned(),
+                    set(&["acme.access", "acme.read", "other.admin"])
+                ),
             ])
         );
     }

@@ -281,10 +281,15 @@ fn machine_written_metrics_globs_seed_a_new_data_source_anchored_to_the_zone() {
     ]}});
     let doc = |id: &str| serde_json::json!({"name": id, "neuralis": layout.clone()});
     let seeded = |id: &str, trust: Trust| {
-        let manifest = neuralis_manifest::validate(&doc(id), trust).manifest.unwrap();
+        let manifest = neuralis_manifest::validate(&doc(id), trust)
+            .manifest
+            .unwrap();
         metrics_excludes(manifest.id(), trust, &manifest.data_layout)
     };
-    assert_eq!(seeded("acme", Trust::FirstParty), ["acme/*/usage/events.jsonl"]);
+    assert_eq!(
+        seeded("acme", Trust::FirstParty),
+        ["acme/*/usage/events.jsonl"]
+    );
     assert_eq!(
         seeded("@acme/notes", Trust::Trusted),
         ["_installed/acme-notes/*/usage/events.jsonl"]

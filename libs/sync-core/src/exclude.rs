@@ -43,7 +43,10 @@ fn check(glob: &str) -> Result<(), &'static str> {
     if glob.is_empty() || glob.starts_with('/') {
         return Err("must be a relative glob");
     }
-    if glob.split('/').any(|segment| segment.is_empty() || segment == ".." || segment == ".") {
+    if glob
+        .split('/')
+        .any(|segment| segment.is_empty() || segment == ".." || segment == ".")
+    {
         return Err("must not hold an empty, . or .. segment");
     }
     let allowed = |c: char| c.is_ascii_alphanumeric() || "._-*/".contains(c);
@@ -98,7 +101,11 @@ mod tests {
 
     #[test]
     fn star_is_one_segment_and_double_star_any_depth() {
-        let g = globs(&["acme/*/usage/events.jsonl", "_installed/n/audit/**", "x/*.log"]);
+        let g = globs(&[
+            "acme/*/usage/events.jsonl",
+            "_installed/n/audit/**",
+            "x/*.log",
+        ]);
         assert!(g.excludes("acme/a1/usage/events.jsonl"));
         assert!(!g.excludes("acme/a1/b/usage/events.jsonl"));
         assert!(!g.excludes("other/a1/usage/events.jsonl"));

@@ -75,9 +75,11 @@ async fn data_layout_renders_one_row_per_visible_package_with_the_caller_agent()
         .map(|(_, block)| block)
         .unwrap_or_else(|| panic!("no data areas in {}", overview.text));
     assert_eq!(
-        block,
-        "- data://_installed/notes/: cache/, a1/memory/\n</data_areas>\n",
+        block, "- data://_installed/notes/: cache/, a1/memory/\n</data_areas>\n",
         "one row for the visible package that declares directories"
     );
-    assert!(!overview.text.contains("secret-area"), "a hidden package renders nothing");
+    assert!(
+        !overview.text.contains("secret-area"),
+        "a hidden package renders nothing"
+    );
 }

@@ -382,4 +382,3 @@ fn count_decisions(evaluation: &Evaluation) {
         }
     }
 }
-

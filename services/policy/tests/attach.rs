@@ -213,7 +213,11 @@ async fn a_removed_package_no_longer_grants_by_default_and_an_administrator_gran
         .attach_packages(service(), attach_request())
         .await
         .unwrap();
-    assert_eq!(codes(&h, member()).await.0, Active, "granted by the manifest");
+    assert_eq!(
+        codes(&h, member()).await.0,
+        Active,
+        "granted by the manifest"
+    );
     let removed = pb::AttachPackagesRequest {
         packages: vec![],
         complete: true,
@@ -235,7 +239,11 @@ async fn a_removed_package_no_longer_grants_by_default_and_an_administrator_gran
     };
     h.client.put_role_grants(admin(), by_hand).await.unwrap();
     h.client.attach_packages(service(), removed).await.unwrap();
-    assert_eq!(codes(&h, member()).await.0, Active, "the administrator's grant stays");
+    assert_eq!(
+        codes(&h, member()).await.0,
+        Active,
+        "the administrator's grant stays"
+    );
 }
 
 /// Seed 002, "uriPolicies": the loader "seeds matching baselines into source
@@ -274,5 +282,9 @@ async fn a_data_baseline_denying_read_hides_the_data_source_file_under_that_zone
         .await
         .unwrap();
     let files: Vec<DecisionCode> = evaluation.files.iter().map(|d| d.code).collect();
-    assert_eq!(files, [Hidden, Active], "the zone's secret subtree is hidden");
+    assert_eq!(
+        files,
+        [Hidden, Active],
+        "the zone's secret subtree is hidden"
+    );
 }

@@ -210,8 +210,13 @@ fn recognizes_packages_for(kind: SourceKind, flagged: bool) -> Result<bool, Sync
 /// Exclude globs, each checked as the exclude rule reads it.
 fn exclude_globs_from(globs: &[String]) -> Result<Vec<String>, SyncError> {
     for (at, glob) in globs.iter().enumerate() {
-        if let Err(problem) = neuralis_sync_core::exclude::ExcludeGlobs::new(std::slice::from_ref(glob)) {
-            return Err(SyncError::invalid(format!("source.exclude_globs[{at}]"), problem));
+        if let Err(problem) =
+            neuralis_sync_core::exclude::ExcludeGlobs::new(std::slice::from_ref(glob))
+        {
+            return Err(SyncError::invalid(
+                format!("source.exclude_globs[{at}]"),
+                problem,
+            ));
         }
     }
     Ok(globs.to_vec())

@@ -35,7 +35,11 @@ async fn a_new_data_source_leaves_the_metrics_files_out_of_its_index_from_the_st
     let harness = support::start(seeded()).await;
     let dir = tempfile::tempdir().unwrap();
     tree::write(dir.path(), "acme/a1/usage/events.jsonl", "{\"n\": 1}\n");
-    tree::write(dir.path(), "acme/a1/runs/run.md", "# A run people search for\n");
+    tree::write(
+        dir.path(),
+        "acme/a1/runs/run.md",
+        "# A run people search for\n",
+    );
     let created = harness
         .client
         .sources
@@ -52,7 +56,11 @@ async fn a_new_data_source_leaves_the_metrics_files_out_of_its_index_from_the_st
     synced(&harness.client, PROJECT, "data").await;
     let (_, rows) = entries(&harness.client, PROJECT).await;
     let paths: Vec<&str> = rows.iter().map(|row| row.path.as_str()).collect();
-    assert_eq!(paths, ["acme/a1/runs/run.md"], "runtime text stays searchable");
+    assert_eq!(
+        paths,
+        ["acme/a1/runs/run.md"],
+        "runtime text stays searchable"
+    );
 
     // The owner's edit stands, and nothing re-seeds it: the file is indexed again.
     let edited = pb::SourceSpec {
@@ -62,7 +70,12 @@ async fn a_new_data_source_leaves_the_metrics_files_out_of_its_index_from_the_st
     harness
         .client
         .sources
-        .update_source(&caller(), pb::UpdateSourceRequest { source: Some(edited) })
+        .update_source(
+            &caller(),
+            pb::UpdateSourceRequest {
+                source: Some(edited),
+            },
+        )
         .await
         .unwrap();
     synced(&harness.client, PROJECT, "data").await;
@@ -133,7 +146,10 @@ async fn recognizes_packages_is_a_local_source_setting() {
         )
         .await
         .unwrap();
-    assert!(listed.sources[0].spec.as_ref().unwrap().recognizes_packages, "stored");
+    assert!(
+        listed.sources[0].spec.as_ref().unwrap().recognizes_packages,
+        "stored"
+    );
     let refused = harness
         .client
         .sources

@@ -202,8 +202,7 @@ CREATE TABLE IF NOT EXISTS index_leases (
 /// patterns, and whether a local source is also a package source (seed 000,
 /// `recognizesPackages`, 0 or 1). Additive: a release before it never reads the columns,
 /// and every source stored before it excludes nothing more and recognizes no package.
-const SQLITE_EXCLUDE_GLOBS: &str =
-    "ALTER TABLE index_sources ADD COLUMN exclude_globs TEXT NOT NULL DEFAULT '[]'; \
+const SQLITE_EXCLUDE_GLOBS: &str = "ALTER TABLE index_sources ADD COLUMN exclude_globs TEXT NOT NULL DEFAULT '[]'; \
      ALTER TABLE index_sources ADD COLUMN recognizes_packages BIGINT NOT NULL DEFAULT 0;";
 
 const POSTGRES_EXCLUDE_GLOBS: &str = "ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS exclude_globs TEXT NOT NULL DEFAULT '[]'; \

@@ -115,7 +115,9 @@ mod tests {
 
     fn manifest(requires: serde_json::Value) -> Manifest {
         let doc = json!({"name": "acme", "neuralis": {"id": "acme", "requires": requires}});
-        neuralis_manifest::validate(&doc, Trust::Trusted).manifest.unwrap()
+        neuralis_manifest::validate(&doc, Trust::Trusted)
+            .manifest
+            .unwrap()
     }
 
     #[test]
@@ -130,6 +132,9 @@ mod tests {
     fn a_default_grant_of_another_package_feature_is_attached() {
         let granting = manifest(json!({"defaultRoleGrants": {"member": ["other.read"]}}));
         let request = attach_request_of([&granting]);
-        assert_eq!(request.packages[0].default_role_grants[0].features, ["other.read"]);
+        assert_eq!(
+            request.packages[0].default_role_grants[0].features,
+            ["other.read"]
+        );
     }
 }

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use neuralis_assembly::DataArea;
 use neuralis_catalog::{Candidate, Catalog, Claimant, InstallClass, Outcome, Roots, package};
 use neuralis_connector::{ConnectorLimits, LocalConnector};
-use neuralis_assembly::DataArea;
 use neuralis_layout::Trust;
 use neuralis_manifest::data_layout::{DataLayout, zone_root, zone_slug};
 

@@ -21,7 +21,11 @@ pub fn recognized_packages(
     source: &SourceInfo,
     installed: &[InstalledPackage],
 ) -> Vec<InstalledPackage> {
-    let Some(root) = source.local_root.as_ref().filter(|_| source.recognizes_packages) else {
+    let Some(root) = source
+        .local_root
+        .as_ref()
+        .filter(|_| source.recognizes_packages)
+    else {
         return Vec::new();
     };
     let roots = Roots {
@@ -73,8 +77,16 @@ mod tests {
     #[test]
     fn a_flagged_local_source_is_scanned_like_the_drop_zone() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "wasm-pkg/package.json", r#"{"name": "wasm-pkg", "neuralis": {}}"#);
-        write(dir.path(), "wasm-pkg/skills/s/SKILL.md", "---\nname: s\n---\n");
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        write(
+            dir.path(),
+            "wasm-pkg/skills/s/SKILL.md",
+            "---\nname: s\n---\n",
+        );
         write(dir.path(), "notes/rules/r.md", "# not a package\n");
         let found = recognized_packages(&source(dir.path(), true), &[]);
         assert_eq!(ids(&found), ["wasm-pkg"]);
@@ -84,7 +96,11 @@ mod tests {
     #[test]
     fn a_package_already_installed_appears_once() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "wasm-pkg/package.json", r#"{"name": "wasm-pkg", "neuralis": {}}"#);
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
         let installed = recognized_packages(&source(dir.path(), true), &[]);
         assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
     }

@@ -43,7 +43,11 @@ fn a_data_source_is_sent_to_policy_as_a_data_tree() {
         ..Default::default()
     };
     assert!(source_info(source(pb::SourceKind::Data)).unwrap().data_tree);
-    assert!(!source_info(source(pb::SourceKind::Local)).unwrap().data_tree);
+    assert!(
+        !source_info(source(pb::SourceKind::Local))
+            .unwrap()
+            .data_tree
+    );
 }
 
 fn listed(slug: &str) -> SourceInfo {
