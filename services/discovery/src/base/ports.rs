@@ -247,6 +247,12 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
+    /// The packages the local sources among `sources` flagged `recognizesPackages`
+    /// hold, scanned now (seed 000): what each answer prepared from these sources takes
+    /// beside [`InstalledCatalog::packages`]. None by default.
+    fn source_packages(&self, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        Vec::new()
+    }
 }
 
 /// A catalog with no installed packages (and no validator).

@@ -41,6 +41,8 @@ pub struct FakeIndex {
     pub local_roots: Mutex<BTreeMap<String, std::path::PathBuf>>,
     /// Privacy patterns by source, as configured now (re-read on every request).
     pub privacy: Mutex<BTreeMap<String, Vec<String>>>,
+    /// Sources flagged `recognizesPackages`.
+    pub recognizing: Mutex<HashSet<String>>,
     /// Every raw search the feed answered: (query, limit).
     pub searches: Mutex<Vec<(String, u32)>>,
     /// Content written after the sync: what reads return instead of the indexed bytes.
@@ -147,6 +149,7 @@ impl IndexPort for FakeIndex {
             .collect();
         let roots = self.local_roots.lock().unwrap();
         let privacy = self.privacy.lock().unwrap();
+        let recognizing = self.recognizing.lock().unwrap();
         let mut sources: Vec<_> = ids
             .iter()
             .map(|id| {
@@ -159,7 +162,7 @@ impl IndexPort for FakeIndex {
                     local_root,
                     privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
                     data_tree: false,
-                    recognizes_packages: false,
+                    recognizes_packages: recognizing.contains(id),
                     ..source(id)
                 }
             })

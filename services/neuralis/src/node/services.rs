@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use neuralis_authz::Verifiers;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
 use neuralis_discovery::Discovery;
+use neuralis_discovery::adapters::source_packages::WithSourcePackages;
 use neuralis_discovery::adapters::{LoadedCatalog, SyncIndex};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::AccessPort;
@@ -130,7 +131,10 @@ pub(super) async fn discovery(
     Ok(Arc::new(Discovery::new(DiscoveryParts {
         index: Arc::new(SyncIndex::new(feed, signer)),
         access,
-        catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
+        // Local sources flagged `recognizesPackages` are package sources too (seed 000).
+        catalog: Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::new(
+            catalog, &roots,
+        )))),
         inventory,
         settings: settings.discovery.clone(),
     })))

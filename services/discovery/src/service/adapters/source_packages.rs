@@ -10,10 +10,18 @@
 //! once taken among the installed packages, hides the source's markdown package of the
 //! same directory through the double-loading rule (`lies_in_installed`).
 
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
+use neuralis_connector::{ConnectorLimits, LocalConnector};
+use neuralis_layout::Trust;
 
 use super::LoadedCatalog;
-use crate::base::ports::{InstalledCatalog, InstalledPackage, SourceInfo};
+use crate::base::error::DiscoveryError;
+use crate::base::ports::{
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, SourceInfo, ToolEntry,
+};
 
 /// The packages `source` recognizes, without those `installed` already holds. Nothing
 /// for a source not flagged, or whose directory is not on this host.
@@ -48,6 +56,78 @@ pub fn recognized_packages(
         .filter(|package| !known.contains(&package.identity))
         .cloned()
         .collect()
+}
+
+/// The installed catalog with the packages of the synced sources flagged
+/// `recognizesPackages` beside it: scanned when an answer is prepared (after each sync
+/// of the project), kept for reading their files until the next scan.
+pub struct WithSourcePackages {
+    inner: Arc<dyn InstalledCatalog>,
+    /// The last scan's packages, by package id.
+    recognized: RwLock<HashMap<String, InstalledPackage>>,
+}
+
+impl WithSourcePackages {
+    /// `inner` with the packages of flagged sources beside it.
+    pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
+        Self {
+            inner,
+            recognized: RwLock::new(HashMap::new()),
+        }
+    }
+}
+
+impl InstalledCatalog for WithSourcePackages {
+    fn packages(&self) -> &[InstalledPackage] {
+        self.inner.packages()
+    }
+
+    fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        let dir = match self.recognized.read() {
+            Ok(recognized) => recognized.get(package_id).map(|p| p.dir.clone()),
+            Err(_) => None,
+        };
+        match dir {
+            // No link followed, as for every installed package's files.
+            Some(dir) => LocalConnector::new(&dir, ConnectorLimits::default())
+                .and_then(|connector| connector.read_beneath(path))
+                .map_err(|_| DiscoveryError::NotFound),
+            None => self.inner.read(package_id, path),
+        }
+    }
+
+    fn tools(&self, usable: &dyn Fn(&str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        self.inner.tools(usable)
+    }
+
+    fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
+        self.inner.validate(files, trust)
+    }
+
+    /// Only project-scoped sources: a user- or agent-scoped source's packages must reach
+    /// that user or agent alone, which the installed axis cannot say yet, so they are
+    /// left out (fail closed). An id already installed, or found twice, appears once.
+    fn source_packages(&self, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        let mut found: Vec<InstalledPackage> = Vec::new();
+        for source in sources {
+            if source.scope.scope != neuralis_access::Scope::Project {
+                continue;
+            }
+            for package in recognized_packages(source, self.inner.packages()) {
+                let known = self.inner.packages().iter().chain(&found);
+                if !known
+                    .into_iter()
+                    .any(|p| p.package_id == package.package_id)
+                {
+                    found.push(package);
+                }
+            }
+        }
+        if let Ok(mut recognized) = self.recognized.write() {
+            recognized.extend(found.iter().map(|p| (p.package_id.clone(), p.clone())));
+        }
+        found
+    }
 }
 
 #[cfg(test)]
