@@ -121,3 +121,60 @@ async fn a_recognizing_source_is_also_a_package_source_and_each_package_appears_
         "with it: the package once, on the package axis; the rest still markdown"
     );
 }
+
+/// "The source's own scope then governs who those packages are advertised to, so a
+/// user- or agent-scoped source contributes capabilities to that user or agent alone."
+#[tokio::test]
+async fn an_agent_scoped_package_source_advertises_its_packages_to_that_agent_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in TREE {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, content).unwrap();
+    }
+    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let h = harness_with(catalog).await;
+    h.index
+        .local_roots
+        .lock()
+        .unwrap()
+        .insert("repo".into(), dir.path().to_path_buf());
+    h.index.recognizing.lock().unwrap().insert("repo".into());
+    h.index.scopes.lock().unwrap().insert(
+        "repo".into(),
+        neuralis_access::SourceScope {
+            scope: neuralis_access::Scope::Agent,
+            owner: "a1".into(),
+        },
+    );
+    for (path, content) in TREE {
+        h.index.put("repo", path, content);
+    }
+    let names = |agent: Option<&'static str>| {
+        let discovery = &h.discovery;
+        async move {
+            let answer = discovery
+                .list_packages(
+                    fakes::token("member", agent, "p1"),
+                    pb::ListPackagesRequest {
+                        scope: Some(pb::Scope {
+                            project_id: "p1".into(),
+                            agent_id: agent.unwrap_or_default().into(),
+                            conversation_id: String::new(),
+                        }),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+            answer
+                .packages
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert!(names(Some("a1")).await.contains(&"wasm-pkg".to_owned()));
+    assert!(!names(Some("a2")).await.contains(&"wasm-pkg".to_owned()));
+    assert!(!names(None).await.contains(&"wasm-pkg".to_owned()));
+}

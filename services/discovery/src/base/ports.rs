@@ -253,6 +253,12 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     fn source_packages(&self, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         Vec::new()
     }
+    /// The scope of the source a package answered through
+    /// [`InstalledCatalog::source_packages`] came from: it is advertised within that
+    /// scope alone. `None` for a package installed on the host.
+    fn source_scope(&self, _package_id: &str) -> Option<SourceScope> {
+        None
+    }
 }
 
 /// A catalog with no installed packages (and no validator).

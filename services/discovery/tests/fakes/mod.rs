@@ -43,6 +43,8 @@ pub struct FakeIndex {
     pub privacy: Mutex<BTreeMap<String, Vec<String>>>,
     /// Sources flagged `recognizesPackages`.
     pub recognizing: Mutex<HashSet<String>>,
+    /// Sources of a scope other than the project's.
+    pub scopes: Mutex<BTreeMap<String, SourceScope>>,
     /// Every raw search the feed answered: (query, limit).
     pub searches: Mutex<Vec<(String, u32)>>,
     /// Content written after the sync: what reads return instead of the indexed bytes.
@@ -150,6 +152,7 @@ impl IndexPort for FakeIndex {
         let roots = self.local_roots.lock().unwrap();
         let privacy = self.privacy.lock().unwrap();
         let recognizing = self.recognizing.lock().unwrap();
+        let scopes = self.scopes.lock().unwrap();
         let mut sources: Vec<_> = ids
             .iter()
             .map(|id| {
@@ -163,6 +166,7 @@ impl IndexPort for FakeIndex {
                     privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
                     data_tree: false,
                     recognizes_packages: recognizing.contains(id),
+                    scope: scopes.get(id).cloned().unwrap_or_else(|| source(id).scope),
                     ..source(id)
                 }
             })

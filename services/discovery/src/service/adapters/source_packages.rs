@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use neuralis_access::SourceScope;
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
 use neuralis_connector::{ConnectorLimits, LocalConnector};
 use neuralis_layout::Trust;
@@ -63,8 +64,8 @@ pub fn recognized_packages(
 /// of the project), kept for reading their files until the next scan.
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
-    /// The last scan's packages, by package id.
-    recognized: RwLock<HashMap<String, InstalledPackage>>,
+    /// The packages scans found, by package id, with the scope of their source.
+    recognized: RwLock<HashMap<String, (InstalledPackage, SourceScope)>>,
 }
 
 impl WithSourcePackages {
@@ -84,7 +85,7 @@ impl InstalledCatalog for WithSourcePackages {
 
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
         let dir = match self.recognized.read() {
-            Ok(recognized) => recognized.get(package_id).map(|p| p.dir.clone()),
+            Ok(recognized) => recognized.get(package_id).map(|(p, _)| p.dir.clone()),
             Err(_) => None,
         };
         match dir {
@@ -104,29 +105,32 @@ impl InstalledCatalog for WithSourcePackages {
         self.inner.validate(files, trust)
     }
 
-    /// Only project-scoped sources: a user- or agent-scoped source's packages must reach
-    /// that user or agent alone, which the installed axis cannot say yet, so they are
-    /// left out (fail closed). An id already installed, or found twice, appears once.
+    /// An id already installed, or found twice, appears once (the first wins).
     fn source_packages(&self, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
-        let mut found: Vec<InstalledPackage> = Vec::new();
+        let mut found: Vec<(InstalledPackage, SourceScope)> = Vec::new();
         for source in sources {
-            if source.scope.scope != neuralis_access::Scope::Project {
-                continue;
-            }
             for package in recognized_packages(source, self.inner.packages()) {
-                let known = self.inner.packages().iter().chain(&found);
-                if !known
-                    .into_iter()
-                    .any(|p| p.package_id == package.package_id)
-                {
-                    found.push(package);
+                let installed = self.inner.packages().iter();
+                let taken = installed
+                    .chain(found.iter().map(|(p, _)| p))
+                    .any(|p| p.package_id == package.package_id);
+                if !taken {
+                    found.push((package, source.scope.clone()));
                 }
             }
         }
         if let Ok(mut recognized) = self.recognized.write() {
-            recognized.extend(found.iter().map(|p| (p.package_id.clone(), p.clone())));
+            let scanned = found
+                .iter()
+                .map(|(p, s)| (p.package_id.clone(), (p.clone(), s.clone())));
+            recognized.extend(scanned);
         }
-        found
+        found.into_iter().map(|(package, _)| package).collect()
+    }
+
+    fn source_scope(&self, package_id: &str) -> Option<SourceScope> {
+        let recognized = self.recognized.read().ok()?;
+        recognized.get(package_id).map(|(_, scope)| scope.clone())
     }
 }
 
