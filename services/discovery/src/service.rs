@@ -172,7 +172,7 @@ impl Discovery {
             .await?;
         // A package from a package source reaches only that source's scope (seed 000).
         hide_beyond_source_scope(&prepared.request, &mut evaluation, caller, |id| {
-            self.parts.catalog.source_scope(id)
+            self.parts.catalog.source_scope(&scope.project, id)
         });
         Ok(Some(Evaluated {
             prepared,

@@ -250,13 +250,13 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     /// The packages the local sources among `sources` flagged `recognizesPackages`
     /// hold, scanned now (seed 000): what each answer prepared from these sources takes
     /// beside [`InstalledCatalog::packages`]. None by default.
-    fn source_packages(&self, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+    fn source_packages(&self, _project: &str, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         Vec::new()
     }
     /// The scope of the source a package answered through
-    /// [`InstalledCatalog::source_packages`] came from: it is advertised within that
-    /// scope alone. `None` for a package installed on the host.
-    fn source_scope(&self, _package_id: &str) -> Option<SourceScope> {
+    /// [`InstalledCatalog::source_packages`] came from in `project`: it is advertised
+    /// within that scope alone. `None` for a package installed on the host.
+    fn source_scope(&self, _project: &str, _package_id: &str) -> Option<SourceScope> {
         None
     }
 }

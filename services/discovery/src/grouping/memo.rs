@@ -48,7 +48,7 @@ impl Grouping {
         let (prepared, fresh) = self.memo.get(snapshot, sources, |previous| {
             // Packages of sources flagged `recognizesPackages` join the installed ones,
             // scanned again whenever a sync changed the snapshot (seed 000).
-            let recognized = self.catalog.source_packages(sources);
+            let recognized = self.catalog.source_packages(project, sources);
             let combined: Vec<_>;
             let installed = if recognized.is_empty() {
                 self.catalog.packages()

@@ -10,7 +10,8 @@
 //! once taken among the installed packages, hides the source's markdown package of the
 //! same directory through the double-loading rule (`lies_in_installed`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use neuralis_access::SourceScope;
@@ -64,8 +65,8 @@ pub fn recognized_packages(
 /// of the project), kept for reading their files until the next scan.
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
-    /// The packages scans found, by package id, with the scope of their source.
-    recognized: RwLock<HashMap<String, (InstalledPackage, SourceScope)>>,
+    /// The packages scans found, by project and package id, with their source's scope.
+    recognized: RwLock<HashMap<(String, String), (InstalledPackage, SourceScope)>>,
 }
 
 impl WithSourcePackages {
@@ -83,17 +84,26 @@ impl InstalledCatalog for WithSourcePackages {
         self.inner.packages()
     }
 
+    /// A package found under the same id in two projects' sources (two directories)
+    /// is read from neither: `read` names no project, and one project must never read
+    /// another's files (fail closed).
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
-        let dir = match self.recognized.read() {
-            Ok(recognized) => recognized.get(package_id).map(|(p, _)| p.dir.clone()),
-            Err(_) => None,
+        let dirs: BTreeSet<PathBuf> = match self.recognized.read() {
+            Ok(recognized) => recognized
+                .iter()
+                .filter(|((_, id), _)| id == package_id)
+                .map(|(_, (package, _))| package.dir.clone())
+                .collect(),
+            Err(_) => return Err(DiscoveryError::NotFound),
         };
-        match dir {
+        let mut dirs = dirs.into_iter();
+        match (dirs.next(), dirs.next()) {
+            (None, _) => self.inner.read(package_id, path),
             // No link followed, as for every installed package's files.
-            Some(dir) => LocalConnector::new(&dir, ConnectorLimits::default())
+            (Some(dir), None) => LocalConnector::new(&dir, ConnectorLimits::default())
                 .and_then(|connector| connector.read_beneath(path))
                 .map_err(|_| DiscoveryError::NotFound),
-            None => self.inner.read(package_id, path),
+            (Some(_), Some(_)) => Err(DiscoveryError::NotFound),
         }
     }
 
@@ -106,7 +116,7 @@ impl InstalledCatalog for WithSourcePackages {
     }
 
     /// An id already installed, or found twice, appears once (the first wins).
-    fn source_packages(&self, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+    fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         let mut found: Vec<(InstalledPackage, SourceScope)> = Vec::new();
         for source in sources {
             for package in recognized_packages(source, self.inner.packages()) {
@@ -120,17 +130,21 @@ impl InstalledCatalog for WithSourcePackages {
             }
         }
         if let Ok(mut recognized) = self.recognized.write() {
-            let scanned = found
-                .iter()
-                .map(|(p, s)| (p.package_id.clone(), (p.clone(), s.clone())));
+            let scanned = found.iter().map(|(p, s)| {
+                (
+                    (project.to_owned(), p.package_id.clone()),
+                    (p.clone(), s.clone()),
+                )
+            });
             recognized.extend(scanned);
         }
         found.into_iter().map(|(package, _)| package).collect()
     }
 
-    fn source_scope(&self, package_id: &str) -> Option<SourceScope> {
+    fn source_scope(&self, project: &str, package_id: &str) -> Option<SourceScope> {
         let recognized = self.recognized.read().ok()?;
-        recognized.get(package_id).map(|(_, scope)| scope.clone())
+        let key = (project.to_owned(), package_id.to_owned());
+        recognized.get(&key).map(|(_, scope)| scope.clone())
     }
 }
 
