@@ -417,6 +417,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
         // No package: attaching nothing changes nothing a later cell reads.
         p::ATTACH_PACKAGES => policy::AttachPackagesRequest {
             packages: Vec::new(),
+            complete: false,
         }
         .encode_to_vec(),
         // A member's view of a real file, explained: reads only.
@@ -430,6 +431,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
                 source_id: source_id.clone(),
                 scope: common::SourceScope::Project as i32,
                 owner: P.into(),
+                data_tree: false,
             }),
             package: Some(policy::PackageCandidate {
                 key: "repo/claude".into(),

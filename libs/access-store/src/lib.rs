@@ -22,6 +22,7 @@ pub mod store;
 pub mod testing;
 
 mod dialect;
+mod grants;
 mod records;
 mod schema;
 mod sql;

@@ -2,11 +2,14 @@
 //! agree (the `sql` module), so each operation is generic over the sqlx database, and
 //! the few places where the backends differ are asked of its [`Dialect`].
 
+use std::collections::BTreeSet;
+
 use async_trait::async_trait;
 use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
 
 use crate::dialect::Dialect;
+use crate::grants;
 use crate::records::{self, SnapshotRows};
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
 use crate::{
@@ -67,37 +70,6 @@ where
         .bind(scope)
         .fetch_one(&mut *connection)
         .await?)
-}
-
-/// Replaces every grant of `grantor` in `project` ('' for every project) by `roles`.
-async fn replace_grants<DB>(
-    connection: &mut DB::Connection,
-    project: &str,
-    grantor: &str,
-    roles: &RoleFeatures,
-) -> Result<(), StoreError>
-where
-    DB: Dialect,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-{
-    sqlx::query(sql::DELETE_GRANTS)
-        .bind(project)
-        .bind(grantor)
-        .execute(&mut *connection)
-        .await?;
-    for (role, features) in roles {
-        for feature in features {
-            sqlx::query(sql::INSERT_GRANT)
-                .bind(project)
-                .bind(grantor)
-                .bind(role.as_str())
-                .bind(feature.as_str())
-                .execute(&mut *connection)
-                .await?;
-        }
-    }
-    Ok(())
 }
 
 #[async_trait]
@@ -199,7 +171,7 @@ where
         let grantor = grants.grantor.key();
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
-        replace_grants::<DB>(&mut tx, project, &grantor, &grants.roles).await?;
+        grants::replace_grants::<DB>(&mut tx, project, &grantor, &grants.roles).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -207,7 +179,7 @@ where
     async fn attach_package(&self, defaults: &PackageDefaults) -> Result<(), StoreError> {
         let grantor = neuralis_access::Grantor::Package(defaults.package_id.clone()).key();
         let mut tx = DB::begin_write(&self.pool).await?;
-        replace_grants::<DB>(
+        grants::replace_grants::<DB>(
             &mut tx,
             sql::EVERY_PROJECT,
             &grantor,
@@ -224,6 +196,13 @@ where
                     .await?;
             }
         }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn retire_packages(&self, installed: &BTreeSet<String>) -> Result<(), StoreError> {
+        let mut tx = DB::begin_write(&self.pool).await?;
+        grants::retire_packages::<DB>(&mut tx, installed).await?;
         tx.commit().await?;
         Ok(())
     }

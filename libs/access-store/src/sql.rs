@@ -77,6 +77,10 @@ pub(crate) fn source_key_prefix(source_id: &str) -> String {
 pub(crate) const DELETE_GRANTS: &str =
     "DELETE FROM access_role_grants WHERE project = $1 AND grantor = $2";
 
+/// The packages that granted something by default (at attach, in every project).
+pub(crate) const ATTACHED_GRANTORS: &str = "SELECT DISTINCT grantor FROM access_role_grants \
+     WHERE project = '' AND grantor LIKE 'package:%'";
+
 pub(crate) const INSERT_GRANT: &str =
     "INSERT INTO access_role_grants (project, grantor, role, feature) VALUES ($1, $2, $3, $4)";
 

@@ -130,6 +130,12 @@ pub trait AccessStore: Send + Sync + 'static {
     /// administrator's edit survives a restart and no floor is ever lost.
     async fn attach_package(&self, defaults: &PackageDefaults) -> Result<(), StoreError>;
 
+    /// Forgets the default grants of every package not in `installed` (a package removed
+    /// since it was attached grants nothing any more), in one transaction. Only grants a
+    /// package made at attach (in every project) go; an administrator's grants and
+    /// revocations stay as they are, and so do the removed package's scope policies.
+    async fn retire_packages(&self, installed: &BTreeSet<String>) -> Result<(), StoreError>;
+
     /// Replaces the administrator's revocations of package default grants in `project`
     /// (`None`: every project). A revoked default stays revoked across re-attaches.
     async fn put_grant_revocations(

@@ -32,6 +32,7 @@ on_both_backends!(
     an_administrator_revoke_wins_over_a_default_and_survives_reattach,
     a_baseline_is_seeded_at_first_attach_and_an_admin_edit_survives_reattach,
     a_manifest_floor_cannot_be_loosened_by_an_edit_or_a_reattach,
+    a_removed_package_grants_nothing_and_what_an_administrator_set_stays,
 );
 
 fn roles(pairs: &[(&str, &[&str])]) -> RoleFeatures {
@@ -184,4 +185,43 @@ async fn a_manifest_floor_cannot_be_loosened_by_an_edit_or_a_reattach(store: Sto
     store.attach_package(&newer).await.unwrap();
     let shown = store.source(&scope).await.unwrap().unwrap().policy.unwrap();
     assert!(shown.paths.contains(&floor("keys/**")));
+}
+
+/// Issue 27: the grantor of a default grant is its package, so a package no longer
+/// installed grants nothing; an administrator's grants and revocations stay.
+async fn a_removed_package_grants_nothing_and_what_an_administrator_set_stays(store: Store) {
+    store
+        .attach_package(&defaults(&[("member", &["acme.access"])], vec![]))
+        .await
+        .unwrap();
+    let other = PackageDefaults {
+        package_id: "other".into(),
+        default_role_grants: roles(&[("member", &["other.read"])]),
+        baselines: vec![],
+    };
+    store.attach_package(&other).await.unwrap();
+    let admin = RoleGrants {
+        grantor: Grantor::Administrator,
+        roles: BTreeMap::from([("member".to_owned(), set(&["acme.admin-set"]))]),
+    };
+    store.put_role_grants(None, &admin).await.unwrap();
+    store
+        .put_grant_revocations(Some("p1"), &roles(&[("member", &["other.read"])]))
+        .await
+        .unwrap();
+    store.retire_packages(&set(&["other"])).await.unwrap();
+    assert_eq!(
+        features(&store, "p2", "member").await,
+        set(&["acme.admin-set", "other.read"]),
+        "acme is gone; other and the administrator's grant stay"
+    );
+    assert_eq!(
+        store.grant_revocations(Some("p1")).await.unwrap(),
+        roles(&[("member", &["other.read"])])
+    );
+    store.retire_packages(&BTreeSet::new()).await.unwrap();
+    assert_eq!(
+        features(&store, "p2", "member").await,
+        set(&["acme.admin-set"])
+    );
 }

@@ -73,6 +73,7 @@ fn batch() -> EvaluationRequest {
         }],
         packages,
         files,
+        data_sources: Vec::new(),
     }
 }
 

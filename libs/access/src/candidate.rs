@@ -85,6 +85,10 @@ pub struct EvaluationRequest {
     pub packages: Vec<PackageCandidate>,
     /// The member files.
     pub files: Vec<FileCandidate>,
+    /// The ids of the batch's sources that are agent data trees (the `data://`
+    /// namespace): their files are also decided by the package data zone they lie in
+    /// ([`crate::data_zone`]).
+    pub data_sources: Vec<String>,
 }
 
 /// A validated batch: every field checked and every path split into segments, once.

@@ -12,13 +12,14 @@
 //! show what the policy denies where the file really lies. A file with content flags is
 //! hidden when its policy says so (`hide_flagged_files`), decided here like any gate.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use neuralis_layout::Category;
 
 use crate::candidate::CheckedBatch;
 use crate::compiled::Located;
+use crate::data_zone::DataZones;
 use crate::package_gates::{PackageGates, pinned_default};
 use crate::precedence::{self, Activation, Switches};
 use crate::recorder::{NoRecord, Recorder};
@@ -162,6 +163,9 @@ struct Gates<'a> {
     /// Installed packages whose scope has an attached policy (by package key): `None`
     /// hides the package (its scope is switched off or its policy no longer validates).
     installed: HashMap<&'a str, Option<CallerPolicy>>,
+    /// The batch's data sources (agent data trees) and the package zones in them.
+    data_sources: HashSet<&'a str>,
+    zones: DataZones,
 }
 
 impl<'a> Gates<'a> {
@@ -218,6 +222,8 @@ impl<'a> Gates<'a> {
             features: FeatureSet::for_caller(caller, snapshot.role_features.iter().cloned()),
             policies,
             installed,
+            data_sources: request.data_sources.iter().map(String::as_str).collect(),
+            zones: DataZones::new(snapshot, compile),
         }
     }
 
@@ -246,6 +252,7 @@ impl<'a> Gates<'a> {
         };
         PackageGates {
             origin: &package.origin,
+            in_data_tree: matches!(&package.origin, Origin::Source(id) if self.data_sources.contains(id.as_str())),
             hides_flagged: self.hides_flagged(package),
             policy,
             start,
@@ -318,6 +325,7 @@ impl<'a> Gates<'a> {
         let visible = root.is_visible()
             && self.not_flagged_away(file, package, recorder)
             && package.readable(path, start, recorder)
+            && self.in_readable_zone(path, package, recorder)
             && self.holds_required(&file.required_features, recorder)
             && self.private_to_caller(file.private_owner.as_deref(), recorder);
         if !visible {
@@ -353,6 +361,22 @@ impl<'a> Gates<'a> {
             recorder.step(|| steps::access_feature(self.caller, self.snapshot, feature, held));
         }
         held
+    }
+
+    /// A data-source file lies in a package's data zone: the zone's baseline
+    /// (`data://<zone>`) must let it be read too (seed 002, "uriPolicies").
+    fn in_readable_zone<R: Recorder>(
+        &self,
+        path: &[&str],
+        package: &PackageGates<'_>,
+        recorder: &mut R,
+    ) -> bool {
+        if !package.in_data_tree {
+            return true;
+        }
+        let readable = self.zones.readable(path);
+        recorder.step(|| steps::data_zone(path, readable));
+        readable
     }
 
     /// `requiredFeatures`: an empty list gates nothing.

@@ -15,6 +15,7 @@
 //!   reused across requests (the text is still read and compared on every request);
 //! - [`floor`]: restrict-only floors that no rule can lift;
 //! - [`scope`]: whether a caller's scope reaches a source;
+//! - [`data_zone`]: package data zones deciding a data tree's files;
 //! - [`privacy`]: agent-private subtrees;
 //! - [`feature`] and [`grant`]: features held by a caller, `requiredFeatures`, `accessFeature`;
 //! - [`overrides`] and [`precedence`]: the per-file precedence predicate;
@@ -27,6 +28,7 @@
 pub mod caller;
 pub mod candidate;
 pub mod compiled;
+pub mod data_zone;
 pub mod decision;
 pub mod error;
 pub mod evaluate;

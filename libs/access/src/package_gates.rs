@@ -11,6 +11,8 @@ use crate::{CallerPolicy, FileCandidate, Origin};
 /// One package's share of the per-request state.
 pub(crate) struct PackageGates<'g> {
     pub(crate) origin: &'g Origin,
+    /// It lies in a data source: its files' data zones decide them too.
+    pub(crate) in_data_tree: bool,
     /// Its policy hides files with content flags.
     pub(crate) hides_flagged: bool,
     /// The policy deciding its paths: `None` hides it; an installed package has no URI

@@ -100,6 +100,8 @@ pub enum StepKind {
     Category,
     /// A file reached through an in-root link, decided again under its real path.
     RealPath,
+    /// A data-source file against its package zone's `data://` baseline.
+    DataZone,
 }
 
 /// What a step did to the decision.

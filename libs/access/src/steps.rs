@@ -131,6 +131,19 @@ pub(crate) fn privacy_owner(owner: &str, caller: &Caller, passes: bool) -> Step 
     Step::new(StepKind::PrivacyOwner, matched, gate(passes))
 }
 
+/// A data-source file against the baseline of the package zone it lies in.
+pub(crate) fn data_zone(path: &[&str], readable: bool) -> Step {
+    let zone = crate::data_zone::zone_of(path).map(|(zone, _)| zone.scope());
+    let matched = match (zone, readable) {
+        (Some(zone), true) => format!("in data zone `{zone}`, whose baseline lets it be read"),
+        (Some(zone), false) => {
+            format!("in data zone `{zone}`, whose baseline (or switch) does not let it be read")
+        }
+        (None, _) => "in a data source, outside every package zone".to_owned(),
+    };
+    Step::new(StepKind::DataZone, matched, gate(readable))
+}
+
 /// A flagged file under a policy that hides flagged files.
 pub(crate) fn content_flags(hidden: bool) -> Step {
     let matched = if hidden {

@@ -128,6 +128,7 @@ prop_compose! {
         let request = EvaluationRequest {
             project: PROJECT.into(),
             sources: vec![header],
+            data_sources: Vec::new(),
             packages: vec![package],
             files: vec![candidate],
         };

@@ -314,6 +314,7 @@ fn shuffle(request: &EvaluationRequest, seed: u64) -> (EvaluationRequest, Vec<us
                 ..request.files[*old].clone()
             })
             .collect(),
+        data_sources: request.data_sources.clone(),
     };
     (shuffled, package_from, file_from)
 }

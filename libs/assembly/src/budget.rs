@@ -3,9 +3,10 @@
 //! Agent tools pay the whole catalog in every prompt; a caller that gives a budget gets
 //! the overview that fits it, by these rules, in this order:
 //!
-//! 1. **Always-on content is never dropped**: the block's own tags and every active
+//! 1. **Always-on content is never dropped**: the block's own tags, every active
 //!    prompt-injected entry (rules, instructions, agents — their bodies are in the prompt
-//!    anyway). When they alone exceed the budget the call fails, naming the minimum.
+//!    anyway) and the text the caller renders after the block (the `<data_areas>`
+//!    rows). When they alone exceed the budget the call fails, naming the minimum.
 //! 2. **Descriptions are shortened before any entry is dropped**: every other entry first
 //!    shows a description cut to [`crate::overview`]'s short length and a skill's bundle
 //!    as its size (`[files: 12]`); then, most useful first, entries get their full line
@@ -60,13 +61,15 @@ pub enum BudgetError {
     BelowAlwaysOn { budget: usize, minimum: usize },
 }
 
-/// Renders the `<packages>` block of `packages` within `budget` tokens.
+/// Renders the `<packages>` block of `packages`, then `always` (always-on text the
+/// caller renders after it, such as the `<data_areas>` block), within `budget` tokens.
 pub fn render_overview_within(
     packages: &[PackageView],
+    always: &str,
     budget: usize,
     counter: &impl TokenCount,
 ) -> Result<Fitted, BudgetError> {
-    let mut plan = Plan::new(packages, counter);
+    let mut plan = Plan::new(packages, always, counter);
     if plan.fits(budget)
         && let Some(fitted) = plan.checked(budget)
     {
@@ -118,6 +121,8 @@ struct Block<'a> {
 
 struct Plan<'a, C> {
     counter: &'a C,
+    /// Always-on text after the block.
+    always: &'a str,
     frame: usize,
     blocks: Vec<Block<'a>>,
     entries: Vec<Entry<'a>>,
@@ -130,10 +135,13 @@ struct Plan<'a, C> {
 }
 
 impl<'a, C: TokenCount> Plan<'a, C> {
-    fn new(packages: &'a [PackageView], counter: &'a C) -> Self {
-        let frame = counter.tokens(overview::OPEN) + counter.tokens(overview::CLOSE);
+    fn new(packages: &'a [PackageView], always: &'a str, counter: &'a C) -> Self {
+        let frame = counter.tokens(overview::OPEN)
+            + counter.tokens(overview::CLOSE)
+            + counter.tokens(always);
         let mut plan = Plan {
             counter,
+            always,
             frame,
             blocks: Vec::new(),
             entries: Vec::new(),
@@ -306,6 +314,7 @@ impl<'a, C: TokenCount> Plan<'a, C> {
             out.push_str(&trailer);
         }
         out.push_str(overview::CLOSE);
+        out.push_str(self.always);
         out
     }
 

@@ -10,18 +10,21 @@
 //!   namespaced");
 //! - [`overview`]: the agent's `<packages>` block;
 //! - [`budget`]: the overview within a token budget;
+//! - [`data_areas`]: the agent's `<data_areas>` block (seed 002, "dataLayout");
 //! - [`hydration`]: which prompt-injected files are read, in which order, under a
 //!   byte budget.
 #![forbid(unsafe_code)]
 
 pub mod budget;
 pub mod collision;
+pub mod data_areas;
 pub mod hydration;
 pub mod overview;
 pub mod view;
 
 pub use budget::{BudgetError, Fitted, O200k, TokenCount, render_overview_within};
 pub use collision::{SkillIndex, assign_activation_ids};
+pub use data_areas::{DataArea, render_data_areas};
 pub use hydration::{FileRef, HydrationBudget, hydration_order};
 pub use overview::{escape_text, render_overview};
 pub use view::{FileState, FileView, Origin, PackageView, order_packages, package_order_key};

@@ -99,7 +99,7 @@ fn catalog() -> Vec<PackageView> {
 #[test]
 fn an_overview_within_its_budget_is_the_whole_overview() {
     let whole = render_overview(&catalog());
-    let fitted = render_overview_within(&catalog(), 100_000, &O200k).expect("fits");
+    let fitted = render_overview_within(&catalog(), "", 100_000, &O200k).expect("fits");
     assert_eq!(fitted.text, whole);
     assert_eq!(fitted.left_out, 0);
     assert_eq!(fitted.tokens, O200k.tokens(&whole));
@@ -108,7 +108,8 @@ fn an_overview_within_its_budget_is_the_whole_overview() {
 #[test]
 fn descriptions_are_shortened_before_any_entry_is_dropped() {
     let whole = Words.tokens(&render_overview(&catalog()));
-    let fitted = render_overview_within(&catalog(), whole - 10, &Words).expect("fits shortened");
+    let fitted =
+        render_overview_within(&catalog(), "", whole - 10, &Words).expect("fits shortened");
     assert_eq!(fitted.left_out, 0, "{}", fitted.text);
     assert!(fitted.text.contains('…'), "{}", fitted.text);
     assert!(fitted.tokens <= whole - 10);
@@ -117,7 +118,7 @@ fn descriptions_are_shortened_before_any_entry_is_dropped() {
 #[test]
 fn the_most_useful_entries_keep_their_full_line_first() {
     let whole = Words.tokens(&render_overview(&catalog()));
-    let fitted = render_overview_within(&catalog(), whole - 10, &Words).expect("fits");
+    let fitted = render_overview_within(&catalog(), "", whole - 10, &Words).expect("fits");
     let review = line_of(&fitted.text, "skills-review");
     assert!(review.contains(LONG.split_whitespace().last().unwrap_or_default()));
     let faq = line_of(&fitted.text, "docs-faq");
@@ -138,7 +139,7 @@ fn docs_are_dropped_before_commands_and_commands_before_skills() {
     ];
     let mut seen_drops = 0;
     for budget in (40..200).step_by(5) {
-        let Ok(fitted) = render_overview_within(&catalog(), budget, &Words) else {
+        let Ok(fitted) = render_overview_within(&catalog(), "", budget, &Words) else {
             continue;
         };
         let kept: Vec<bool> = order.iter().map(|id| fitted.text.contains(id)).collect();
@@ -157,13 +158,13 @@ fn docs_are_dropped_before_commands_and_commands_before_skills() {
 
 #[test]
 fn a_package_whose_entries_are_all_dropped_loses_its_block() {
-    let fitted = render_overview_within(&catalog(), 100, &Words).expect("fits");
+    let fitted = render_overview_within(&catalog(), "", 100, &Words).expect("fits");
     assert!(!fitted.text.contains("docs-pack"), "{}", fitted.text);
 }
 
 #[test]
 fn one_line_says_how_many_were_left_out_and_how_to_find_them() {
-    let fitted = render_overview_within(&catalog(), 100, &Words).expect("fits");
+    let fitted = render_overview_within(&catalog(), "", 100, &Words).expect("fits");
     let trailer = format!("{} more entries left out", fitted.left_out);
     assert!(fitted.text.contains(&trailer), "{}", fitted.text);
     assert!(fitted.text.contains("search the packages"));
@@ -172,19 +173,19 @@ fn one_line_says_how_many_were_left_out_and_how_to_find_them() {
 
 #[test]
 fn a_budget_below_the_always_on_content_is_refused_naming_the_minimum() {
-    let error = render_overview_within(&catalog(), 5, &Words).expect_err("too small");
+    let error = render_overview_within(&catalog(), "", 5, &Words).expect_err("too small");
     let BudgetError::BelowAlwaysOn { budget, minimum } = error.clone();
     assert_eq!(budget, 5);
     // The frame, acme's tags, the rule's line and the line saying 5 were left out.
     assert!(minimum > 5);
-    assert!(render_overview_within(&catalog(), minimum, &Words).is_ok());
-    assert!(render_overview_within(&catalog(), minimum - 1, &Words).is_err());
+    assert!(render_overview_within(&catalog(), "", minimum, &Words).is_ok());
+    assert!(render_overview_within(&catalog(), "", minimum - 1, &Words).is_err());
     assert!(error.to_string().contains(&minimum.to_string()));
 }
 
 #[test]
 fn an_empty_overview_needs_only_its_tags() {
-    let fitted = render_overview_within(&[], 10, &Words).expect("fits");
+    let fitted = render_overview_within(&[], "", 10, &Words).expect("fits");
     assert_eq!(fitted.text, "<packages>\n</packages>\n");
     assert_eq!(fitted.left_out, 0);
 }
@@ -234,7 +235,7 @@ fn check_fitted(packages: &[PackageView], budget: usize, counter: &impl TokenCou
         .flat_map(|p| &p.files)
         .filter(|f| matches!(f.state, FileState::Active | FileState::Manual))
         .collect();
-    match render_overview_within(packages, budget, counter) {
+    match render_overview_within(packages, "", budget, counter) {
         Ok(fitted) => {
             assert!(fitted.tokens <= budget, "{} > {budget}", fitted.tokens);
             assert_eq!(fitted.tokens, counter.tokens(&fitted.text));
@@ -280,4 +281,22 @@ proptest! {
     ) {
         check_fitted(&packages, budget, &O200k);
     }
+}
+
+#[test]
+fn text_rendered_after_the_block_is_always_on_and_counted() {
+    let areas = "<data_areas>\n- acme: data://acme/ cache, state\n</data_areas>\n";
+    let without = render_overview_within(&catalog(), "", 100, &Words).expect("fits");
+    let with = render_overview_within(&catalog(), areas, 100, &Words).expect("fits");
+    assert!(with.text.ends_with(areas), "{}", with.text);
+    assert!(with.tokens <= 100);
+    assert!(
+        with.left_out >= without.left_out,
+        "the areas' tokens come out of the entries"
+    );
+    let BudgetError::BelowAlwaysOn { minimum, .. } =
+        render_overview_within(&catalog(), areas, 5, &Words).expect_err("too small");
+    let BudgetError::BelowAlwaysOn { minimum: bare, .. } =
+        render_overview_within(&catalog(), "", 5, &Words).expect_err("too small");
+    assert_eq!(minimum, bare + Words.tokens(areas));
 }

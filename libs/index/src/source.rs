@@ -113,6 +113,13 @@ pub struct SourceRecord {
     pub trigger: String,
     /// Agent-private subtree patterns with an `{agent}` placeholder.
     pub privacy_patterns: Vec<String>,
+    /// Globs (relative to the root; `*` within one segment, `**` any depth) of files a
+    /// sync leaves out of the index. A new data source is seeded with the installed
+    /// packages' metrics files (seed 002, "machineWritten"); later only its owner edits it.
+    pub exclude_globs: Vec<String>,
+    /// A local source whose directory is also a package source (seed 000,
+    /// `recognizesPackages`), its packages advertised only within its scope.
+    pub recognizes_packages: bool,
     /// How the last run went.
     pub status: SyncStatus,
     /// When the source was created (ms since the epoch).

@@ -24,8 +24,8 @@ pub const DATA_SCHEME: &str = "data://";
 pub struct Attachment {
     /// The package id: the grantor of its default grants.
     pub package_id: String,
-    /// Role to the features it receives by default, limited to the package's own
-    /// features (see [`attachment`]).
+    /// Role to the features it receives by default (any feature id, see
+    /// [`attachment`]).
     pub default_role_grants: BTreeMap<String, BTreeSet<String>>,
     /// One policy per URI scope the package declares (`packages://<id>`,
     /// `data://<zone>`), paths relative to that scope.
@@ -51,19 +51,20 @@ pub fn packages_scope(id: &str) -> String {
 /// "dataLayout"): `data://<id>` for a first-party package, `data://_installed/<id>` for
 /// every other install class.
 pub fn data_scope(id: &str, trust: Trust) -> String {
+    // The zone is one folder of the data tree (`@acme/reports` is `acme-reports`).
+    let slug = crate::data_layout::zone_slug(id);
     match trust {
-        Trust::FirstParty => format!("{DATA_SCHEME}{id}"),
-        _ => format!("{DATA_SCHEME}_installed/{id}"),
+        Trust::FirstParty => format!("{DATA_SCHEME}{slug}"),
+        _ => format!("{DATA_SCHEME}_installed/{slug}"),
     }
 }
 
 /// The attachment of a validated manifest.
 ///
 /// - `defaultRoleGrants` "maps role names to the feature ids each role receives by
-///   default". A package may grant only features it introduces (`providesFeatures` and
-///   its own `accessFeature`): a default grant of another package's feature would let
-///   any installed package widen access it does not own, so such entries are left out
-///   (and reported by the caller through [`foreign_grants`]).
+///   default": every id is kept, the package's own or another's (the seed limits
+///   nothing; docs/decisions/policy.md). The package is the grantor, so a later version
+///   replaces these grants and a removed package stops granting them.
 /// - `uriPolicies`: "The loader substitutes <self> at boot and seeds matching baselines
 ///   into source configuration at first attach." Each declared pattern
 ///   `<scheme><self>/<rest>` lands in its scope's policy; a `rest` of `**` sets the
@@ -72,20 +73,12 @@ pub fn data_scope(id: &str, trust: Trust) -> String {
 ///   installed package without baselines is visible), nothing else.
 pub fn attachment(manifest: &Manifest) -> Attachment {
     let id = manifest.id();
-    let own = own_features(manifest);
     let default_role_grants = manifest
         .requires
         .default_role_grants
         .iter()
-        .map(|(role, features)| {
-            let granted = features
-                .iter()
-                .filter(|feature| own.contains(feature.as_str()))
-                .cloned()
-                .collect::<BTreeSet<_>>();
-            (role.clone(), granted)
-        })
         .filter(|(_, features)| !features.is_empty())
+        .map(|(role, features)| (role.clone(), features.iter().cloned().collect()))
         .collect();
     let mut scopes: BTreeMap<String, Vec<&UriPolicyBaseline>> = BTreeMap::new();
     for baseline in &manifest.uri_policies {
@@ -105,30 +98,6 @@ pub fn attachment(manifest: &Manifest) -> Attachment {
         default_role_grants,
         baselines,
     }
-}
-
-/// The `(role, feature)` default grants left out because the feature is not the
-/// package's own.
-pub fn foreign_grants(manifest: &Manifest) -> Vec<(String, String)> {
-    let own = own_features(manifest);
-    manifest
-        .requires
-        .default_role_grants
-        .iter()
-        .flat_map(|(role, features)| features.iter().map(move |f| (role, f)))
-        .filter(|(_, feature)| !own.contains(feature.as_str()))
-        .map(|(role, feature)| (role.clone(), feature.clone()))
-        .collect()
-}
-
-fn own_features(manifest: &Manifest) -> BTreeSet<&str> {
-    let requires = &manifest.requires;
-    requires
-        .provides_features
-        .iter()
-        .map(|feature| feature.id.as_str())
-        .chain(requires.access_feature.as_deref())
-        .collect()
 }
 
 /// The scope and the rest of a declared pattern (`data://<self>/cache/**` gives
@@ -207,6 +176,11 @@ mod tests {
             .collect();
         assert_eq!(scopes, ["data://_installed/acme", "packages://acme"]);
         assert_eq!(data_scope("acme", Trust::FirstParty), "data://acme");
+        assert_eq!(
+            data_scope("@acme/reports", Trust::Trusted),
+            "data://_installed/acme-reports",
+            "the zone is the one folder dataLayout renders"
+        );
     }
 
     #[test]
@@ -233,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn default_role_grants_grant_only_the_package_own_features() {
+    fn default_role_grants_may_name_any_feature_id() {
         let m = manifest(
             json!({"requires": {
                 "providesFeatures": ["acme.read"],
@@ -242,20 +216,16 @@ mod tests {
             }}),
             Trust::Untrusted,
         );
-        let attached = attachment(&m);
+        let set = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect::<BTreeSet<_>>();
         assert_eq!(
-            attached.default_role_grants,
-            BTreeMap::from([(
-                "member".to_owned(),
-                BTreeSet::from(["acme.access".to_owned(), "acme.read".to_owned()])
-            )])
-        );
-        assert_eq!(
-            foreign_grants(&m),
-            vec![
-                ("guest".to_owned(), "other.x".to_owned()),
-                ("member".to_owned(), "other.admin".to_owned())
-            ]
+            attachment(&m).default_role_grants,
+            BTreeMap::from([
+                ("guest".to_owned(), set(&["other.x"])),
+                (
+                    "member".to_owned(),
+                    set(&["acme.access", "acme.read", "other.admin"])
+                ),
+            ])
         );
     }
 }

@@ -50,7 +50,29 @@ pub fn zone_root(slug: &str, trust: Trust) -> String {
 /// The zone slug of a package id: the id without its `@`, the scope joined by `-`
 /// (`@acme/reports` is `acme-reports`), so it is always one path segment.
 pub fn zone_slug(package_id: &str) -> String {
-    package_id.trim_start_matches('@').replace('/', "-")
+    neuralis_access::data_zone::zone_slug(package_id)
+}
+
+/// The exclude globs a new data source starts with for one package (seed 002,
+/// "machineWritten"): its `metrics` globs anchored to its zone folder in the data tree
+/// (`<slug>/…` first-party, `_installed/<slug>/…` otherwise). Logs keep the exclude they
+/// already have and runtime text stays searchable, so neither is listed; only trusted
+/// and first-party packages' declarations are used.
+pub fn metrics_excludes(package_id: &str, trust: Trust, layout: &DataLayout) -> Vec<String> {
+    if !matches!(trust, Trust::FirstParty | Trust::Trusted) {
+        return Vec::new();
+    }
+    let slug = zone_slug(package_id);
+    let zone = match trust {
+        Trust::FirstParty => slug,
+        _ => format!("_installed/{slug}"),
+    };
+    layout
+        .machine_written
+        .iter()
+        .filter(|written| written.class == WrittenClass::Metrics)
+        .map(|written| format!("{zone}/{}", written.path))
+        .collect()
 }
 
 /// A test on one character of a name.

@@ -265,3 +265,34 @@ mod properties {
         }
     }
 }
+
+/// Seed 002, "machineWritten": "a new project's data source leaves the metrics files out
+/// of its index from the start, while logs keep the default exclude they already have and
+/// runtime text stays searchable"; "The globs are anchored to your own zone"; "Only
+/// trusted and first-party packages' declarations are used".
+#[test]
+fn machine_written_metrics_globs_seed_a_new_data_source_anchored_to_the_zone() {
+    use neuralis_manifest::Trust;
+    use neuralis_manifest::data_layout::metrics_excludes;
+    let layout = serde_json::json!({"dataLayout": {"machineWritten": [
+        {"path": "*/usage/events.jsonl", "class": "metrics"},
+        {"path": "audit/**", "class": "log"},
+        {"path": "*/runs/**", "class": "runtime-text"}
+    ]}});
+    let doc = |id: &str| serde_json::json!({"name": id, "neuralis": layout.clone()});
+    let seeded = |id: &str, trust: Trust| {
+        let manifest = neuralis_manifest::validate(&doc(id), trust)
+            .manifest
+            .unwrap();
+        metrics_excludes(manifest.id(), trust, &manifest.data_layout)
+    };
+    assert_eq!(
+        seeded("acme", Trust::FirstParty),
+        ["acme/*/usage/events.jsonl"]
+    );
+    assert_eq!(
+        seeded("@acme/notes", Trust::Trusted),
+        ["_installed/acme-notes/*/usage/events.jsonl"]
+    );
+    assert!(seeded("acme", Trust::Untrusted).is_empty());
+}

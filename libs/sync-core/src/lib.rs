@@ -1,13 +1,15 @@
 //! The pure rules of a sync, shared by the sync service and its tests: how a sync
 //! trigger is written ([`trigger`]), how a file is split into search chunks
 //! ([`chunk`]), which index rows a sync writes ([`plan`]), which directories may be
-//! a source root ([`roots`]), and how replicas share a source's runs ([`lease`]).
+//! a source root ([`roots`]), how replicas share a source's runs ([`lease`]), and which
+//! files a source leaves out of the index ([`exclude`]).
 //!
 //! Pure: no I/O, no async. The service feeds them listings and rows and carries out
 //! what they decide.
 #![forbid(unsafe_code)]
 
 pub mod chunk;
+pub mod exclude;
 pub mod lease;
 pub mod plan;
 pub mod roots;

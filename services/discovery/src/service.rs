@@ -20,7 +20,7 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::{AccessPort, IndexPort, InstalledCatalog, SourceInfo};
 use crate::decision::answer::Answer;
 use crate::decision::decided::{Decided, Evaluated};
-use crate::decision::scope::validate_scope;
+use crate::decision::scope::{hide_beyond_source_scope, validate_scope};
 use crate::decision::share::{Cost, FairShareExt};
 use crate::grouping::memo::Grouping;
 use crate::grouping::rekey::Rekeyed;
@@ -170,11 +170,15 @@ impl Discovery {
                 .prepare(&scope.project, &sources, &snapshot, &self.parts.inventory);
         // Access is decided now, for this caller, after the inventory read: a change
         // committed before this moment is honoured even if the request started earlier.
-        let evaluation = self
+        let mut evaluation = self
             .parts
             .access
             .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
+        // A package from a package source reaches only that source's scope (seed 000).
+        hide_beyond_source_scope(&prepared.request, &mut evaluation, caller, |id| {
+            self.parts.catalog.source_scope(&scope.project, id)
+        });
         Ok(Some(Evaluated {
             prepared,
             evaluation,

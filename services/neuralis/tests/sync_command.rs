@@ -70,6 +70,7 @@ async fn serve(index: &std::path::Path) -> (String, SyncService) {
         forgetter: Arc::new(neuralis_sync::NoForget),
         kept_dirs: Vec::new(),
         require_allowed_roots: false,
+        data_excludes: Vec::new(),
     };
     let service = SyncService::from_parts(&SyncConfig::default(), parts)
         .await

@@ -157,6 +157,7 @@ fn batch(files: usize) -> EvaluationRequest {
         sources: vec![header],
         packages,
         files,
+        data_sources: Vec::new(),
     }
 }
 

@@ -222,7 +222,13 @@ impl LocalPolicy {
         request: pb::AttachPackagesRequest,
     ) -> Result<pb::AttachPackagesResponse, PolicyError> {
         permit.for_every_project()?;
+        let complete = request.complete;
         let packages = convert::attach::attachments_from_proto(request)?;
+        if complete {
+            // Removed packages first: a package never grants past its removal.
+            let installed = packages.iter().map(|p| p.package_id.clone()).collect();
+            self.store.retire_packages(&installed).await?;
+        }
         for defaults in &packages {
             self.store.attach_package(defaults).await?;
             tracing::info!(
@@ -349,6 +355,8 @@ pub(crate) fn snapshot_query(
                     .filter(|package| package.origin == neuralis_access::Origin::Installed)
                     .map(|package| neuralis_access::installed_scope(&package.key)),
             )
+            // The package zones a data source's files lie in (seed 002, `data://<self>`).
+            .chain(neuralis_access::data_zone::zone_scopes(request))
             .collect(),
     }
 }

@@ -23,6 +23,8 @@ on_both_stores!(
     a_default_role_grant_opens_an_access_feature_until_an_administrator_revokes_it,
     an_attached_floor_cannot_be_loosened_and_is_shown_to_the_administrator,
     only_services_attach_and_only_platform_administrators_read_an_installed_scope,
+    a_removed_package_no_longer_grants_by_default_and_an_administrator_grant_stays,
+    a_data_baseline_denying_read_hides_the_data_source_file_under_that_zone,
 );
 
 const SCOPE: &str = "packages://acme";
@@ -53,6 +55,7 @@ fn attach_request() -> pb::AttachPackagesRequest {
                 policy: Some(policy_to_proto(&baseline)),
             }],
         }],
+        complete: false,
     }
 }
 
@@ -197,5 +200,91 @@ async fn only_services_attach_and_only_platform_administrators_read_an_installed
     assert!(
         matches!(read, Err(PolicyError::PermissionDenied(_))),
         "{read:?}"
+    );
+}
+
+/// Seed 002, "defaultRoleGrants maps role names to the feature ids each role receives
+/// by default": by default of an installed package, so a package removed (absent from a
+/// complete attach) grants nothing any more; what an administrator granted stays.
+async fn a_removed_package_no_longer_grants_by_default_and_an_administrator_grant_stays(
+    h: Harness,
+) {
+    h.client
+        .attach_packages(service(), attach_request())
+        .await
+        .unwrap();
+    assert_eq!(
+        codes(&h, member()).await.0,
+        Active,
+        "granted by the manifest"
+    );
+    let removed = pb::AttachPackagesRequest {
+        packages: vec![],
+        complete: true,
+    };
+    h.client
+        .attach_packages(service(), removed.clone())
+        .await
+        .unwrap();
+    assert_eq!(codes(&h, member()).await.0, Hidden, "the grantor is gone");
+    let by_hand = pb::PutRoleGrantsRequest {
+        grantor: pb::GrantorKind::Administrator.into(),
+        package_id: String::new(),
+        grants: vec![pb::RoleGrant {
+            role: "member".into(),
+            features: vec!["acme.access".into()],
+            revoked: vec![],
+        }],
+        project_id: support::PROJECT.into(),
+    };
+    h.client.put_role_grants(admin(), by_hand).await.unwrap();
+    h.client.attach_packages(service(), removed).await.unwrap();
+    assert_eq!(
+        codes(&h, member()).await.0,
+        Active,
+        "the administrator's grant stays"
+    );
+}
+
+/// Seed 002, "uriPolicies": the loader "seeds matching baselines into source
+/// configuration", and a data source is the `data://` namespace: the baseline of
+/// `data://acme` decides the data-source files under `acme/`, for a member too.
+async fn a_data_baseline_denying_read_hides_the_data_source_file_under_that_zone(h: Harness) {
+    support::put_policy(&h.client, &read_all()).await;
+    let denied = UriPolicy {
+        paths: vec![PathRule {
+            read: Some(false),
+            ..PathRule::new("secret/**")
+        }],
+        ..read_all()
+    };
+    let attach = pb::AttachPackagesRequest {
+        packages: vec![pb::PackageAttachment {
+            package_id: "acme".into(),
+            default_role_grants: vec![],
+            baselines: vec![pb::ScopeBaseline {
+                scope: "data://acme".into(),
+                policy: Some(policy_to_proto(&denied)),
+            }],
+        }],
+        complete: false,
+    };
+    h.client.attach_packages(service(), attach).await.unwrap();
+    let mut request = batch();
+    request.packages[0].root = String::new();
+    request.files.truncate(2);
+    request.files[0].path = "acme/secret/SKILL.md".into();
+    request.files[1].path = "acme/skills/open/SKILL.md".into();
+    request.files[1].category = neuralis_layout::Category::Skill;
+    request.files[1].default_enabled = true;
+    request.data_sources = vec![support::SOURCE.into()];
+    let evaluation = evaluate_as(&h.client, member(), None, &request)
+        .await
+        .unwrap();
+    let files: Vec<DecisionCode> = evaluation.files.iter().map(|d| d.code).collect();
+    assert_eq!(
+        files,
+        [Hidden, Active],
+        "the zone's secret subtree is hidden"
     );
 }

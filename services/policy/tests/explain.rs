@@ -171,6 +171,7 @@ async fn an_installed_packages_attached_floor_and_its_default_role_grant_are_nam
                 policy: Some(neuralis_policy::convert::policy_to_proto(&baseline)),
             }],
         }],
+        complete: false,
     };
     h.client
         .attach_packages(support::service(), attach)

@@ -35,6 +35,8 @@ pub struct LocalSync {
     /// The fair share of `SyncSource` calls (issue 25): a run reads a whole tree and
     /// writes the store, so one caller or project cannot start them without bound.
     share: FairShare,
+    /// The exclude globs a new data source starts with (seed 002, "machineWritten").
+    data_excludes: Vec<String>,
 }
 
 impl LocalSync {
@@ -51,7 +53,16 @@ impl LocalSync {
             scheduler,
             forgetter,
             share: FairShare::new(ShareLimits::default()),
+            data_excludes: Vec::new(),
         }
+    }
+
+    /// The same handlers seeding every new data source created without exclude globs
+    /// with `globs`: the metrics files of the installed trusted and first-party packages,
+    /// anchored to their zones. Written once, at create; never into a stored source.
+    pub fn with_data_excludes(mut self, globs: Vec<String>) -> Self {
+        self.data_excludes = globs;
+        self
     }
 
     /// The same handlers announcing source changes to the other replicas on `bus`, and
@@ -138,6 +149,9 @@ impl LocalSync {
         let mut record = source::record_from_spec(spec, now())?;
         self.core.check_root(&record.root)?;
         record.id = source::new_id(&record.project, &record.slug)?;
+        if record.kind == neuralis_index::SourceKind::Data && record.exclude_globs.is_empty() {
+            record.exclude_globs = self.data_excludes.clone();
+        }
         let store = self.core.deps.store.as_ref();
         let create = async {
             store.create_source(&record).await?;

@@ -50,6 +50,10 @@ pub struct SyncParts {
     /// A process that runs sync without discovery: roots must lie under
     /// `sync.allowed_roots`, and an empty list refuses every root.
     pub require_allowed_roots: bool,
+    /// The exclude globs a new data source created without any starts with: the
+    /// installed trusted and first-party packages' metrics files (seed 002,
+    /// "machineWritten"), anchored to their zones.
+    pub data_excludes: Vec<String>,
 }
 
 impl SyncService {
@@ -68,6 +72,7 @@ impl SyncService {
             forgetter: Arc::new(NoForget),
             kept_dirs: Vec::new(),
             require_allowed_roots: false,
+            data_excludes: Vec::new(),
         };
         Self::from_parts(config, parts).await
     }
@@ -102,7 +107,8 @@ impl SyncService {
         );
         let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots, leases));
         let mut local = LocalSync::new(core, config.auto_debounce(), parts.forgetter)
-            .with_fair_share(config.fair_share);
+            .with_fair_share(config.fair_share)
+            .with_data_excludes(parts.data_excludes);
         // Replicas share Redis: source changes are announced beside the invalidations.
         if let BusConfig::Redis { url, channel } = &config.bus {
             let notices = BusConfig::Redis {

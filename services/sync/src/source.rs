@@ -33,6 +33,8 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         bounds::path,
     )?;
     let privacy_patterns = privacy_patterns_for(kind, &spec.privacy_patterns)?;
+    bounds::each("source.exclude_globs", &spec.exclude_globs, bounds::path)?;
+    let exclude_globs = exclude_globs_from(&spec.exclude_globs)?;
     Ok(SourceRecord {
         // Assigned by the store's caller: a new one at create, the stored one after.
         id: String::new(),
@@ -45,6 +47,8 @@ pub fn record_from_spec(spec: &pb::SourceSpec, now: i64) -> Result<SourceRecord,
         owner,
         trigger,
         privacy_patterns,
+        exclude_globs,
+        recognizes_packages: recognizes_packages_for(kind, spec.recognizes_packages)?,
         status: SyncStatus::default(),
         created_at: now,
         updated_at: now,
@@ -191,6 +195,33 @@ fn privacy_patterns_for(kind: SourceKind, patterns: &[String]) -> Result<Vec<Str
     Ok(patterns.to_vec())
 }
 
+/// `recognizesPackages` is for local sources only (seed 000: "a local source flagged
+/// recognizesPackages: true ALSO becomes a runtime-WASM package source").
+fn recognizes_packages_for(kind: SourceKind, flagged: bool) -> Result<bool, SyncError> {
+    if flagged && kind != SourceKind::Local {
+        return Err(SyncError::invalid(
+            "source.recognizes_packages",
+            "is only for local sources",
+        ));
+    }
+    Ok(flagged)
+}
+
+/// Exclude globs, each checked as the exclude rule reads it.
+fn exclude_globs_from(globs: &[String]) -> Result<Vec<String>, SyncError> {
+    for (at, glob) in globs.iter().enumerate() {
+        if let Err(problem) =
+            neuralis_sync_core::exclude::ExcludeGlobs::new(std::slice::from_ref(glob))
+        {
+            return Err(SyncError::invalid(
+                format!("source.exclude_globs[{at}]"),
+                problem,
+            ));
+        }
+    }
+    Ok(globs.to_vec())
+}
+
 /// The stored source as the API shows it.
 pub fn to_proto(record: &SourceRecord) -> pb::Source {
     pb::Source {
@@ -205,6 +236,8 @@ pub fn to_proto(record: &SourceRecord) -> pb::Source {
             owner: record.owner.clone().unwrap_or_default(),
             trigger: record.trigger.clone(),
             privacy_patterns: record.privacy_patterns.clone(),
+            exclude_globs: record.exclude_globs.clone(),
+            recognizes_packages: record.recognizes_packages,
         }),
         status: Some(status_to_proto(&record.status)),
         created_at_ms: record.created_at,

@@ -106,5 +106,6 @@ pub fn batch(root: &str, files: &[(&str, Category)]) -> EvaluationRequest {
             .iter()
             .map(|(path, category)| file(0, path, *category))
             .collect(),
+        data_sources: Vec::new(),
     }
 }

@@ -19,7 +19,8 @@ pub(crate) use file_columns;
 macro_rules! source_columns {
     () => {
         "project, slug, kind, root, machine_uri, scope, owner, sync_trigger, \
-         privacy_patterns, status, created_at, updated_at, source_id"
+         privacy_patterns, status, created_at, updated_at, source_id, exclude_globs, \
+         recognizes_packages"
     };
 }
 pub(crate) use source_columns;
@@ -124,6 +125,7 @@ pub(crate) fn source_record(row: &AnyRow) -> Result<SourceRecord, IndexError> {
     let kind: String = column(row, "kind")?;
     let scope: String = column(row, "scope")?;
     let patterns: String = column(row, "privacy_patterns")?;
+    let excludes: String = column(row, "exclude_globs")?;
     let status: String = column(row, "status")?;
     Ok(SourceRecord {
         id: column(row, "source_id")?,
@@ -137,6 +139,9 @@ pub(crate) fn source_record(row: &AnyRow) -> Result<SourceRecord, IndexError> {
         trigger: column(row, "sync_trigger")?,
         privacy_patterns: serde_json::from_str(&patterns)
             .map_err(|err| corrupt("privacy_patterns", err.to_string()))?,
+        exclude_globs: serde_json::from_str(&excludes)
+            .map_err(|err| corrupt("exclude_globs", err.to_string()))?,
+        recognizes_packages: column::<i64>(row, "recognizes_packages")? != 0,
         status: decode_status(&status)?,
         created_at: column(row, "created_at")?,
         updated_at: column(row, "updated_at")?,

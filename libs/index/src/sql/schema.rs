@@ -197,8 +197,19 @@ CREATE TABLE IF NOT EXISTS index_leases (
 );
 ";
 
+/// A source's exclude globs (seed 002, "machineWritten": a new data source "leaves the
+/// metrics files out of its index from the start"), a JSON list like the privacy
+/// patterns, and whether a local source is also a package source (seed 000,
+/// `recognizesPackages`, 0 or 1). Additive: a release before it never reads the columns,
+/// and every source stored before it excludes nothing more and recognizes no package.
+const SQLITE_EXCLUDE_GLOBS: &str = "ALTER TABLE index_sources ADD COLUMN exclude_globs TEXT NOT NULL DEFAULT '[]'; \
+     ALTER TABLE index_sources ADD COLUMN recognizes_packages BIGINT NOT NULL DEFAULT 0;";
+
+const POSTGRES_EXCLUDE_GLOBS: &str = "ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS exclude_globs TEXT NOT NULL DEFAULT '[]'; \
+     ALTER TABLE index_sources ADD COLUMN IF NOT EXISTS recognizes_packages BIGINT NOT NULL DEFAULT 0;";
+
 /// The migrations of one dialect, in order: (version, statements).
-fn migrations(dialect: Dialect) -> [(i64, &'static str); 9] {
+fn migrations(dialect: Dialect) -> [(i64, &'static str); 10] {
     let (chunks, full_text, ids, deltas, flags, merges, wider_merges) = match dialect {
         Dialect::Sqlite => (
             SQLITE_CHUNKS,
@@ -230,6 +241,13 @@ fn migrations(dialect: Dialect) -> [(i64, &'static str); 9] {
         (7, merges),
         (8, wider_merges),
         (9, SOURCE_LEASES),
+        (
+            10,
+            match dialect {
+                Dialect::Sqlite => SQLITE_EXCLUDE_GLOBS,
+                Dialect::Postgres => POSTGRES_EXCLUDE_GLOBS,
+            },
+        ),
     ]
 }
 

@@ -9,7 +9,7 @@ pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
     let statement = concat!(
         "INSERT INTO index_sources (",
         source_columns!(),
-        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
          ON CONFLICT DO NOTHING"
     );
     let inserted = sqlx::query(statement)
@@ -26,6 +26,8 @@ pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
         .bind(source.created_at)
         .bind(source.updated_at)
         .bind(&source.id)
+        .bind(codec::encode_patterns(&source.exclude_globs))
+        .bind(i64::from(source.recognizes_packages))
         .execute(pool)
         .await?;
     // A taken slug (or, never in practice, a taken id: 64 random bits) inserts nothing.
@@ -84,7 +86,8 @@ pub(crate) async fn list(
 pub(crate) async fn update(pool: &AnyPool, source: &SourceRecord) -> Result<(), IndexError> {
     let updated = sqlx::query(
         "UPDATE index_sources SET kind = $3, root = $4, machine_uri = $5, scope = $6, \
-         owner = $7, sync_trigger = $8, privacy_patterns = $9, updated_at = $10 \
+         owner = $7, sync_trigger = $8, privacy_patterns = $9, updated_at = $10, \
+         exclude_globs = $11, recognizes_packages = $12 \
          WHERE project = $1 AND slug = $2",
     )
     .bind(&source.project)
@@ -97,6 +100,8 @@ pub(crate) async fn update(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
     .bind(&source.trigger)
     .bind(codec::encode_patterns(&source.privacy_patterns))
     .bind(source.updated_at)
+    .bind(codec::encode_patterns(&source.exclude_globs))
+    .bind(i64::from(source.recognizes_packages))
     .execute(pool)
     .await?;
     found(updated.rows_affected(), &source.project, &source.slug)

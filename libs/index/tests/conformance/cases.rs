@@ -31,6 +31,8 @@ pub(crate) fn source(project: &str, slug: &str) -> SourceRecord {
         owner: Some("agent-7".into()),
         trigger: "interval:5m".into(),
         privacy_patterns: vec!["agents/{agent}/**".into()],
+        exclude_globs: Vec::new(),
+        recognizes_packages: false,
         status: SyncStatus::default(),
         created_at: 1_000,
         updated_at: 1_000,

@@ -9,19 +9,24 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::InstalledCatalog;
 use crate::decision::answer::Answer;
 
-/// The `<packages>` overview block of `answer`, within `budget_tokens` when it is not 0.
+/// The `<packages>` overview block of `answer` followed by `always` (the `<data_areas>`
+/// block), within `budget_tokens` when it is not 0.
 pub(crate) fn overview(
     answer: &Answer,
+    always: &str,
     budget_tokens: u32,
 ) -> Result<pb::RenderOverviewResponse, DiscoveryError> {
     if budget_tokens == 0 {
+        let mut text = render_overview(&answer.packages);
+        text.push_str(always);
         return Ok(pb::RenderOverviewResponse {
-            text: render_overview(&answer.packages),
+            text,
             ..Default::default()
         });
     }
-    let fitted = render_overview_within(&answer.packages, budget_tokens as usize, &O200k)
-        .map_err(|refused| DiscoveryError::invalid("budget_tokens", refused.to_string()))?;
+    let fitted =
+        render_overview_within(&answer.packages, always, budget_tokens as usize, &O200k)
+            .map_err(|refused| DiscoveryError::invalid("budget_tokens", refused.to_string()))?;
     Ok(pb::RenderOverviewResponse {
         text: fitted.text,
         // Both are at most the budget or the count of listed entries.

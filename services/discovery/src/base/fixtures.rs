@@ -21,6 +21,8 @@ pub(crate) fn source(privacy_patterns: &[&str]) -> SourceInfo {
         root_uri: "machine://m1/repo".into(),
         local_root: None,
         privacy_patterns: privacy_patterns.iter().map(|p| (*p).to_owned()).collect(),
+        data_tree: false,
+        recognizes_packages: false,
     }
 }
 

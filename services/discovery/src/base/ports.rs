@@ -30,6 +30,12 @@ pub struct SourceInfo {
     /// owner): every request computes privacy from these, never from the markers the
     /// last sync stored, so a changed pattern is honoured by the next request.
     pub privacy_patterns: Vec<String>,
+    /// The source is an agent data tree (SOURCE_KIND_DATA): the `data://` namespace,
+    /// whose package zones' baselines decide its files too (seed 002, "uriPolicies").
+    pub data_tree: bool,
+    /// A local source whose directory is also a package source (seed 000,
+    /// `recognizesPackages`).
+    pub recognizes_packages: bool,
 }
 
 /// One raw index row: what sync indexed for one file.
@@ -202,6 +208,9 @@ pub struct InstalledPackage {
     /// Its tools with the features each needs (`requires.features`), decided per
     /// caller with its markdown (a tool whose features the caller lacks is absent).
     pub tools: Vec<ToolGate>,
+    /// Its `dataLayout` names under its zone root (seed 002), for the `<data_areas>`
+    /// block; `machineWritten` is never carried here.
+    pub data_area: neuralis_assembly::DataArea,
 }
 
 /// One tool of an installed package and the features a caller needs to use it.
@@ -250,6 +259,18 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
+    /// The packages the local sources among `sources` flagged `recognizesPackages`
+    /// hold, scanned now (seed 000): what each answer prepared from these sources takes
+    /// beside [`InstalledCatalog::packages`]. None by default.
+    fn source_packages(&self, _project: &str, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        Vec::new()
+    }
+    /// The scope of the source a package answered through
+    /// [`InstalledCatalog::source_packages`] came from in `project`: it is advertised
+    /// within that scope alone. `None` for a package installed on the host.
+    fn source_scope(&self, _project: &str, _package_id: &str) -> Option<SourceScope> {
+        None
+    }
 }
 
 /// A catalog with no installed packages (and no validator).

@@ -42,6 +42,7 @@ impl Afresh {
         let request = EvaluationRequest {
             project: self.prepared.request.project.clone(),
             sources: self.prepared.request.sources.clone(),
+            data_sources: self.prepared.request.data_sources.clone(),
             packages,
             files,
         };

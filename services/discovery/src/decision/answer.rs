@@ -40,6 +40,9 @@ pub(crate) struct Answer {
     /// package can ship nothing but tool schemas") is absent from the listing yet its
     /// tools answer and claim contested names; a gated tool claims nothing.
     pub usable_tools: HashSet<(String, String)>,
+    /// Installed packages this caller may use (visible and switched on), whether or not
+    /// they list a file: one `<data_areas>` row each (seed 002, "dataLayout").
+    pub usable_installed: Vec<String>,
     /// Files `ReadFile` serves and search hits may come from: listed member files that
     /// are active or read on demand, and the shown bundle entries of active skills.
     /// Built on first use (a listing never needs it).
@@ -149,6 +152,7 @@ pub(crate) fn assemble(
         batch_index,
         skills,
         usable_tools: usable_tools(prepared, evaluation),
+        usable_installed: usable_installed(prepared, evaluation),
         readable: OnceLock::new(),
     })
 }
@@ -176,6 +180,22 @@ fn usable_tools(prepared: &Prepared, evaluation: &Evaluation) -> HashSet<(String
                 Origin::Source { .. } => None,
             },
         )
+        .collect()
+}
+
+/// The installed packages this caller may use: visible and switched on.
+fn usable_installed(prepared: &Prepared, evaluation: &Evaluation) -> Vec<String> {
+    prepared
+        .packages
+        .iter()
+        .zip(&evaluation.packages)
+        .filter(|(_, decision)| {
+            decision.code.is_visible() && decision.code != DecisionCode::VisibleDisabled
+        })
+        .filter_map(|(shown, _)| match &shown.view.origin {
+            Origin::Installed { package_id } => Some(package_id.clone()),
+            Origin::Source { .. } => None,
+        })
         .collect()
 }
 

@@ -57,3 +57,40 @@ pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, Discove
         conversation,
     })
 }
+
+/// Hides, for `caller`, every package of the batch that came from a source its scope
+/// does not reach, with its files (seed 000: a package source's "own scope then governs
+/// who those packages are advertised to, so a user- or agent-scoped source contributes
+/// capabilities to that user or agent alone"). `source_scope` names the scope of a
+/// package's source; a package installed on the host has none and is left as decided.
+pub(crate) fn hide_beyond_source_scope(
+    request: &neuralis_access::EvaluationRequest,
+    evaluation: &mut neuralis_access::Evaluation,
+    caller: &neuralis_access::Caller,
+    source_scope: impl Fn(&str) -> Option<neuralis_access::SourceScope>,
+) {
+    let hidden: Vec<bool> = request
+        .packages
+        .iter()
+        .map(|package| {
+            package.origin == neuralis_access::Origin::Installed
+                && source_scope(&package.key)
+                    .is_some_and(|scope| !scope.reaches(caller, &request.project))
+        })
+        .collect();
+    if !hidden.contains(&true) {
+        return;
+    }
+    let hide = neuralis_access::DecisionCode::Hidden;
+    for decision in &mut evaluation.packages {
+        if hidden.get(decision.index).copied().unwrap_or(false) {
+            decision.code = hide;
+        }
+    }
+    for decision in &mut evaluation.files {
+        let package = request.files.get(decision.index).map(|file| file.package);
+        if package.is_some_and(|at| hidden.get(at).copied().unwrap_or(false)) {
+            decision.code = hide;
+        }
+    }
+}

@@ -46,8 +46,23 @@ impl Grouping {
         inventory: &InventoryShell,
     ) -> Arc<Prepared> {
         let (prepared, fresh) = self.memo.get(snapshot, sources, |previous| {
-            let installed = self.catalog.packages();
-            let batch = candidates::build(project, installed, sources, snapshot);
+            // Packages of sources flagged `recognizesPackages` join the installed ones,
+            // scanned again whenever a sync changed the snapshot (seed 000).
+            let recognized = self.catalog.source_packages(project, sources);
+            let combined: Vec<_>;
+            let installed = if recognized.is_empty() {
+                self.catalog.packages()
+            } else {
+                combined = [self.catalog.packages(), &recognized].concat();
+                &combined
+            };
+            let mut batch = candidates::build(project, installed, sources, snapshot);
+            // Data trees are the `data://` namespace: policy decides their files by zone too.
+            batch.request.data_sources = sources
+                .iter()
+                .filter(|source| source.data_tree)
+                .map(|source| source.id.clone())
+                .collect();
             Prepared::new(batch, previous)
         });
         if fresh {

@@ -19,6 +19,8 @@ pub(crate) fn sources() -> Vec<SourceInfo> {
         root_uri: "file:///srv/repo".into(),
         local_root: None,
         privacy_patterns: Vec::new(),
+        data_tree: false,
+        recognizes_packages: false,
     }]
 }
 

@@ -45,15 +45,37 @@ impl Discovery {
             .answer(permit, request.scope.as_ref())
             .await?
             .unwrap_or_default();
-        if request.budget_tokens == 0 {
-            return tools::overview(&answer, 0);
+        // The agent the caller's token acts as (an answer for another agent is empty).
+        let project = request.scope.as_ref().map_or("", |scope| &scope.project_id);
+        let acting = permit.for_project(project).ok();
+        let agent = acting
+            .and_then(|acting| acting.caller())
+            .and_then(|caller| caller.agent.as_deref());
+        let data_areas = self.data_areas(&answer.usable_installed, agent);
+        let budget = request.budget_tokens;
+        if budget == 0 {
+            return tools::overview(&answer, &data_areas, 0);
         }
         // Counting tokens is CPU work in proportion to the caller's own answer: off the
         // reactor.
-        let budget = request.budget_tokens;
-        tokio::task::spawn_blocking(move || tools::overview(&answer, budget))
+        tokio::task::spawn_blocking(move || tools::overview(&answer, &data_areas, budget))
             .await
             .map_err(|e| DiscoveryError::Internal(format!("overview task: {e}")))?
+    }
+
+    /// The `<data_areas>` block (seed 002, "dataLayout"): one row per installed package
+    /// the caller may use, never one it cannot see.
+    fn data_areas(&self, usable: &[String], agent: Option<&str>) -> String {
+        let usable: std::collections::HashSet<&str> = usable.iter().map(String::as_str).collect();
+        let areas: Vec<neuralis_assembly::DataArea> = self
+            .parts
+            .catalog
+            .packages()
+            .iter()
+            .filter(|package| usable.contains(package.package_id.as_str()))
+            .map(|package| package.data_area.clone())
+            .collect();
+        neuralis_assembly::render_data_areas(&areas, agent)
     }
 
     /// Activates one skill.

@@ -44,6 +44,10 @@ pub struct FakeIndex {
     pub local_roots: Mutex<BTreeMap<String, std::path::PathBuf>>,
     /// Privacy patterns by source, as configured now (re-read on every request).
     pub privacy: Mutex<BTreeMap<String, Vec<String>>>,
+    /// Sources flagged `recognizesPackages`.
+    pub recognizing: Mutex<HashSet<String>>,
+    /// Sources of a scope other than the project's.
+    pub scopes: Mutex<BTreeMap<String, SourceScope>>,
     /// Every raw search the feed answered: (query, limit).
     pub searches: Mutex<Vec<(String, u32)>>,
     /// Content written after the sync: what reads return instead of the indexed bytes.
@@ -134,6 +138,8 @@ pub fn source(id: &str) -> SourceInfo {
         root_uri: format!("machine://m1/{id}"),
         local_root: None,
         privacy_patterns: Vec::new(),
+        data_tree: false,
+        recognizes_packages: false,
     }
 }
 
@@ -151,6 +157,8 @@ impl IndexPort for FakeIndex {
             .collect();
         let roots = self.local_roots.lock().unwrap();
         let privacy = self.privacy.lock().unwrap();
+        let recognizing = self.recognizing.lock().unwrap();
+        let scopes = self.scopes.lock().unwrap();
         let mut sources: Vec<_> = ids
             .iter()
             .map(|id| {
@@ -162,6 +170,9 @@ impl IndexPort for FakeIndex {
                     },
                     local_root,
                     privacy_patterns: privacy.get(id).cloned().unwrap_or_default(),
+                    data_tree: false,
+                    recognizes_packages: recognizing.contains(id),
+                    scope: scopes.get(id).cloned().unwrap_or_else(|| source(id).scope),
                     ..source(id)
                 }
             })
@@ -278,10 +289,15 @@ impl AccessPort for FakeAccess {
             return Err(DiscoveryError::Unavailable("policy down".into()));
         }
         let denied = self.denied.lock().unwrap();
+        // A package key in `denied` hides the whole package.
         let packages = (0..request.packages.len())
             .map(|index| Decision {
                 index,
-                code: DecisionCode::VisibleActive,
+                code: if denied.contains(&request.packages[index].key) {
+                    DecisionCode::Hidden
+                } else {
+                    DecisionCode::VisibleActive
+                },
             })
             .collect();
         let files = request

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use neuralis_authz::Verifiers;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
 use neuralis_discovery::Discovery;
+use neuralis_discovery::adapters::source_packages::WithSourcePackages;
 use neuralis_discovery::adapters::{LoadedCatalog, SyncIndex};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::AccessPort;
@@ -45,11 +46,50 @@ pub(super) async fn sync(
         forgetter,
         kept_dirs: super::kept::kept_dirs(settings),
         require_allowed_roots: split,
+        data_excludes: data_excludes(settings).await,
     };
     let service = SyncService::from_parts(&config, parts)
         .await
         .context("starting sync")?;
     Ok((service, store))
+}
+
+/// The exclude globs a new data source starts with (seed 002, "machineWritten"): the
+/// metrics files of the installed trusted and first-party packages, read from the same
+/// roots discovery loads. A catalog that cannot be read seeds nothing (logged): the
+/// source then indexes those files, as before, and its owner can still exclude them.
+async fn data_excludes(settings: &NodeSettings) -> Vec<String> {
+    let installed = &settings.discovery.installed;
+    let roots = Roots {
+        dependency_tree: installed.dependency_root.clone(),
+        drop_zone: installed.drop_zone.clone(),
+        trusted_dirs: installed.trusted_dirs.clone(),
+    };
+    let loaded = tokio::task::spawn_blocking(move || {
+        Catalog::load(&roots, ReadLimits::default(), &Extras::default())
+    })
+    .await;
+    match loaded {
+        Ok(Ok(catalog)) => catalog
+            .packages()
+            .iter()
+            .flat_map(|package| {
+                neuralis_manifest::data_layout::metrics_excludes(
+                    &package.id,
+                    package.trust,
+                    &package.manifest.data_layout,
+                )
+            })
+            .collect(),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "installed packages unreadable; new data sources seed no excludes");
+            Vec::new()
+        }
+        Err(error) => {
+            tracing::warn!(%error, "catalog task failed; new data sources seed no excludes");
+            Vec::new()
+        }
+    }
 }
 
 /// The discovery service: the installed packages loaded (and attached to policy in the
@@ -91,7 +131,10 @@ pub(super) async fn discovery(
     Ok(Arc::new(Discovery::new(DiscoveryParts {
         index: Arc::new(SyncIndex::new(feed, signer)),
         access,
-        catalog: Arc::new(LoadedCatalog::new(catalog, &roots)),
+        // Local sources flagged `recognizesPackages` are package sources too (seed 000).
+        catalog: Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::new(
+            catalog, &roots,
+        )))),
         inventory,
         settings: settings.discovery.clone(),
     })))

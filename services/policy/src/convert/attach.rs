@@ -38,10 +38,11 @@ fn attachment(package: pb::PackageAttachment, at: &str) -> Result<PackageDefault
             .or_default()
             .extend(grant.features);
     }
+    let zone = neuralis_access::data_zone::zone_slug(&package_id);
     let own = [
         format!("packages://{package_id}"),
-        format!("data://{package_id}"),
-        format!("data://_installed/{package_id}"),
+        format!("data://{zone}"),
+        format!("data://_installed/{zone}"),
     ];
     let mut baselines = Vec::new();
     for (i, baseline) in package.baselines.into_iter().enumerate() {
@@ -91,6 +92,7 @@ mod tests {
                     policy: Some(pb::UriPolicy::default()),
                 }],
             }],
+            complete: false,
         };
         for own in ["packages://acme", "data://acme", "data://_installed/acme"] {
             assert!(attachments_from_proto(request(own)).is_ok(), "{own}");

@@ -23,7 +23,14 @@ pub struct EvaluateCall {
 /// A wire batch as evaluation reads it.
 pub fn batch_from_proto(request: pb::EvaluateRequest) -> Result<EvaluateCall, PolicyError> {
     let caller = super::caller::caller_from_proto(request.caller)?;
+    let data_sources = request
+        .sources
+        .iter()
+        .filter(|source| source.data_tree)
+        .map(|source| source.source_id.clone())
+        .collect();
     let batch = EvaluationRequest {
+        data_sources,
         project: required(request.project_id, "project_id")?,
         sources: enumerate(request.sources, "sources", source_from_proto)?,
         packages: enumerate(request.packages, "packages", package_from_proto)?,
@@ -157,6 +164,7 @@ pub fn batch_to_proto(
                 }
                 .into(),
                 owner: source.scope.owner.clone(),
+                data_tree: request.data_sources.contains(&source.id),
             })
             .collect(),
         packages: request.packages.iter().map(package_to_proto).collect(),

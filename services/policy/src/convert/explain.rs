@@ -84,5 +84,6 @@ fn kind_to_proto(kind: StepKind) -> pb::ExplainStepKind {
         StepKind::Default => K::Default,
         StepKind::Category => K::Category,
         StepKind::RealPath => K::RealPath,
+        StepKind::DataZone => K::DataZone,
     }
 }

@@ -252,6 +252,7 @@ pub fn batch() -> EvaluationRequest {
             file(".claude/rules/style.md", Category::Rule),
             file(".claude/docs/guide.md", Category::Docs),
         ],
+        data_sources: Vec::new(),
     }
 }
 

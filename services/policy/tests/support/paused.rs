@@ -56,6 +56,12 @@ impl AccessStore for PausedReads {
     ) -> Result<(), StoreError> {
         self.inner.put_role_grants(project, grants).await
     }
+    async fn retire_packages(
+        &self,
+        installed: &std::collections::BTreeSet<String>,
+    ) -> Result<(), StoreError> {
+        self.inner.retire_packages(installed).await
+    }
     async fn attach_package(
         &self,
         defaults: &neuralis_access_store::PackageDefaults,

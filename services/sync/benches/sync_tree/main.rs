@@ -176,6 +176,7 @@ async fn measure(store: Arc<dyn IndexStore>, root: &Path) -> Round {
         forgetter: Arc::new(neuralis_sync::NoForget),
         kept_dirs: Vec::new(),
         require_allowed_roots: false,
+        data_excludes: Vec::new(),
     };
     let service = SyncService::from_parts(&config, parts)
         .await
@@ -227,6 +228,8 @@ fn source(root: &Path) -> SourceRecord {
         owner: None,
         trigger: "manual".into(),
         privacy_patterns: Vec::new(),
+        exclude_globs: Vec::new(),
+        recognizes_packages: false,
         status: SyncStatus::default(),
         created_at: 0,
         updated_at: 0,

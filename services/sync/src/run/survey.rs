@@ -6,7 +6,7 @@
 use super::prepare::Job;
 use super::{RunDeps, blocking};
 use crate::SyncError;
-use crate::connector::{Connector, FileStat, Listing, Skipped};
+use crate::connector::{Connector, FileStat, Listing, SkipReason, Skipped};
 use crate::layout_rules::LayoutRules;
 use neuralis_index::{IndexError, IndexStore, SourceRecord, StoredFile};
 use neuralis_sync_core::{Planner, StoredStat, SyncPlan, Verdict};
@@ -46,13 +46,14 @@ pub async fn survey(
         deps.store.revision(&source.project),
     );
     let listed = (|| -> Result<(Listing, u64), SyncError> { Ok((listing??, revision?)) })();
-    let (listing, revision) = match listed {
+    let (mut listing, revision) = match listed {
         Ok(listed) => listed,
         Err(err) => {
             reading.abort();
             return Err(err);
         }
     };
+    leave_out_excluded(&mut listing, &source.exclude_globs);
     let rules = Arc::clone(&deps.rules);
     let patterns = &source.privacy_patterns;
     let mut planner = Planner::new(&listing.files, rules.payload_version(), |path| {
@@ -93,6 +94,29 @@ pub async fn survey(
         payloads,
         examined,
     })
+}
+
+/// Leaves out the files the source's exclude globs name (seed 002, "machineWritten"):
+/// reported as excluded, and, never listed, their stored rows go like a deleted file's.
+fn leave_out_excluded(listing: &mut Listing, globs: &[String]) {
+    let globs = match neuralis_sync_core::exclude::ExcludeGlobs::new(globs) {
+        Ok(globs) if !globs.is_empty() => globs,
+        Ok(_) => return,
+        Err(problem) => {
+            // Checked at create and update: a stored glob that fails is a bug, logged.
+            tracing::warn!(problem, "stored exclude globs ignored");
+            return;
+        }
+    };
+    let (kept, left): (Vec<FileStat>, Vec<FileStat>) = std::mem::take(&mut listing.files)
+        .into_iter()
+        .partition(|file| !globs.excludes(&file.path));
+    listing.files = kept;
+    listing.skipped.extend(left.into_iter().map(|file| Skipped {
+        path: file.path,
+        reason: SkipReason::Excluded,
+        detail: "named by the source's exclude globs".to_owned(),
+    }));
 }
 
 /// Starts reading the source's stored rows in their comparison form on a task of its

@@ -71,6 +71,8 @@ pub struct Setup {
     pub kept_dirs: Vec<std::path::PathBuf>,
     /// Split mode: roots must lie under `allowed_roots`.
     pub require_allowed_roots: bool,
+    /// What a new data source's exclude globs start as.
+    pub data_excludes: Vec<String>,
 }
 
 impl Setup {
@@ -84,6 +86,7 @@ impl Setup {
             forgetter: Arc::new(RecordingForgetter::default()),
             kept_dirs: Vec::new(),
             require_allowed_roots: false,
+            data_excludes: Vec::new(),
         }
     }
 
@@ -116,6 +119,7 @@ pub async fn start(setup: Setup) -> Harness {
         forgetter: setup.forgetter.clone(),
         kept_dirs: setup.kept_dirs,
         require_allowed_roots: setup.require_allowed_roots,
+        data_excludes: setup.data_excludes,
     };
     let service = SyncService::from_parts(&setup.config, parts)
         .await

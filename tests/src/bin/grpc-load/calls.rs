@@ -292,6 +292,7 @@ pub fn evaluate_batch(source_id: &str, tools: usize) -> policy::EvaluateRequest 
             source_id: source_id.into(),
             scope: common::SourceScope::Project as i32,
             owner: PROJECT.into(),
+            data_tree: false,
         }],
         packages,
         files,

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use neuralis_catalog::Catalog;
 use neuralis_identity::ServiceSigner;
-use neuralis_manifest::attach::{Attachment, attachment, foreign_grants};
+use neuralis_manifest::Manifest;
+use neuralis_manifest::attach::{Attachment, attachment};
 use neuralis_policy::PolicyApi;
 use neuralis_policy::convert::policy_to_proto;
 use neuralis_proto::policy::v1 as pb;
@@ -18,28 +19,28 @@ use neuralis_proto::policy::v1 as pb;
 /// The longest wait between two attempts while policy is not reachable yet.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// The attach request for every loaded package of `catalog`. Default grants of features
-/// a package does not introduce are left out, and logged.
+/// The attach request for every loaded package of `catalog`, complete: a package that
+/// granted by default before and is no longer loaded (removed) stops granting. A package
+/// declaring nothing is left out, which drops whatever an earlier version granted.
 pub fn attach_request(catalog: &Catalog) -> pb::AttachPackagesRequest {
-    let packages = catalog
-        .packages()
-        .iter()
-        .map(|package| {
-            let foreign = foreign_grants(&package.manifest);
-            if !foreign.is_empty() {
-                tracing::warn!(
-                    package = %package.id,
-                    grants = foreign.len(),
-                    "default role grants of features the package does not introduce are ignored"
-                );
-            }
-            to_proto(&attachment(&package.manifest))
-        })
+    attach_request_of(catalog.packages().iter().map(|package| &package.manifest))
+}
+
+/// [`attach_request`] over the loaded manifests.
+pub fn attach_request_of<'a>(
+    manifests: impl IntoIterator<Item = &'a Manifest>,
+) -> pb::AttachPackagesRequest {
+    let packages = manifests
+        .into_iter()
+        .map(|manifest| to_proto(&attachment(manifest)))
         .filter(|attached| {
             !attached.default_role_grants.is_empty() || !attached.baselines.is_empty()
         })
         .collect();
-    pb::AttachPackagesRequest { packages }
+    pb::AttachPackagesRequest {
+        packages,
+        complete: true,
+    }
 }
 
 /// An attachment on the wire.
@@ -74,9 +75,7 @@ pub async fn attach_installed(
     signer: Arc<ServiceSigner>,
     request: pb::AttachPackagesRequest,
 ) {
-    if request.packages.is_empty() {
-        return;
-    }
+    // An empty complete request still matters: every package granting before is gone.
     let mut backoff = Duration::from_millis(200);
     loop {
         let outcome = match signer.credential() {
@@ -104,5 +103,38 @@ pub async fn attach_installed(
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use neuralis_layout::Trust;
+    use serde_json::json;
+
+    fn manifest(requires: serde_json::Value) -> Manifest {
+        let doc = json!({"name": "acme", "neuralis": {"id": "acme", "requires": requires}});
+        neuralis_manifest::validate(&doc, Trust::Trusted)
+            .manifest
+            .unwrap()
+    }
+
+    #[test]
+    fn a_new_version_that_drops_its_grants_replaces_the_old_grants() {
+        let dropped = manifest(json!({"providesFeatures": ["acme.read"]}));
+        let request = attach_request_of([&dropped]);
+        assert!(request.complete, "packages not named lose their defaults");
+        assert!(request.packages.is_empty());
+    }
+
+    #[test]
+    fn a_default_grant_of_another_package_feature_is_attached() {
+        let granting = manifest(json!({"defaultRoleGrants": {"member": ["other.read"]}}));
+        let request = attach_request_of([&granting]);
+        assert_eq!(
+            request.packages[0].default_role_grants[0].features,
+            ["other.read"]
+        );
     }
 }

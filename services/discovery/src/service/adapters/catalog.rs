@@ -3,9 +3,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use neuralis_assembly::DataArea;
 use neuralis_catalog::{Candidate, Catalog, Claimant, InstallClass, Outcome, Roots, package};
 use neuralis_connector::{ConnectorLimits, LocalConnector};
 use neuralis_layout::Trust;
+use neuralis_manifest::data_layout::{DataLayout, zone_root, zone_slug};
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
@@ -49,6 +51,7 @@ impl LoadedCatalog {
                             features: tool.features.clone(),
                         })
                         .collect(),
+                    data_area: data_area(&p.id, p.trust, &p.manifest.data_layout),
                 }
             })
             .collect();
@@ -68,6 +71,15 @@ impl LoadedCatalog {
             Catalog::build(Vec::new(), &Default::default()),
             &Roots::default(),
         )
+    }
+}
+
+/// A package's declared data layout under its zone root (seed 002, "dataLayout").
+fn data_area(id: &str, trust: Trust, layout: &DataLayout) -> DataArea {
+    DataArea {
+        zone_root: zone_root(&zone_slug(id), trust),
+        directories: layout.directories.clone(),
+        agent_directories: layout.agent_directories.clone(),
     }
 }
 

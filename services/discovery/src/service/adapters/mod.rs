@@ -5,6 +5,7 @@
 pub mod attach;
 mod catalog;
 mod policy_access;
+pub mod source_packages;
 mod sync_index;
 
 pub use catalog::LoadedCatalog;

@@ -114,6 +114,8 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
         root_uri,
         local_root,
         privacy_patterns: spec.privacy_patterns,
+        data_tree: pb::SourceKind::try_from(spec.kind).ok() == Some(pb::SourceKind::Data),
+        recognizes_packages: spec.recognizes_packages,
     })
 }
 

@@ -26,6 +26,30 @@ fn a_source_is_known_by_the_id_sync_assigned() {
     assert_eq!(source_info(without_id), None, "no id, no contribution");
 }
 
+/// Seed 002: the agent data tree is the `data://` namespace, so policy must know which
+/// sources are data trees to decide their files by package zone.
+#[test]
+fn a_data_source_is_sent_to_policy_as_a_data_tree() {
+    let source = |kind: pb::SourceKind| pb::Source {
+        id: "p1/data.0123456789abcdef".into(),
+        spec: Some(pb::SourceSpec {
+            project: "p1".into(),
+            slug: "data".into(),
+            kind: kind as i32,
+            root: "/srv/data".into(),
+            scope: common::SourceScope::Project as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    assert!(source_info(source(pb::SourceKind::Data)).unwrap().data_tree);
+    assert!(
+        !source_info(source(pb::SourceKind::Local))
+            .unwrap()
+            .data_tree
+    );
+}
+
 fn listed(slug: &str) -> SourceInfo {
     let source = pb::Source {
         id: format!("p1/{slug}.00000000000000aa"),

@@ -298,10 +298,13 @@ async fn source_of(
         0 => common::SourceScope::Project as i32,
         scope => scope,
     };
+    // A data source's files are decided by their package zones too.
+    let data_tree = spec.kind == neuralis_proto::sync::v1::SourceKind::Data as i32;
     let header = pb::SourceHeader {
         source_id: source.id,
         scope,
         owner,
+        data_tree,
     };
     Ok((header, spec.privacy_patterns))
 }

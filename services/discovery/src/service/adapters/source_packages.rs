@@ -1,0 +1,205 @@
+//! Package sources among the synced sources (seed 000, "What is deliberately not
+//! loaded"): "a local source flagged recognizesPackages: true ALSO becomes a
+//! runtime-WASM package source, at any scope — its directory is scanned and hot-reloaded
+//! like the _packages/ drop-zone ... a built-in dedup stops the same package from
+//! appearing on both axes."
+//!
+//! The scan reads the source's directory on this host like the drop zone (one package
+//! per subdirectory holding a package.json, untrusted). A package already installed
+//! (the same logical identity) is left out, so it appears once; a recognized package,
+//! once taken among the installed packages, hides the source's markdown package of the
+//! same directory through the double-loading rule (`lies_in_installed`).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use neuralis_access::SourceScope;
+use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
+use neuralis_connector::{ConnectorLimits, LocalConnector};
+use neuralis_layout::Trust;
+
+use super::LoadedCatalog;
+use crate::base::error::DiscoveryError;
+use crate::base::ports::{
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, SourceInfo, ToolEntry,
+};
+
+/// The packages `source` recognizes, without those `installed` already holds. Nothing
+/// for a source not flagged, or whose directory is not on this host.
+pub fn recognized_packages(
+    source: &SourceInfo,
+    installed: &[InstalledPackage],
+) -> Vec<InstalledPackage> {
+    let Some(root) = source
+        .local_root
+        .as_ref()
+        .filter(|_| source.recognizes_packages)
+    else {
+        return Vec::new();
+    };
+    let roots = Roots {
+        dependency_tree: None,
+        drop_zone: Some(root.clone()),
+        trusted_dirs: Vec::new(),
+    };
+    let catalog = match Catalog::load(&roots, ReadLimits::default(), &Extras::default()) {
+        Ok(catalog) => catalog,
+        Err(error) => {
+            tracing::warn!(source = %source.id, %error, "package source unreadable");
+            return Vec::new();
+        }
+    };
+    let known: std::collections::HashSet<&LogicalIdentity> =
+        installed.iter().map(|package| &package.identity).collect();
+    LoadedCatalog::new(catalog, &roots)
+        .packages()
+        .iter()
+        .filter(|package| !known.contains(&package.identity))
+        .cloned()
+        .collect()
+}
+
+/// The installed catalog with the packages of the synced sources flagged
+/// `recognizesPackages` beside it: scanned when an answer is prepared (after each sync
+/// of the project), kept for reading their files until the next scan.
+pub struct WithSourcePackages {
+    inner: Arc<dyn InstalledCatalog>,
+    /// The packages scans found, by project and package id, with their source's scope.
+    recognized: RwLock<HashMap<(String, String), (InstalledPackage, SourceScope)>>,
+}
+
+impl WithSourcePackages {
+    /// `inner` with the packages of flagged sources beside it.
+    pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
+        Self {
+            inner,
+            recognized: RwLock::new(HashMap::new()),
+        }
+    }
+}
+
+impl InstalledCatalog for WithSourcePackages {
+    fn packages(&self) -> &[InstalledPackage] {
+        self.inner.packages()
+    }
+
+    /// A package found under the same id in two projects' sources (two directories)
+    /// is read from neither: `read` names no project, and one project must never read
+    /// another's files (fail closed).
+    fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
+        let dirs: BTreeSet<PathBuf> = match self.recognized.read() {
+            Ok(recognized) => recognized
+                .iter()
+                .filter(|((_, id), _)| id == package_id)
+                .map(|(_, (package, _))| package.dir.clone())
+                .collect(),
+            Err(_) => return Err(DiscoveryError::NotFound),
+        };
+        let mut dirs = dirs.into_iter();
+        match (dirs.next(), dirs.next()) {
+            (None, _) => self.inner.read(package_id, path),
+            // No link followed, as for every installed package's files.
+            (Some(dir), None) => LocalConnector::new(&dir, ConnectorLimits::default())
+                .and_then(|connector| connector.read_beneath(path))
+                .map_err(|_| DiscoveryError::NotFound),
+            (Some(_), Some(_)) => Err(DiscoveryError::NotFound),
+        }
+    }
+
+    fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        self.inner.tools(usable)
+    }
+
+    fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
+        self.inner.validate(files, trust)
+    }
+
+    /// An id already installed, or found twice, appears once (the first wins).
+    fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        let mut found: Vec<(InstalledPackage, SourceScope)> = Vec::new();
+        for source in sources {
+            for package in recognized_packages(source, self.inner.packages()) {
+                let installed = self.inner.packages().iter();
+                let taken = installed
+                    .chain(found.iter().map(|(p, _)| p))
+                    .any(|p| p.package_id == package.package_id);
+                if !taken {
+                    found.push((package, source.scope.clone()));
+                }
+            }
+        }
+        if let Ok(mut recognized) = self.recognized.write() {
+            let scanned = found.iter().map(|(p, s)| {
+                (
+                    (project.to_owned(), p.package_id.clone()),
+                    (p.clone(), s.clone()),
+                )
+            });
+            recognized.extend(scanned);
+        }
+        found.into_iter().map(|(package, _)| package).collect()
+    }
+
+    fn source_scope(&self, project: &str, package_id: &str) -> Option<SourceScope> {
+        let recognized = self.recognized.read().ok()?;
+        let key = (project.to_owned(), package_id.to_owned());
+        recognized.get(&key).map(|(_, scope)| scope.clone())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+
+    fn source(root: &Path, recognizes_packages: bool) -> SourceInfo {
+        SourceInfo {
+            local_root: Some(root.to_path_buf()),
+            recognizes_packages,
+            ..crate::base::fixtures::source(&[])
+        }
+    }
+
+    fn ids(packages: &[InstalledPackage]) -> Vec<&str> {
+        packages.iter().map(|p| p.package_id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_flagged_local_source_is_scanned_like_the_drop_zone() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        write(
+            dir.path(),
+            "wasm-pkg/skills/s/SKILL.md",
+            "---\nname: s\n---\n",
+        );
+        write(dir.path(), "notes/rules/r.md", "# not a package\n");
+        let found = recognized_packages(&source(dir.path(), true), &[]);
+        assert_eq!(ids(&found), ["wasm-pkg"]);
+        assert!(recognized_packages(&source(dir.path(), false), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_package_already_installed_appears_once() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        let installed = recognized_packages(&source(dir.path(), true), &[]);
+        assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
+    }
+}
