@@ -43,6 +43,7 @@ fn batch() -> EvaluationRequest {
             let category = categories[f % categories.len()];
             FileCandidate {
                 content_flagged: false,
+                downgraded_from: None,
                 package,
                 path: format!(
                     "{}/{}s/file{f}/SKILL.md",

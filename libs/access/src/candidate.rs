@@ -72,6 +72,10 @@ pub struct FileCandidate {
     /// Whether the sync found content flags in the file (issue 10 item 6): denied when
     /// its source's policy hides flagged files.
     pub content_flagged: bool,
+    /// The category the file declares when its package's trust tier serves it as
+    /// another (seed 001: below first party an installed package's rule is docs). It
+    /// changes no decision; an explanation names the trust tier as the deciding step.
+    pub downgraded_from: Option<Category>,
 }
 
 /// One batch for one caller in one project.

@@ -346,7 +346,10 @@ impl<'a> Gates<'a> {
         ) {
             (_, Activation::Disabled) => DecisionCode::VisibleDisabled,
             (Category::Docs, _) => {
-                recorder.step(steps::docs);
+                match file.downgraded_from {
+                    Some(declared) => recorder.step(|| steps::trust_tier(declared)),
+                    None => recorder.step(steps::docs),
+                }
                 DecisionCode::VisibleManual
             }
             (_, Activation::Active) => DecisionCode::VisibleActive,

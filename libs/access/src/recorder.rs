@@ -102,6 +102,8 @@ pub enum StepKind {
     RealPath,
     /// A data-source file against its package zone's `data://` baseline.
     DataZone,
+    /// The package's trust tier served the file as another category.
+    TrustTier,
 }
 
 /// What a step did to the decision.

@@ -2,6 +2,8 @@
 //! are not URI rules: built only when a [`crate::recorder::Trace`] asks, so deciding
 //! without one never formats anything.
 
+use neuralis_layout::Category;
+
 use crate::DecisionCode;
 use crate::recorder::{Effect, Step, StepKind};
 use crate::{AccessSnapshot, Caller, EvaluationRequest, FeatureSet, Origin, UriPolicy};
@@ -160,6 +162,18 @@ pub(crate) fn real_path(real: &[&str]) -> Step {
         real.join("/")
     );
     Step::new(StepKind::RealPath, matched, Effect::Passes)
+}
+
+/// A file its package's trust tier serves as docs (seed 001).
+pub(crate) fn trust_tier(declared: Category) -> Step {
+    let matched = format!(
+        "declared `{declared}`; its package's trust tier is below first party, so it is served as docs: listed and readable, never injected"
+    );
+    Step::new(
+        StepKind::TrustTier,
+        matched,
+        Effect::Decides(DecisionCode::VisibleManual),
+    )
 }
 
 pub(crate) fn docs() -> Step {

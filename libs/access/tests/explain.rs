@@ -308,3 +308,25 @@ fn an_explanation_is_of_one_package_and_one_file() {
     let checked = request.check().unwrap();
     assert!(explain(&caller(), &snapshot(read_all()), &checked, None).is_err());
 }
+
+#[test]
+fn a_rule_served_as_docs_by_its_trust_tier_names_the_trust_tier() {
+    let snapshot = snapshot(read_all());
+    let mut request = one("pkg/rules/a.md", Category::Docs);
+    request.files[0].downgraded_from = Some(Category::Rule);
+    let explanation = explained(&caller(), &snapshot, &request);
+    decided_by(
+        &explanation,
+        StepKind::TrustTier,
+        DecisionCode::VisibleManual,
+        "declared `rule`; its package's trust tier is below first party",
+    );
+    // A docs file that declared docs is decided by its category, as before.
+    let plain = explained(&caller(), &snapshot, &one("pkg/docs/a.md", Category::Docs));
+    decided_by(
+        &plain,
+        StepKind::Category,
+        DecisionCode::VisibleManual,
+        "docs",
+    );
+}

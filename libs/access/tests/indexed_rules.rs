@@ -156,6 +156,7 @@ fn batch() -> impl Strategy<Value = EvaluationRequest> {
                 };
                 request.files.push(FileCandidate {
                     content_flagged: false,
+                    downgraded_from: None,
                     package: at,
                     path,
                     category,

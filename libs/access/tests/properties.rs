@@ -157,6 +157,7 @@ fn tree() -> impl Strategy<Value = EvaluationRequest> {
                 };
                 request.files.push(FileCandidate {
                     content_flagged: false,
+                    downgraded_from: None,
                     package: at,
                     path,
                     category,

@@ -126,6 +126,7 @@ fn batch(files: usize) -> EvaluationRequest {
             let category = categories[f % categories.len()];
             FileCandidate {
                 content_flagged: false,
+                downgraded_from: None,
                 package: f % packages.len(),
                 path: format!(
                     "{}/{}s/file{f}/SKILL.md",

@@ -85,6 +85,7 @@ pub fn file(package: usize, path: &str, category: Category) -> FileCandidate {
     let identity = path.ends_with("AGENTS.md") || path.ends_with("CLAUDE.md");
     FileCandidate {
         content_flagged: false,
+        downgraded_from: None,
         package,
         path: path.into(),
         category,

@@ -181,6 +181,7 @@ fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> 
                 private_owner: None,
                 real_path: None,
                 content_flagged: false,
+                downgraded_from: None,
             });
             tools.push(ToolSlot {
                 package: at,
@@ -248,6 +249,7 @@ fn file_candidate(
     };
     Some(FileCandidate {
         content_flagged,
+        downgraded_from: file.downgraded_from,
         package,
         path: path.to_owned(),
         category: file.category,

@@ -68,6 +68,7 @@ pub(crate) fn reach(
         private_owner,
         real_path: facts.real_path.clone(),
         content_flagged: !facts.content_flags.is_empty(),
+        downgraded_from: None,
     };
     let Some(at) = enclosing_package(prepared, &source.id, path) else {
         return Some(loose(source, candidate));
@@ -99,6 +100,7 @@ pub(crate) fn reach_installed(
         private_owner: None,
         real_path: None,
         content_flagged: false,
+        downgraded_from: None,
     };
     placed(prepared, at, candidate).ok()
 }

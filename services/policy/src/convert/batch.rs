@@ -107,6 +107,7 @@ fn file_from_proto(file: pb::FileCandidate, field: &str) -> Result<FileCandidate
         .ok_or_else(|| PolicyError::invalid(format!("{field}.category"), "is not a category"))?;
     Ok(FileCandidate {
         content_flagged: file.content_flagged,
+        downgraded_from: None,
         package: usize::try_from(file.package_index)
             .map_err(|_| PolicyError::invalid(format!("{field}.package_index"), "is too large"))?,
         path: file.path,
@@ -199,6 +200,10 @@ fn file_to_proto(file: &FileCandidate) -> pb::FileCandidate {
         required_features: file.required_features.clone(),
         private_owner_agent: file.private_owner.clone().unwrap_or_default(),
         real_path: file.real_path.clone().unwrap_or_default(),
+        downgraded_from: file
+            .downgraded_from
+            .map_or(common::Category::Unspecified, category_to_proto)
+            .into(),
     }
 }
 

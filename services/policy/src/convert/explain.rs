@@ -85,5 +85,6 @@ fn kind_to_proto(kind: StepKind) -> pb::ExplainStepKind {
         StepKind::Category => K::Category,
         StepKind::RealPath => K::RealPath,
         StepKind::DataZone => K::DataZone,
+        StepKind::TrustTier => K::TrustTier,
     }
 }

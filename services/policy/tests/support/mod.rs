@@ -222,6 +222,7 @@ pub async fn serve_over(store: Arc<dyn AccessStore>, shutdown: &Shutdown) -> Pol
 pub fn batch() -> EvaluationRequest {
     let file = |path: &str, category: Category| FileCandidate {
         content_flagged: false,
+        downgraded_from: None,
         package: 0,
         path: path.into(),
         category,
