@@ -15,5 +15,6 @@ pub mod process;
 pub mod raw;
 pub mod refusal;
 pub mod replica;
+pub mod synthetic;
 
 pub use cluster::{Cluster, Mode};

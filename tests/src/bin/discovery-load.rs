@@ -21,7 +21,6 @@
 mod heap;
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -29,6 +28,7 @@ use neuralis_discovery::CallerToken;
 use neuralis_proto::discovery::v1 as pb;
 use neuralis_tests::Cluster;
 use neuralis_tests::fixture::{read_policy, register, resync, scope, visible};
+use neuralis_tests::synthetic::write_tree;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
@@ -48,42 +48,6 @@ struct Project {
     dir: tempfile::TempDir,
     admin: String,
     member: String,
-}
-
-fn write_tree(root: &Path, plain_modules: usize) -> Result<usize> {
-    let mut files = 0;
-    let mut put = |path: String, body: String| -> Result<()> {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap_or(root))?;
-        std::fs::write(path, body)?;
-        files += 1;
-        Ok(())
-    };
-    for i in 0..100 {
-        for k in 0..2 {
-            put(
-                format!("tools/t{i}/skills/s{k}/SKILL.md"),
-                format!("---\nname: t{i}-s{k}\ndescription: skill {k} of tool {i}\n---\nDo it.\n"),
-            )?;
-        }
-        put(
-            format!("tools/t{i}/rules/r.md"),
-            format!("---\nname: t{i}-rule\n---\nA rule.\n"),
-        )?;
-        put(
-            format!("tools/t{i}/docs/d.md"),
-            format!("---\nname: t{i}-doc\n---\nA doc.\n"),
-        )?;
-    }
-    for i in 0..plain_modules {
-        for j in 0..100 {
-            put(
-                format!("src/m{i}/f{j}.rs"),
-                format!("pub fn f{j}() -> u32 {{ {j} }}\n"),
-            )?;
-        }
-    }
-    Ok(files)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

@@ -23,43 +23,13 @@ use neuralis_discovery::CallerToken;
 use neuralis_proto::discovery::v1 as pb;
 use neuralis_tests::Cluster;
 use neuralis_tests::fixture::{read_policy, register, resync, scope, visible};
+use neuralis_tests::synthetic::write_tree;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 const CALLS: usize = 2000;
 const WRITES: usize = 30;
 const PROJECT: &str = "watch-10k";
-
-fn write_tree(root: &Path) -> Result<()> {
-    let put = |path: String, body: String| -> Result<()> {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap_or(root))?;
-        std::fs::write(path, body)?;
-        Ok(())
-    };
-    for i in 0..100 {
-        for k in 0..2 {
-            put(
-                format!("tools/t{i}/skills/s{k}/SKILL.md"),
-                format!("---\nname: t{i}-s{k}\ndescription: skill {k} of tool {i}\n---\nDo it.\n"),
-            )?;
-        }
-        put(
-            format!("tools/t{i}/rules/r.md"),
-            format!("---\nname: t{i}-rule\n---\n"),
-        )?;
-        put(
-            format!("tools/t{i}/docs/d.md"),
-            format!("---\nname: t{i}-doc\n---\n"),
-        )?;
-    }
-    for i in 0..96 {
-        for j in 0..100 {
-            put(format!("src/m{i}/f{j}.rs"), format!("pub fn f{j}() {{}}\n"))?;
-        }
-    }
-    Ok(())
-}
 
 fn p50(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -103,7 +73,7 @@ async fn main() -> Result<()> {
     let admin = cluster.token("ops", "owner", None, PROJECT);
     let member = cluster.token("ada", "member", Some("a1"), PROJECT);
     let dir = tempfile::tempdir()?;
-    write_tree(dir.path())?;
+    write_tree(dir.path(), 96)?;
     register(
         &cluster,
         &admin,
