@@ -2,69 +2,15 @@
 //! empty server to a skill turned off for one agent, through the built binary.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+mod support;
+
 use std::process::{Command, Output};
 
-use neuralis::node::{self, NodeSettings, Targets, keys};
-use neuralis_host::Shutdown;
+use neuralis::node::keys;
 use serde_json::Value;
+use support::{ExampleNode, PROJECT, cli, ok, text};
 
-const PROJECT: &str = "demo";
 const AGENT: &str = "helper";
-
-fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> String {
-    mint(data_dir, subject, role, agent, false)
-}
-
-/// A token bound to PROJECT, or platform-wide.
-fn mint(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>, platform: bool) -> String {
-    let who = keys::TokenFor {
-        subject: subject.into(),
-        role: role.into(),
-        agent: agent.map(str::to_owned),
-        project: (!platform).then(|| PROJECT.into()),
-        platform,
-        ttl_seconds: 3600,
-        ..keys::TokenFor::default()
-    };
-    keys::mint_token(&keys::existing_key(data_dir).unwrap(), who).unwrap()
-}
-
-/// Runs the binary against `server` with `token` (or none), off the runtime; the
-/// token never shows in what it prints.
-async fn cli(server: &str, token: Option<&str>, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_neuralis"));
-    command
-        .args(args)
-        .args(["--server", server])
-        .env_remove("NEURALIS_TOKEN");
-    if let Some(token) = token {
-        command.env("NEURALIS_TOKEN", token);
-    }
-    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
-        .await
-        .unwrap();
-    if let Some(token) = token {
-        let printed = [text(&output.stdout), text(&output.stderr)].concat();
-        assert!(!printed.contains(token), "the token was printed");
-    }
-    output
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Succeeds, and says what went wrong otherwise.
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}: {}",
-        output.status.code(),
-        text(&output.stderr)
-    );
-    text(&output.stdout)
-}
 
 fn json(output: &Output) -> Value {
     serde_json::from_str(&ok(output)).unwrap()
@@ -83,24 +29,10 @@ fn skill<'a>(listing: &'a Value, id: &str) -> Option<(&'a Value, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_source_from_creation_to_an_agent_override() {
-    let data = tempfile::tempdir().unwrap();
-    let files = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/example-source")
-        .canonicalize()
-        .unwrap();
-    let settings = NodeSettings {
-        listen: "127.0.0.1:0".into(),
-        data_dir: data.path().to_path_buf(),
-        ..NodeSettings::default()
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let node = node::start(settings, Targets::new([]), listener, Shutdown::new())
-        .await
-        .unwrap();
-    let server = format!("http://{}", node.addr);
-    let admin = token(data.path(), "admin", "owner", None);
-    let member = token(data.path(), "user", "member", Some(AGENT));
+    let example = ExampleNode::start().await;
+    let (server, files, fixture) = (&example.server, &example.files, &example.fixture);
+    let admin = example.mint("admin", "owner", None, false);
+    let member = example.mint("user", "member", Some(AGENT), false);
     let root = fixture.to_str().unwrap();
     let create = [
         "sources",
@@ -114,7 +46,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     ];
 
     // No token: the change is refused, and the message says why.
-    let refused = cli(&server, None, &create).await;
+    let refused = cli(server, None, &create).await;
     assert_eq!(refused.status.code(), Some(1));
     let stderr = text(&refused.stderr);
     assert!(
@@ -122,7 +54,7 @@ async fn a_source_from_creation_to_an_agent_override() {
         "{stderr}"
     );
 
-    let created = json(&cli(&server, Some(&admin), &[&create[..], &["--json"]].concat()).await);
+    let created = json(&cli(server, Some(&admin), &[&create[..], &["--json"]].concat()).await);
     assert_eq!(created["source"]["status"]["state"], "never-synced");
     let source_id = created["source"]["id"]
         .as_str()
@@ -133,7 +65,7 @@ async fn a_source_from_creation_to_an_agent_override() {
         "{created}"
     );
     let shown = ok(&cli(
-        &server,
+        server,
         Some(&admin),
         &["sources", "get", "--project", PROJECT, "--slug", "example"],
     )
@@ -157,7 +89,7 @@ async fn a_source_from_creation_to_an_agent_override() {
         "--file",
     ];
     let rejected = cli(
-        &server,
+        server,
         Some(&admin),
         &[&put[..], &[bad.to_str().unwrap()]].concat(),
     )
@@ -171,7 +103,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     )
     .unwrap();
     let args = [&put[..], &[good.to_str().unwrap(), "--json"]].concat();
-    let stored = json(&cli(&server, Some(&admin), &args).await);
+    let stored = json(&cli(server, Some(&admin), &args).await);
     assert_eq!(stored["policy"]["default"]["read"], true);
     assert_eq!(
         stored["source_id"], source_id,
@@ -180,7 +112,7 @@ async fn a_source_from_creation_to_an_agent_override() {
 
     let synced = json(
         &cli(
-            &server,
+            server,
             Some(&admin),
             &["sync", PROJECT, "example", "--json"],
         )
@@ -189,7 +121,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     assert!(synced["files_indexed"].as_u64() > Some(0), "{synced}");
     let listed = json(
         &cli(
-            &server,
+            server,
             Some(&admin),
             &["sources", "list", "--project", PROJECT, "--json"],
         )
@@ -207,12 +139,12 @@ async fn a_source_from_creation_to_an_agent_override() {
         AGENT,
         "--json",
     ];
-    let packages = json(&cli(&server, Some(&member), &list).await);
+    let packages = json(&cli(server, Some(&member), &list).await);
     let (review, key) = skill(&packages, "review").expect("review listed");
     assert_eq!(review["state"], "active");
     assert!(skill(&packages, "release").is_some(), "{packages}");
     let activated = ok(&cli(
-        &server,
+        server,
         Some(&member),
         &[
             "packages",
@@ -232,7 +164,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     // from the files the caller may read.
     let scoped = ["--project", PROJECT, "--agent", AGENT];
     let script = ok(&cli(
-        &server,
+        server,
         Some(&member),
         &[
             &["packages", "read", "skills/review/scripts/diff-stats.sh"][..],
@@ -244,7 +176,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     .await);
     assert!(script.starts_with("#!/bin/sh\ngit diff --stat"), "{script}");
     let unknown = cli(
-        &server,
+        server,
         Some(&member),
         &[
             &["packages", "read", "skills/zq.md", "--source", "example"][..],
@@ -257,7 +189,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     assert!(text(&unknown.stderr).contains("not found"));
     let found = json(
         &cli(
-            &server,
+            server,
             Some(&member),
             &[&["packages", "search", "diff", "--json"][..], &scoped].concat(),
         )
@@ -281,7 +213,7 @@ async fn a_source_from_creation_to_an_agent_override() {
     // searchable content (seed 000), decided for the caller: the member may read it.
     let found = json(
         &cli(
-            &server,
+            server,
             Some(&member),
             &[
                 &["packages", "search", "three services", "--json"][..],
@@ -316,22 +248,22 @@ async fn a_source_from_creation_to_an_agent_override() {
         "--state",
         "off",
     ];
-    let refused = cli(&server, Some(&admin), &agent_off).await;
+    let refused = cli(server, Some(&admin), &agent_off).await;
     assert_eq!(refused.status.code(), Some(1));
     assert!(
         text(&refused.stderr).contains("permission denied"),
         "{}",
         text(&refused.stderr)
     );
-    let platform = mint(data.path(), "root", "owner", None, true);
-    ok(&cli(&server, Some(&platform), &agent_off).await);
-    let packages = json(&cli(&server, Some(&member), &list).await);
+    let platform = example.mint("root", "owner", None, true);
+    ok(&cli(server, Some(&platform), &agent_off).await);
+    let packages = json(&cli(server, Some(&member), &list).await);
     let (review, _) = skill(&packages, "review").expect("review still listed");
     assert_eq!(review["state"], "disabled");
     let (release, _) = skill(&packages, "release").expect("release listed");
     assert_eq!(release["state"], "active");
 
-    node.stop().await.unwrap();
+    example.node.stop().await.unwrap();
 }
 
 #[test]

@@ -4,65 +4,16 @@
 //! shown no name.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
 
-use neuralis::node::{self, NodeSettings, Targets, keys};
-use neuralis_host::Shutdown;
-
-const PROJECT: &str = "demo";
-
-fn token(data_dir: &Path, subject: &str, role: &str) -> String {
-    let who = keys::TokenFor {
-        subject: subject.into(),
-        role: role.into(),
-        project: Some(PROJECT.into()),
-        ttl_seconds: 3600,
-        ..keys::TokenFor::default()
-    };
-    keys::mint_token(&keys::existing_key(data_dir).unwrap(), who).unwrap()
-}
-
-async fn cli(server: &str, token: &str, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_neuralis"));
-    command
-        .args(args)
-        .args(["--server", server])
-        .env("NEURALIS_TOKEN", token);
-    tokio::task::spawn_blocking(move || command.output().unwrap())
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ok(output: &Output) -> String {
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    text(&output.stdout)
-}
+use support::{ExampleNode, PROJECT, cli, ok, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_member_is_refused() {
-    let data = tempfile::tempdir().unwrap();
-    let files = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/example-source")
-        .canonicalize()
-        .unwrap();
-    let settings = NodeSettings {
-        listen: "127.0.0.1:0".into(),
-        data_dir: data.path().to_path_buf(),
-        ..NodeSettings::default()
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let node = node::start(settings, Targets::new([]), listener, Shutdown::new())
-        .await
-        .unwrap();
-    let server = format!("http://{}", node.addr);
-    let admin = token(data.path(), "admin", "owner");
-    let member = token(data.path(), "user", "member");
+    let example = ExampleNode::start().await;
+    let (server, files, fixture) = (&example.server, &example.files, &example.fixture);
+    let admin = example.mint("admin", "owner", None, false);
+    let member = example.mint("user", "member", None, false);
     let root = fixture.to_str().unwrap();
     let create = [
         "sources",
@@ -74,7 +25,7 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
         "--root",
         root,
     ];
-    ok(&cli(&server, &admin, &create).await);
+    ok(&cli(server, Some(&admin), &create).await);
     let policy = files.path().join("policy.json");
     let rules = r#"{"default": {"read": true, "write": false, "exec": false},
                     "paths": [{"pattern": "rules/**", "read": false, "roles": ["member"]}]}"#;
@@ -89,12 +40,12 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
         "--file",
     ];
     ok(&cli(
-        &server,
-        &admin,
+        server,
+        Some(&admin),
         &[&put[..], &[policy.to_str().unwrap()]].concat(),
     )
     .await);
-    ok(&cli(&server, &admin, &["sync", PROJECT, "example"]).await);
+    ok(&cli(server, Some(&admin), &["sync", PROJECT, "example"]).await);
 
     let explain = [
         "policy",
@@ -107,7 +58,7 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
         "--role",
         "member",
     ];
-    let shown = ok(&cli(&server, &admin, &explain).await);
+    let shown = ok(&cli(server, Some(&admin), &explain).await);
     assert!(shown.starts_with("rules/style.md: hidden"), "{shown}");
     let deciding: Vec<&str> = shown.lines().filter(|line| line.starts_with('*')).collect();
     assert_eq!(deciding.len(), 1, "{shown}");
@@ -115,14 +66,14 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
     assert!(deciding[0].contains("rule #0 `rules/**`"), "{shown}");
     // The administrator's own role reads it: the default decides (rules are opt-in).
     let as_owner = [&explain[..explain.len() - 1], &["owner"]].concat();
-    let shown = ok(&cli(&server, &admin, &as_owner).await);
+    let shown = ok(&cli(server, Some(&admin), &as_owner).await);
     assert!(
         shown.starts_with("rules/style.md: visible-opt-in"),
         "{shown}"
     );
 
     // A member asking is refused, and sees no name of the file it asked about.
-    let refused = cli(&server, &member, &explain).await;
+    let refused = cli(server, Some(&member), &explain).await;
     assert_eq!(refused.status.code(), Some(1));
     let said = [text(&refused.stdout), text(&refused.stderr)].concat();
     assert!(said.contains("permission denied"), "{said}");
@@ -139,7 +90,7 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
         "--role",
         "member",
     ];
-    let shown = ok(&cli(&server, &admin, &list).await);
+    let shown = ok(&cli(server, Some(&admin), &list).await);
     let style = shown
         .lines()
         .find(|line| line.contains("rules/style.md"))
@@ -158,7 +109,7 @@ async fn an_administrator_sees_the_rule_that_hides_a_file_from_members_and_a_mem
     );
 
     // The attacker's call: a member's `--explain` is refused and prints no hidden name.
-    let refused = cli(&server, &member, &list).await;
+    let refused = cli(server, Some(&member), &list).await;
     assert_eq!(refused.status.code(), Some(1));
     let said = [text(&refused.stdout), text(&refused.stderr)].concat();
     assert!(said.contains("permission denied"), "{said}");
