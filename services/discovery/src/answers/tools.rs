@@ -49,7 +49,9 @@ pub(crate) fn tools(
             .usable_tools
             .contains(&(package.to_owned(), tool.to_owned()))
     };
-    let (tools, contested) = catalog.tools(&usable);
+    // The packages of the project's flagged sources offer tools too (seed 000).
+    let project = crate::decision::scope::project_of(&request.scope);
+    let (tools, contested) = catalog.project_tools(project, &usable);
     let mut answer = convert::tools(tools, contested);
     // One page of the tools (one owner per name, so the name keys it); the contested
     // names are a summary, answered in full on every page.

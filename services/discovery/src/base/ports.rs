@@ -257,6 +257,34 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     /// The tools `usable(package id, tool name)` lets the caller use, one owner per
     /// name, and the names more than one usable claimant offers.
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
+    /// The tools as [`InstalledCatalog::tools`] answers them, with `beside` (the tools
+    /// of packages found in flagged sources, untrusted like the drop zone's) claiming
+    /// their names under the same contested-name rule. By default a name already
+    /// answered stays with its owner and no contest is listed for it.
+    fn tools_beside(
+        &self,
+        beside: &[ToolEntry],
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        let (mut tools, contested) = self.tools(usable);
+        for tool in beside {
+            let taken = tools.iter().any(|t| t.name == tool.name);
+            if !taken && usable(&tool.package_id, &tool.name) {
+                tools.push(tool.clone());
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        (tools, contested)
+    }
+    /// The tools of `project`'s answer: the installed packages' and those of the
+    /// packages its flagged sources hold (see [`InstalledCatalog::source_packages`]).
+    fn project_tools(
+        &self,
+        _project: &str,
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        self.tools(usable)
+    }
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
     /// The packages the local sources among `sources` flagged `recognizesPackages`

@@ -25,12 +25,16 @@ use crate::base::ports::{
     ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, SourceInfo, ToolEntry,
 };
 
+/// One package a flagged source holds, with its tools as `ListTools` answers them.
+#[derive(Clone)]
+pub struct Recognized {
+    pub package: InstalledPackage,
+    pub tools: Vec<ToolEntry>,
+}
+
 /// The packages `source` recognizes, without those `installed` already holds. Nothing
 /// for a source not flagged, or whose directory is not on this host.
-pub fn recognized_packages(
-    source: &SourceInfo,
-    installed: &[InstalledPackage],
-) -> Vec<InstalledPackage> {
+pub fn recognized_packages(source: &SourceInfo, installed: &[InstalledPackage]) -> Vec<Recognized> {
     let Some(root) = source
         .local_root
         .as_ref()
@@ -52,11 +56,31 @@ pub fn recognized_packages(
     };
     let known: std::collections::HashSet<&LogicalIdentity> =
         installed.iter().map(|package| &package.identity).collect();
+    let tools_of = |id: &str| -> Vec<ToolEntry> {
+        let defs = catalog.package(id).map(|p| p.tools.as_slice());
+        defs.unwrap_or_default()
+            .iter()
+            .map(|tool| ToolEntry {
+                name: tool.name.clone(),
+                package_id: id.to_owned(),
+                description: tool.description.clone(),
+                input_schema_json: tool.input_schema.to_string(),
+            })
+            .collect()
+    };
+    let tools: HashMap<String, Vec<ToolEntry>> = catalog
+        .packages()
+        .iter()
+        .map(|p| (p.id.clone(), tools_of(&p.id)))
+        .collect();
     LoadedCatalog::new(catalog, &roots)
         .packages()
         .iter()
         .filter(|package| !known.contains(&package.identity))
-        .cloned()
+        .map(|package| Recognized {
+            tools: tools.get(&package.package_id).cloned().unwrap_or_default(),
+            package: package.clone(),
+        })
         .collect()
 }
 
@@ -66,7 +90,7 @@ pub fn recognized_packages(
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
     /// The packages scans found, by project and package id, with their source's scope.
-    recognized: RwLock<HashMap<(String, String), (InstalledPackage, SourceScope)>>,
+    recognized: RwLock<HashMap<(String, String), (Recognized, SourceScope)>>,
 }
 
 impl WithSourcePackages {
@@ -92,7 +116,7 @@ impl InstalledCatalog for WithSourcePackages {
             Ok(recognized) => recognized
                 .iter()
                 .filter(|((_, id), _)| id == package_id)
-                .map(|(_, (package, _))| package.dir.clone())
+                .map(|(_, (found, _))| found.package.dir.clone())
                 .collect(),
             Err(_) => return Err(DiscoveryError::NotFound),
         };
@@ -111,34 +135,52 @@ impl InstalledCatalog for WithSourcePackages {
         self.inner.tools(usable)
     }
 
+    /// The installed packages' tools and those of the packages `project`'s flagged
+    /// sources hold, under one contested-name rule; `usable` holds only the packages
+    /// whose source's scope reaches the caller (`hide_beyond_source_scope`).
+    fn project_tools(
+        &self,
+        project: &str,
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        let beside: Vec<ToolEntry> = match self.recognized.read() {
+            Ok(recognized) => recognized
+                .iter()
+                .filter(|((at, _), _)| at == project)
+                .flat_map(|(_, (found, _))| found.tools.iter().cloned())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        self.inner.tools_beside(&beside, usable)
+    }
+
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
         self.inner.validate(files, trust)
     }
 
     /// An id already installed, or found twice, appears once (the first wins).
     fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
-        let mut found: Vec<(InstalledPackage, SourceScope)> = Vec::new();
+        let mut found: Vec<(Recognized, SourceScope)> = Vec::new();
         for source in sources {
-            for package in recognized_packages(source, self.inner.packages()) {
-                let installed = self.inner.packages().iter();
-                let taken = installed
-                    .chain(found.iter().map(|(p, _)| p))
-                    .any(|p| p.package_id == package.package_id);
+            for recognized in recognized_packages(source, self.inner.packages()) {
+                let id = &recognized.package.package_id;
+                let taken = self.inner.packages().iter().any(|p| &p.package_id == id)
+                    || found.iter().any(|(f, _)| &f.package.package_id == id);
                 if !taken {
-                    found.push((package, source.scope.clone()));
+                    found.push((recognized, source.scope.clone()));
                 }
             }
         }
         if let Ok(mut recognized) = self.recognized.write() {
-            let scanned = found.iter().map(|(p, s)| {
+            let scanned = found.iter().map(|(f, s)| {
                 (
-                    (project.to_owned(), p.package_id.clone()),
-                    (p.clone(), s.clone()),
+                    (project.to_owned(), f.package.package_id.clone()),
+                    (f.clone(), s.clone()),
                 )
             });
             recognized.extend(scanned);
         }
-        found.into_iter().map(|(package, _)| package).collect()
+        found.into_iter().map(|(f, _)| f.package).collect()
     }
 
     fn source_scope(&self, project: &str, package_id: &str) -> Option<SourceScope> {
@@ -168,8 +210,11 @@ mod tests {
         }
     }
 
-    fn ids(packages: &[InstalledPackage]) -> Vec<&str> {
-        packages.iter().map(|p| p.package_id.as_str()).collect()
+    fn ids(packages: &[Recognized]) -> Vec<&str> {
+        packages
+            .iter()
+            .map(|p| p.package.package_id.as_str())
+            .collect()
     }
 
     #[test]
@@ -199,7 +244,10 @@ mod tests {
             "wasm-pkg/package.json",
             r#"{"name": "wasm-pkg", "neuralis": {}}"#,
         );
-        let installed = recognized_packages(&source(dir.path(), true), &[]);
+        let installed: Vec<InstalledPackage> = recognized_packages(&source(dir.path(), true), &[])
+            .into_iter()
+            .map(|r| r.package)
+            .collect();
         assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
     }
 }
