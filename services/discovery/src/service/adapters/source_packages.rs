@@ -10,9 +10,9 @@
 //! once taken among the installed packages, hides the source's markdown package of the
 //! same directory through the double-loading rule (`lies_in_installed`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use neuralis_access::SourceScope;
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
@@ -91,14 +91,49 @@ pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
     /// The packages scans found, by project and package id, with their source's scope.
     recognized: RwLock<HashMap<(String, String), (Recognized, SourceScope)>>,
+    /// Whether a source's directory is on this host: only when sync runs in this
+    /// process. Otherwise (split mode) nothing is scanned (see [`Self::split`]).
+    local_scan: bool,
+    /// The flagged sources already named in the split-mode log line.
+    warned: Mutex<HashSet<String>>,
 }
 
 impl WithSourcePackages {
-    /// `inner` with the packages of flagged sources beside it.
+    /// `inner` with the packages of flagged sources beside it, their directories
+    /// scanned on this host (sync runs in this process: all-in-one).
     pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
         Self {
             inner,
             recognized: RwLock::new(HashMap::new()),
+            local_scan: true,
+            warned: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// `inner` for a discovery without sync beside it (split mode): a source's path
+    /// names a directory on sync's host, and this host's directory of that name may
+    /// hold anything, so no flagged source is scanned (fail closed), each named once
+    /// in the log. Reading the packages from sync's index is not built yet.
+    pub fn split(inner: Arc<dyn InstalledCatalog>) -> Self {
+        Self {
+            local_scan: false,
+            ..Self::new(inner)
+        }
+    }
+
+    /// Logs, once per source, that a flagged source is not scanned in split mode.
+    fn refuse_split(&self, sources: &[SourceInfo]) {
+        let Ok(mut warned) = self.warned.lock() else {
+            return;
+        };
+        for source in sources.iter().filter(|s| s.recognizes_packages) {
+            if warned.insert(source.id.clone()) {
+                tracing::warn!(
+                    source = %source.id,
+                    "recognizesPackages is not served in split mode: the source's \
+                     directory is on sync's host, so its packages are not scanned (fail closed)"
+                );
+            }
         }
     }
 }
@@ -160,6 +195,10 @@ impl InstalledCatalog for WithSourcePackages {
 
     /// An id already installed, or found twice, appears once (the first wins).
     fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        if !self.local_scan {
+            self.refuse_split(sources);
+            return Vec::new();
+        }
         let mut found: Vec<(Recognized, SourceScope)> = Vec::new();
         for source in sources {
             for recognized in recognized_packages(source, self.inner.packages()) {
@@ -234,6 +273,25 @@ mod tests {
         let found = recognized_packages(&source(dir.path(), true), &[]);
         assert_eq!(ids(&found), ["wasm-pkg"]);
         assert!(recognized_packages(&source(dir.path(), false), &[]).is_empty());
+    }
+
+    /// Split mode: the source's path is sync's host's, not this one's; nothing on
+    /// this host under that path is taken for the source's packages.
+    #[test]
+    fn a_split_discovery_scans_no_local_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        let sources = [source(dir.path(), true)];
+        let inner = || -> Arc<dyn InstalledCatalog> { Arc::new(LoadedCatalog::empty()) };
+        let here = WithSourcePackages::new(inner());
+        assert_eq!(here.source_packages("p1", &sources).len(), 1);
+        let split = WithSourcePackages::split(inner());
+        assert!(split.source_packages("p1", &sources).is_empty());
+        assert!(split.source_scope("p1", "wasm-pkg").is_none());
     }
 
     #[test]
