@@ -10,6 +10,7 @@ mod fakes;
 
 use std::sync::Arc;
 
+use fakes::package_sources::{tools_of, write_tree};
 use fakes::{good, harness_with};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::adapters::LoadedCatalog;
@@ -179,152 +180,115 @@ async fn an_agent_scoped_package_source_advertises_its_packages_to_that_agent_al
     assert!(!names(None).await.contains(&"wasm-pkg".to_owned()));
 }
 
-/// A package source's tree whose package offers two tools, one gated by a feature, and
-/// claims the name `deploy` an installed package claims too.
-const TOOLED: &[(&str, &str)] = &[
-    (
-        "wasm-pkg/package.json",
-        r#"{"name": "wasm-pkg", "version": "1.0.0", "neuralis": {"id": "wasm-pkg", "tools": [
-            {"name": "wasm_build", "description": "Builds.", "inputSchema": {"type": "object"}},
-            {"name": "wasm_secret", "description": "Gated.", "inputSchema": {"type": "object"},
-             "requires": {"features": ["x.vault"]}},
-            {"name": "deploy", "description": "Recognized deploy.", "inputSchema": {"type": "object"}}
-        ]}}"#,
-    ),
-    (
-        "wasm-pkg/skills/build/SKILL.md",
-        "---\nname: build\n---\nBuild.\n",
-    ),
-];
-
-fn write_tree(root: &std::path::Path, tree: &[(&str, &str)]) {
-    for (path, content) in tree {
-        let file = root.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, content).unwrap();
-    }
+/// A package `wasm-pkg` whose skill says `body`, its tool `wasm_build` described so.
+fn twin(body: &str) -> Vec<(String, String)> {
+    vec![
+        (
+            "wasm-pkg/package.json".into(),
+            format!(
+                r#"{{"name": "wasm-pkg", "version": "1.0.0", "neuralis": {{"id": "wasm-pkg", "tools": [
+                {{"name": "wasm_build", "description": "{body}", "inputSchema": {{"type": "object"}}}}]}}}}"#
+            ),
+        ),
+        (
+            "wasm-pkg/skills/build/SKILL.md".into(),
+            format!("---\nname: build\n---\n{body}\n"),
+        ),
+    ]
 }
 
-/// An installed catalog holding `zz-installed`, which claims `deploy`.
-fn installed_claiming_deploy(zone: &std::path::Path) -> Arc<LoadedCatalog> {
-    let manifest = r#"{"name": "zz-installed", "version": "1.0.0", "neuralis": {"id": "zz-installed",
-        "tools": [{"name": "deploy", "description": "Installed deploy.", "inputSchema": {"type": "object"}}]}}"#;
-    write_tree(zone, &[("zz-installed/package.json", manifest)]);
-    let roots = neuralis_catalog::Roots {
-        dependency_tree: None,
-        drop_zone: Some(zone.to_path_buf()),
-        trusted_dirs: Vec::new(),
-    };
-    let catalog = neuralis_catalog::Catalog::load(
-        &roots,
-        neuralis_catalog::ReadLimits::default(),
-        &neuralis_catalog::Extras::default(),
-    )
-    .unwrap();
-    Arc::new(LoadedCatalog::new(catalog, &roots))
-}
-
-/// The harness with the `TOOLED` tree as source `repo` (flagged), scoped `scope`.
-async fn tooled(
-    dir: &std::path::Path,
-    zone: &std::path::Path,
-    scope: Option<neuralis_access::SourceScope>,
-) -> fakes::Harness {
-    write_tree(dir, TOOLED);
-    let installed = installed_claiming_deploy(zone);
-    let h = harness_with(Arc::new(WithSourcePackages::new(installed))).await;
-    h.access
-        .gate_features
-        .store(true, std::sync::atomic::Ordering::SeqCst);
-    let index = &h.index;
-    index
-        .local_roots
-        .lock()
-        .unwrap()
-        .insert("repo".into(), dir.to_path_buf());
-    index.recognizing.lock().unwrap().insert("repo".into());
-    if let Some(scope) = scope {
-        index.scopes.lock().unwrap().insert("repo".into(), scope);
-    }
-    for (path, content) in TOOLED {
-        index.put("repo", path, content);
-    }
-    h
-}
-
-async fn tools_of(
-    h: &fakes::Harness,
-    agent: Option<&str>,
-    features: &[&str],
-) -> pb::ListToolsResponse {
-    h.discovery
-        .list_tools(
-            fakes::token_with_features("ada", "member", agent, "p1", features),
-            pb::ListToolsRequest {
-                scope: Some(pb::Scope {
-                    project_id: "p1".into(),
-                    agent_id: agent.unwrap_or_default().into(),
-                    conversation_id: String::new(),
-                }),
+/// What `agent` gets of `wasm-pkg`: how many times it is listed, its skill's body and
+/// its tool's description.
+async fn twin_seen(h: &fakes::Harness, agent: &str) -> (usize, String, String) {
+    let scope = Some(pb::Scope {
+        project_id: "p1".into(),
+        agent_id: agent.into(),
+        conversation_id: String::new(),
+    });
+    let token = || fakes::token("member", Some(agent), "p1");
+    let listed = h
+        .discovery
+        .list_packages(
+            token(),
+            pb::ListPackagesRequest {
+                scope: scope.clone(),
                 ..Default::default()
             },
         )
         .await
-        .unwrap()
-}
-
-fn owners(answer: &pb::ListToolsResponse) -> Vec<(String, String)> {
-    answer
-        .tools
+        .unwrap();
+    let twins: Vec<_> = listed
+        .packages
         .iter()
-        .map(|t| (t.name.clone(), t.package_id.clone()))
-        .collect()
+        .filter(|p| p.name == "wasm-pkg")
+        .collect();
+    let skill = twins
+        .first()
+        .and_then(|p| p.files.iter().find(|f| f.path.ends_with("SKILL.md")))
+        .map(|f| f.activation_id.clone())
+        .unwrap();
+    let body = h
+        .discovery
+        .activate_skill(
+            token(),
+            pb::ActivateSkillRequest {
+                scope,
+                skill_id: skill,
+            },
+        )
+        .await
+        .unwrap()
+        .body;
+    let tools = tools_of(h, Some(agent), &[]).await;
+    let described = tools.tools.iter().map(|t| t.description.clone()).collect();
+    (twins.len(), body, described)
 }
 
-/// Seed 000: a recognized package is a package source's package "like the _packages/
-/// drop-zone": its tools are advertised like an installed package's, each gated by its
-/// own `requires.features`, a contested name decided by the one tool-name rule.
+/// Issue 27: one package id in two flagged sources is decided per caller. A caller
+/// within only one source's scope gets that one; a caller within both gets the
+/// narrower scope's (agent before user before project). Never both, never the one
+/// whose scope does not reach the caller.
 #[tokio::test]
-async fn a_recognized_packages_tools_are_listed_like_an_installed_packages() {
-    let (dir, zone) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let h = tooled(dir.path(), zone.path(), None).await;
-    let plain = tools_of(&h, None, &[]).await;
-    let pair = |n: &str, p: &str| (n.to_owned(), p.to_owned());
-    // Both untrusted: the lexically-smaller id owns `deploy`.
-    assert_eq!(
-        owners(&plain),
-        [pair("deploy", "wasm-pkg"), pair("wasm_build", "wasm-pkg")],
-        "the gated tool is absent without its feature"
-    );
-    let deploy = plain.contested.iter().find(|c| c.name == "deploy").unwrap();
-    assert_eq!(deploy.claimants, ["wasm-pkg", "zz-installed"]);
-    assert_eq!(deploy.owner, "wasm-pkg");
-    let holder = tools_of(&h, None, &["x.vault"]).await;
-    assert!(owners(&holder).contains(&pair("wasm_secret", "wasm-pkg")));
-}
-
-/// Attacker: another agent of the project lists tools. An agent-scoped source's package
-/// contributes "to that user or agent alone": neither its tools nor its id reach the
-/// other agent, not even as a claimant of a contested name.
-#[tokio::test]
-async fn an_agent_scoped_sources_package_tools_reach_that_agent_alone() {
-    let (dir, zone) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let scope = neuralis_access::SourceScope {
-        scope: neuralis_access::Scope::Agent,
-        owner: "a1".into(),
-    };
-    let h = tooled(dir.path(), zone.path(), Some(scope)).await;
-    let own = tools_of(&h, Some("a1"), &[]).await;
-    assert!(owners(&own).contains(&("wasm_build".to_owned(), "wasm-pkg".to_owned())));
-    for other in [Some("a2"), None] {
-        let answer = tools_of(&h, other, &["x.vault"]).await;
-        let text = format!("{answer:?}");
-        assert!(!text.contains("wasm"), "{other:?} sees {text}");
-        assert_eq!(
-            owners(&answer),
-            [("deploy".to_owned(), "zz-installed".to_owned())],
-            "the installed claimant answers the name alone"
-        );
-        assert!(answer.contested.is_empty(), "{answer:?}");
+async fn one_package_id_in_two_sources_is_the_narrowest_reaching_sources_for_each_caller() {
+    let (shared, mine) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let h = harness_with(catalog).await;
+    let sources = [
+        ("a-shared", shared.path(), "Project build.", None),
+        (
+            "b-mine",
+            mine.path(),
+            "Agent build.",
+            Some(neuralis_access::SourceScope {
+                scope: neuralis_access::Scope::Agent,
+                owner: "a1".into(),
+            }),
+        ),
+    ];
+    for (id, dir, body, scope) in sources {
+        let tree = twin(body);
+        let tree: Vec<(&str, &str)> = tree.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+        write_tree(dir, &tree);
+        h.index
+            .local_roots
+            .lock()
+            .unwrap()
+            .insert(id.into(), dir.to_path_buf());
+        h.index.recognizing.lock().unwrap().insert(id.into());
+        if let Some(scope) = scope {
+            h.index.scopes.lock().unwrap().insert(id.into(), scope);
+        }
+        for (path, content) in &tree {
+            h.index.put(id, path, content);
+        }
     }
+    let (count, body, tools) = twin_seen(&h, "a1").await;
+    assert_eq!(count, 1, "listed once");
+    assert!(body.contains("Agent build."), "{body}");
+    assert_eq!(tools, "Agent build.");
+    // Attacker: another agent never gets a1's package, its body nor its tool.
+    let (count, body, tools) = twin_seen(&h, "a2").await;
+    assert_eq!(count, 1, "listed once");
+    assert!(body.contains("Project build."), "{body}");
+    assert_eq!(tools, "Project build.");
 }

@@ -50,8 +50,7 @@ pub(crate) fn tools(
             .contains(&(package.to_owned(), tool.to_owned()))
     };
     // The packages of the project's flagged sources offer tools too (seed 000).
-    let project = crate::decision::scope::project_of(&request.scope);
-    let (tools, contested) = catalog.project_tools(project, &usable);
+    let (tools, contested) = catalog.tools_beside(&answer.usable_beside, &usable);
     let mut answer = convert::tools(tools, contested);
     // One page of the tools (one owner per name, so the name keys it); the contested
     // names are a summary, answered in full on every page.

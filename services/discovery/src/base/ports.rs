@@ -198,6 +198,10 @@ pub struct InstalledPackage {
     pub trust: Trust,
     /// Its directory.
     pub dir: PathBuf,
+    /// For a package a flagged source holds (seed 000, recognizesPackages): that
+    /// source, which decides who it reaches and where its files are read. `None` for
+    /// a package installed on the host.
+    pub source: Option<PackageSource>,
     /// `requires.accessFeature`, gating the whole package.
     pub access_feature: Option<String>,
     /// Its contributions, already sanitized for its trust tier (paths relative to the
@@ -211,6 +215,21 @@ pub struct InstalledPackage {
     /// Its `dataLayout` names under its zone root (seed 002), for the `<data_areas>`
     /// block; `machineWritten` is never carried here.
     pub data_area: neuralis_assembly::DataArea,
+}
+
+/// The source a recognized package was found in, and where in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageSource {
+    pub source_id: String,
+    pub slug: String,
+    pub root_uri: String,
+    /// Its scope: the package reaches only the callers this scope reaches.
+    pub scope: SourceScope,
+    /// The package directory, relative to the source root (its files are rows of the
+    /// source under it).
+    pub prefix: String,
+    /// Its tools as `ListTools` answers them.
+    pub tools: Vec<ToolEntry>,
 }
 
 /// One tool of an installed package and the features a caller needs to use it.
@@ -276,15 +295,6 @@ pub trait InstalledCatalog: Send + Sync + 'static {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         (tools, contested)
     }
-    /// The tools of `project`'s answer: the installed packages' and those of the
-    /// packages its flagged sources hold (see [`InstalledCatalog::source_packages`]).
-    fn project_tools(
-        &self,
-        _project: &str,
-        usable: &dyn Fn(&str, &str) -> bool,
-    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
-        self.tools(usable)
-    }
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
     /// The packages the local sources among `sources` flagged `recognizesPackages`
@@ -292,12 +302,6 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     /// beside [`InstalledCatalog::packages`]. None by default.
     fn source_packages(&self, _project: &str, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         Vec::new()
-    }
-    /// The scope of the source a package answered through
-    /// [`InstalledCatalog::source_packages`] came from in `project`: it is advertised
-    /// within that scope alone. `None` for a package installed on the host.
-    fn source_scope(&self, _project: &str, _package_id: &str) -> Option<SourceScope> {
-        None
     }
 }
 

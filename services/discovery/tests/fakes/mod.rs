@@ -28,6 +28,7 @@ use neuralis_identity::{
 use neuralis_layout::{Category, capture};
 
 pub mod listing;
+pub mod package_sources;
 
 /// Called with the path of a content read.
 pub type ReadHook = Box<dyn Fn(&str) + Send + Sync>;

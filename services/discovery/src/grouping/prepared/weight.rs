@@ -137,7 +137,8 @@ fn content_at(c: &ContentAt) -> usize {
                 slug,
                 path,
                 root_uri,
-            } => text(source_id) + text(slug) + text(path) + text(root_uri),
+                prefix,
+            } => text(source_id) + text(slug) + text(path) + text(root_uri) + text(prefix),
             ContentAt::Installed { package_id, path } => text(package_id) + text(path),
         }
 }

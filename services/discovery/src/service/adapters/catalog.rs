@@ -41,6 +41,7 @@ impl LoadedCatalog {
                     trust: p.trust,
                     sizes,
                     dir,
+                    source: None,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
                     tools: p

@@ -8,33 +8,32 @@
 //! per subdirectory holding a package.json, untrusted). A package already installed
 //! (the same logical identity) is left out, so it appears once; a recognized package,
 //! once taken among the installed packages, hides the source's markdown package of the
-//! same directory through the double-loading rule (`lies_in_installed`).
+//! same directory through the double-loading rule (`lies_in_installed`). Each package
+//! carries its source ([`PackageSource`]): its scope decides who it reaches (and, for
+//! one id in two sources, which one a caller gets: `decision/scope.rs`), and its files
+//! are read as the source's rows, through the index's decided read.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use neuralis_access::SourceScope;
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
-use neuralis_connector::{ConnectorLimits, LocalConnector};
 use neuralis_layout::Trust;
 
 use super::LoadedCatalog;
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, SourceInfo, ToolEntry,
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageSource, PackageValidation,
+    SourceInfo, ToolEntry,
 };
 
-/// One package a flagged source holds, with its tools as `ListTools` answers them.
-#[derive(Clone)]
-pub struct Recognized {
-    pub package: InstalledPackage,
-    pub tools: Vec<ToolEntry>,
-}
-
-/// The packages `source` recognizes, without those `installed` already holds. Nothing
-/// for a source not flagged, or whose directory is not on this host.
-pub fn recognized_packages(source: &SourceInfo, installed: &[InstalledPackage]) -> Vec<Recognized> {
+/// The packages `source` recognizes, without those `installed` already holds, each
+/// carrying its source. Nothing for a source not flagged, or whose directory is not on
+/// this host.
+pub fn recognized_packages(
+    source: &SourceInfo,
+    installed: &[InstalledPackage],
+) -> Vec<InstalledPackage> {
     let Some(root) = source
         .local_root
         .as_ref()
@@ -54,43 +53,67 @@ pub fn recognized_packages(source: &SourceInfo, installed: &[InstalledPackage]) 
             return Vec::new();
         }
     };
-    let known: std::collections::HashSet<&LogicalIdentity> =
+    let known: HashSet<&LogicalIdentity> =
         installed.iter().map(|package| &package.identity).collect();
-    let tools_of = |id: &str| -> Vec<ToolEntry> {
-        let defs = catalog.package(id).map(|p| p.tools.as_slice());
-        defs.unwrap_or_default()
-            .iter()
-            .map(|tool| ToolEntry {
-                name: tool.name.clone(),
-                package_id: id.to_owned(),
-                description: tool.description.clone(),
-                input_schema_json: tool.input_schema.to_string(),
-            })
-            .collect()
-    };
     let tools: HashMap<String, Vec<ToolEntry>> = catalog
         .packages()
         .iter()
-        .map(|p| (p.id.clone(), tools_of(&p.id)))
+        .map(|p| (p.id.clone(), tool_entries(p)))
         .collect();
     LoadedCatalog::new(catalog, &roots)
         .packages()
         .iter()
         .filter(|package| !known.contains(&package.identity))
-        .map(|package| Recognized {
-            tools: tools.get(&package.package_id).cloned().unwrap_or_default(),
-            package: package.clone(),
+        .map(|package| {
+            let mut package = package.clone();
+            let tools = tools.get(&package.package_id).cloned().unwrap_or_default();
+            package.source = Some(package_source(source, root, &package.dir, tools));
+            package
         })
         .collect()
 }
 
+/// A loaded package's tools as `ListTools` answers them.
+fn tool_entries(package: &neuralis_catalog::InstalledPackage) -> Vec<ToolEntry> {
+    package
+        .tools
+        .iter()
+        .map(|tool| ToolEntry {
+            name: tool.name.clone(),
+            package_id: package.id.clone(),
+            description: tool.description.clone(),
+            input_schema_json: tool.input_schema.to_string(),
+        })
+        .collect()
+}
+
+/// Where in `source` (rooted at `root` on this host) the package directory `dir` is.
+fn package_source(
+    source: &SourceInfo,
+    root: &Path,
+    dir: &Path,
+    tools: Vec<ToolEntry>,
+) -> PackageSource {
+    let relative = dir.strip_prefix(root).unwrap_or(dir);
+    let parts: Vec<String> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    PackageSource {
+        source_id: source.id.clone(),
+        slug: source.slug.clone(),
+        root_uri: source.root_uri.clone(),
+        scope: source.scope.clone(),
+        prefix: parts.join("/"),
+        tools,
+    }
+}
+
 /// The installed catalog with the packages of the synced sources flagged
-/// `recognizesPackages` beside it: scanned when an answer is prepared (after each sync
-/// of the project), kept for reading their files until the next scan.
+/// `recognizesPackages` beside it, scanned when an answer is prepared (after each sync
+/// of the project).
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
-    /// The packages scans found, by project and package id, with their source's scope.
-    recognized: RwLock<HashMap<(String, String), (Recognized, SourceScope)>>,
     /// Whether a source's directory is on this host: only when sync runs in this
     /// process. Otherwise (split mode) nothing is scanned (see [`Self::split`]).
     local_scan: bool,
@@ -104,7 +127,6 @@ impl WithSourcePackages {
     pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
         Self {
             inner,
-            recognized: RwLock::new(HashMap::new()),
             local_scan: true,
             warned: Mutex::new(HashSet::new()),
         }
@@ -113,7 +135,7 @@ impl WithSourcePackages {
     /// `inner` for a discovery without sync beside it (split mode): a source's path
     /// names a directory on sync's host, and this host's directory of that name may
     /// hold anything, so no flagged source is scanned (fail closed), each named once
-    /// in the log. Reading the packages from sync's index is not built yet.
+    /// in the log. Finding the packages in sync's index is not built yet.
     pub fn split(inner: Arc<dyn InstalledCatalog>) -> Self {
         Self {
             local_scan: false,
@@ -143,89 +165,42 @@ impl InstalledCatalog for WithSourcePackages {
         self.inner.packages()
     }
 
-    /// A package found under the same id in two projects' sources (two directories)
-    /// is read from neither: `read` names no project, and one project must never read
-    /// another's files (fail closed).
+    /// An installed package's file: a recognized package's files are read as its
+    /// source's rows (`ContentAt::Source`), never here.
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
-        let dirs: BTreeSet<PathBuf> = match self.recognized.read() {
-            Ok(recognized) => recognized
-                .iter()
-                .filter(|((_, id), _)| id == package_id)
-                .map(|(_, (found, _))| found.package.dir.clone())
-                .collect(),
-            Err(_) => return Err(DiscoveryError::NotFound),
-        };
-        let mut dirs = dirs.into_iter();
-        match (dirs.next(), dirs.next()) {
-            (None, _) => self.inner.read(package_id, path),
-            // No link followed, as for every installed package's files.
-            (Some(dir), None) => LocalConnector::new(&dir, ConnectorLimits::default())
-                .and_then(|connector| connector.read_beneath(path))
-                .map_err(|_| DiscoveryError::NotFound),
-            (Some(_), Some(_)) => Err(DiscoveryError::NotFound),
-        }
+        self.inner.read(package_id, path)
     }
 
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
         self.inner.tools(usable)
     }
 
-    /// The installed packages' tools and those of the packages `project`'s flagged
-    /// sources hold, under one contested-name rule; `usable` holds only the packages
-    /// whose source's scope reaches the caller (`hide_beyond_source_scope`).
-    fn project_tools(
+    fn tools_beside(
         &self,
-        project: &str,
+        beside: &[ToolEntry],
         usable: &dyn Fn(&str, &str) -> bool,
     ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
-        let beside: Vec<ToolEntry> = match self.recognized.read() {
-            Ok(recognized) => recognized
-                .iter()
-                .filter(|((at, _), _)| at == project)
-                .flat_map(|(_, (found, _))| found.tools.iter().cloned())
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        self.inner.tools_beside(&beside, usable)
+        self.inner.tools_beside(beside, usable)
     }
 
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
         self.inner.validate(files, trust)
     }
 
-    /// An id already installed, or found twice, appears once (the first wins).
-    fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+    /// An id already installed appears once (the installed one). One id in two
+    /// flagged sources is kept from both: which one a caller gets is decided per
+    /// caller, by the sources' scopes (`decision/scope.rs`).
+    fn source_packages(&self, _project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         if !self.local_scan {
             self.refuse_split(sources);
             return Vec::new();
         }
-        let mut found: Vec<(Recognized, SourceScope)> = Vec::new();
-        for source in sources {
-            for recognized in recognized_packages(source, self.inner.packages()) {
-                let id = &recognized.package.package_id;
-                let taken = self.inner.packages().iter().any(|p| &p.package_id == id)
-                    || found.iter().any(|(f, _)| &f.package.package_id == id);
-                if !taken {
-                    found.push((recognized, source.scope.clone()));
-                }
-            }
-        }
-        if let Ok(mut recognized) = self.recognized.write() {
-            let scanned = found.iter().map(|(f, s)| {
-                (
-                    (project.to_owned(), f.package.package_id.clone()),
-                    (f.clone(), s.clone()),
-                )
-            });
-            recognized.extend(scanned);
-        }
-        found.into_iter().map(|(f, _)| f.package).collect()
-    }
-
-    fn source_scope(&self, project: &str, package_id: &str) -> Option<SourceScope> {
-        let recognized = self.recognized.read().ok()?;
-        let key = (project.to_owned(), package_id.to_owned());
-        recognized.get(&key).map(|(_, scope)| scope.clone())
+        let installed = self.inner.packages();
+        sources
+            .iter()
+            .flat_map(|source| recognized_packages(source, installed))
+            .filter(|found| !installed.iter().any(|p| p.package_id == found.package_id))
+            .collect()
     }
 }
 
@@ -249,11 +224,8 @@ mod tests {
         }
     }
 
-    fn ids(packages: &[Recognized]) -> Vec<&str> {
-        packages
-            .iter()
-            .map(|p| p.package.package_id.as_str())
-            .collect()
+    fn ids(packages: &[InstalledPackage]) -> Vec<&str> {
+        packages.iter().map(|p| p.package_id.as_str()).collect()
     }
 
     #[test]
@@ -291,7 +263,6 @@ mod tests {
         assert_eq!(here.source_packages("p1", &sources).len(), 1);
         let split = WithSourcePackages::split(inner());
         assert!(split.source_packages("p1", &sources).is_empty());
-        assert!(split.source_scope("p1", "wasm-pkg").is_none());
     }
 
     #[test]
@@ -302,10 +273,7 @@ mod tests {
             "wasm-pkg/package.json",
             r#"{"name": "wasm-pkg", "neuralis": {}}"#,
         );
-        let installed: Vec<InstalledPackage> = recognized_packages(&source(dir.path(), true), &[])
-            .into_iter()
-            .map(|r| r.package)
-            .collect();
+        let installed = recognized_packages(&source(dir.path(), true), &[]);
         assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
     }
 }
