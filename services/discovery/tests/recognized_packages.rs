@@ -292,3 +292,70 @@ async fn one_package_id_in_two_sources_is_the_narrowest_reaching_sources_for_eac
     assert!(body.contains("Project build."), "{body}");
     assert_eq!(tools, "Project build.");
 }
+
+/// A recognized package's files are its source's rows under the package directory,
+/// read through the index's decided read (the same in split mode): here a file only
+/// its manifest declares (an inline `files` entry).
+#[tokio::test]
+async fn a_recognized_packages_file_is_read_as_its_sources_row_under_the_package_directory() {
+    let tree: &[(&str, &str)] = &[
+        (
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "version": "1.0.0", "neuralis": {"id": "wasm-pkg", "files": [
+                {"id": "review", "category": "skill", "path": "legacy/review.md", "description": "Reviews"}]}}"#,
+        ),
+        ("wasm-pkg/legacy/review.md", "Read the diff first.\n"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), tree);
+    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let h = harness_with(catalog).await;
+    let index = &h.index;
+    index
+        .local_roots
+        .lock()
+        .unwrap()
+        .insert("repo".into(), dir.path().to_path_buf());
+    index.recognizing.lock().unwrap().insert("repo".into());
+    for (path, content) in tree {
+        index.put("repo", path, content);
+    }
+    let scope = Some(pb::Scope {
+        project_id: "p1".into(),
+        agent_id: String::new(),
+        conversation_id: String::new(),
+    });
+    let listed = h
+        .discovery
+        .list_packages(
+            good(),
+            pb::ListPackagesRequest {
+                scope: scope.clone(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let skill = listed
+        .packages
+        .iter()
+        .flat_map(|p| &p.files)
+        .find(|f| f.path == "legacy/review.md")
+        .map(|f| f.activation_id.clone())
+        .unwrap_or_else(|| panic!("{listed:?}"));
+    let activated = h
+        .discovery
+        .activate_skill(
+            good(),
+            pb::ActivateSkillRequest {
+                scope,
+                skill_id: skill,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(
+        activated.body.contains("Read the diff first."),
+        "{activated:?}"
+    );
+}
