@@ -176,9 +176,12 @@ impl Discovery {
             .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
             .await?;
         // A package from a package source reaches only that source's scope (seed 000).
-        hide_beyond_source_scope(&prepared.request, &mut evaluation, caller, |id| {
-            self.parts.catalog.source_scope(&scope.project, id)
-        });
+        hide_beyond_source_scope(
+            &prepared.request,
+            &mut evaluation,
+            caller,
+            &prepared.package_sources,
+        );
         Ok(Some(Evaluated {
             prepared,
             evaluation,

@@ -49,7 +49,8 @@ pub(crate) fn tools(
             .usable_tools
             .contains(&(package.to_owned(), tool.to_owned()))
     };
-    let (tools, contested) = catalog.tools(&usable);
+    // The packages of the project's flagged sources offer tools too (seed 000).
+    let (tools, contested) = catalog.tools_beside(&answer.usable_beside, &usable);
     let mut answer = convert::tools(tools, contested);
     // One page of the tools (one owner per name, so the name keys it); the contested
     // names are a summary, answered in full on every page.

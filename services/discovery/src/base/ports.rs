@@ -198,6 +198,10 @@ pub struct InstalledPackage {
     pub trust: Trust,
     /// Its directory.
     pub dir: PathBuf,
+    /// For a package a flagged source holds (seed 000, recognizesPackages): that
+    /// source, which decides who it reaches and where its files are read. `None` for
+    /// a package installed on the host.
+    pub source: Option<PackageSource>,
     /// `requires.accessFeature`, gating the whole package.
     pub access_feature: Option<String>,
     /// Its contributions, already sanitized for its trust tier (paths relative to the
@@ -211,6 +215,21 @@ pub struct InstalledPackage {
     /// Its `dataLayout` names under its zone root (seed 002), for the `<data_areas>`
     /// block; `machineWritten` is never carried here.
     pub data_area: neuralis_assembly::DataArea,
+}
+
+/// The source a recognized package was found in, and where in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageSource {
+    pub source_id: String,
+    pub slug: String,
+    pub root_uri: String,
+    /// Its scope: the package reaches only the callers this scope reaches.
+    pub scope: SourceScope,
+    /// The package directory, relative to the source root (its files are rows of the
+    /// source under it).
+    pub prefix: String,
+    /// Its tools as `ListTools` answers them.
+    pub tools: Vec<ToolEntry>,
 }
 
 /// One tool of an installed package and the features a caller needs to use it.
@@ -257,6 +276,25 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     /// The tools `usable(package id, tool name)` lets the caller use, one owner per
     /// name, and the names more than one usable claimant offers.
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>);
+    /// The tools as [`InstalledCatalog::tools`] answers them, with `beside` (the tools
+    /// of packages found in flagged sources, untrusted like the drop zone's) claiming
+    /// their names under the same contested-name rule. By default a name already
+    /// answered stays with its owner and no contest is listed for it.
+    fn tools_beside(
+        &self,
+        beside: &[ToolEntry],
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        let (mut tools, contested) = self.tools(usable);
+        for tool in beside {
+            let taken = tools.iter().any(|t| t.name == tool.name);
+            if !taken && usable(&tool.package_id, &tool.name) {
+                tools.push(tool.clone());
+            }
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        (tools, contested)
+    }
     /// Validates one package's files at a trust tier.
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation;
     /// The packages the local sources among `sources` flagged `recognizesPackages`
@@ -264,12 +302,6 @@ pub trait InstalledCatalog: Send + Sync + 'static {
     /// beside [`InstalledCatalog::packages`]. None by default.
     fn source_packages(&self, _project: &str, _sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         Vec::new()
-    }
-    /// The scope of the source a package answered through
-    /// [`InstalledCatalog::source_packages`] came from in `project`: it is advertised
-    /// within that scope alone. `None` for a package installed on the host.
-    fn source_scope(&self, _project: &str, _package_id: &str) -> Option<SourceScope> {
-        None
     }
 }
 

@@ -9,6 +9,7 @@ use neuralis_assembly::{FileState, Origin, PackageView, SkillIndex, assign_activ
 use neuralis_layout::Category;
 
 use crate::base::error::DiscoveryError;
+use crate::base::ports::ToolEntry;
 use crate::grouping::candidates::entry_path;
 use crate::grouping::content::ContentAt;
 use crate::grouping::prepared::{Prepared, Shown};
@@ -43,6 +44,11 @@ pub(crate) struct Answer {
     /// Installed packages this caller may use (visible and switched on), whether or not
     /// they list a file: one `<data_areas>` row each (seed 002, "dataLayout").
     pub usable_installed: Vec<String>,
+    /// The tools of the packages flagged sources hold that this caller may use the
+    /// package of (the one it gets of an id found twice): they claim names beside the
+    /// installed packages' (`InstalledCatalog::tools_beside`), each still decided by
+    /// `usable_tools`.
+    pub usable_beside: Vec<ToolEntry>,
     /// Files `ReadFile` serves and search hits may come from: listed member files that
     /// are active or read on demand, and the shown bundle entries of active skills.
     /// Built on first use (a listing never needs it).
@@ -153,6 +159,7 @@ pub(crate) fn assemble(
         skills,
         usable_tools: usable_tools(prepared, evaluation),
         usable_installed: usable_installed(prepared, evaluation),
+        usable_beside: usable_beside(prepared, evaluation),
         readable: OnceLock::new(),
     })
 }
@@ -180,6 +187,20 @@ fn usable_tools(prepared: &Prepared, evaluation: &Evaluation) -> HashSet<(String
                 Origin::Source { .. } => None,
             },
         )
+        .collect()
+}
+
+/// The tools of the recognized packages this caller may use: visible and switched on.
+fn usable_beside(prepared: &Prepared, evaluation: &Evaluation) -> Vec<ToolEntry> {
+    prepared
+        .package_sources
+        .iter()
+        .zip(&evaluation.packages)
+        .filter(|(_, decision)| {
+            decision.code.is_visible() && decision.code != DecisionCode::VisibleDisabled
+        })
+        .filter_map(|(from, _)| from.as_ref())
+        .flat_map(|from| from.tools.iter().cloned())
         .collect()
 }
 

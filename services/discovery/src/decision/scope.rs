@@ -3,7 +3,10 @@
 use neuralis_proto::bounds;
 use neuralis_proto::discovery::v1 as pb;
 
+use std::collections::HashMap;
+
 use crate::base::error::DiscoveryError;
+use crate::base::ports::PackageSource;
 
 /// The validated `Scope` of a request.
 pub(crate) struct Scope {
@@ -61,23 +64,44 @@ pub(crate) fn validate_scope(scope: Option<&pb::Scope>) -> Result<Scope, Discove
 /// Hides, for `caller`, every package of the batch that came from a source its scope
 /// does not reach, with its files (seed 000: a package source's "own scope then governs
 /// who those packages are advertised to, so a user- or agent-scoped source contributes
-/// capabilities to that user or agent alone"). `source_scope` names the scope of a
-/// package's source; a package installed on the host has none and is left as decided.
+/// capabilities to that user or agent alone"). `sources` holds, per package candidate,
+/// the flagged source it was found in; a package installed on the host has none and
+/// is left as decided. One id found in several sources that reach the caller: the
+/// narrowest scope's wins (agent, then user, then project; then the first source),
+/// the others are hidden, so the caller gets that id once.
 pub(crate) fn hide_beyond_source_scope(
     request: &neuralis_access::EvaluationRequest,
     evaluation: &mut neuralis_access::Evaluation,
     caller: &neuralis_access::Caller,
-    source_scope: impl Fn(&str) -> Option<neuralis_access::SourceScope>,
+    sources: &[Option<PackageSource>],
 ) {
-    let hidden: Vec<bool> = request
-        .packages
-        .iter()
-        .map(|package| {
-            package.origin == neuralis_access::Origin::Installed
-                && source_scope(&package.key)
-                    .is_some_and(|scope| !scope.reaches(caller, &request.project))
-        })
+    let reaches = |at: usize| {
+        sources
+            .get(at)
+            .and_then(Option::as_ref)
+            .map(|from| from.scope.reaches(caller, &request.project))
+    };
+    let mut hidden: Vec<bool> = (0..request.packages.len())
+        .map(|at| reaches(at) == Some(false))
         .collect();
+    // Per id, the reaching candidate kept: the narrowest scope, then the first.
+    let mut kept: HashMap<&str, usize> = HashMap::new();
+    for (at, package) in request.packages.iter().enumerate() {
+        if reaches(at) != Some(true) {
+            continue;
+        }
+        let Some(&held) = kept.get(package.key.as_str()) else {
+            kept.insert(&package.key, at);
+            continue;
+        };
+        let (loser, winner) = if narrowness(sources, at) < narrowness(sources, held) {
+            (held, at)
+        } else {
+            (at, held)
+        };
+        hidden[loser] = true;
+        kept.insert(&package.key, winner);
+    }
     if !hidden.contains(&true) {
         return;
     }
@@ -92,5 +116,19 @@ pub(crate) fn hide_beyond_source_scope(
         if package.is_some_and(|at| hidden.get(at).copied().unwrap_or(false)) {
             decision.code = hide;
         }
+    }
+}
+
+/// How narrow the scope of candidate `at`'s source is: 0 for an agent, 1 for a user,
+/// 2 for a project (the narrower wins an id found in two sources).
+fn narrowness(sources: &[Option<PackageSource>], at: usize) -> u8 {
+    match sources
+        .get(at)
+        .and_then(Option::as_ref)
+        .map(|s| s.scope.scope)
+    {
+        Some(neuralis_access::Scope::Agent) => 0,
+        Some(neuralis_access::Scope::User) => 1,
+        _ => 2,
     }
 }

@@ -7,8 +7,13 @@ pub(crate) enum ContentAt {
     Source {
         source_id: String,
         slug: String,
+        /// The row's path in the source.
         path: String,
         root_uri: String,
+        /// Where the package's paths start in the source: empty for a markdown
+        /// package (its paths are the source's), the package directory for a package
+        /// a flagged source holds (its paths are the package's).
+        prefix: String,
     },
     Installed {
         package_id: String,
@@ -51,17 +56,28 @@ impl ContentAt {
                 source_id,
                 slug,
                 root_uri,
+                prefix,
                 ..
             } => ContentAt::Source {
                 source_id: source_id.clone(),
                 slug: slug.clone(),
-                path,
+                path: in_source(prefix, &path),
                 root_uri: root_uri.clone(),
+                prefix: prefix.clone(),
             },
             ContentAt::Installed { package_id, .. } => ContentAt::Installed {
                 package_id: package_id.clone(),
                 path,
             },
         }
+    }
+}
+
+/// The source path of a package's `path`, its package starting at `prefix`.
+pub(crate) fn in_source(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{prefix}/{path}")
     }
 }

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use neuralis_access::EvaluationRequest;
 use neuralis_assembly::package_order_key;
 
-use crate::grouping::candidates::{Batch, FileSlot, ToolSlot};
+use crate::base::ports::PackageSource;
+use crate::grouping::candidates::{Batch, Candidate, FileSlot, ToolSlot};
 use crate::grouping::listed::Listing;
 
 mod ids;
@@ -50,6 +51,9 @@ pub(crate) struct Prepared {
     /// with the answer before this one shares its messages too, unless its activation
     /// ids moved.
     pub listing: Listing,
+    /// One per package candidate: the flagged source a recognized package was found
+    /// in (its scope decides who it reaches, its tools answer `ListTools`).
+    pub package_sources: Vec<Option<PackageSource>>,
 }
 
 impl Prepared {
@@ -85,7 +89,16 @@ impl Prepared {
         let (ids, skills) = ids::activation_ids(&packages, &order);
         let earlier = previous.map(|previous| &previous.listing);
         let listing = Listing::new(&packages, &ids, (&batch.slots, batch.tools.len()), earlier);
+        let package_sources = batch
+            .candidates
+            .iter()
+            .map(|candidate| match candidate {
+                Candidate::Installed(installed) => installed.source.clone(),
+                Candidate::Source { .. } => None,
+            })
+            .collect();
         Prepared {
+            package_sources,
             listing,
             request: batch.request,
             slots: batch.slots,

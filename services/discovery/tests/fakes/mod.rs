@@ -28,6 +28,7 @@ use neuralis_identity::{
 use neuralis_layout::{Category, capture};
 
 pub mod listing;
+pub mod package_sources;
 
 /// Called with the path of a content read.
 pub type ReadHook = Box<dyn Fn(&str) + Send + Sync>;
@@ -260,6 +261,8 @@ pub struct FakeAccess {
     pub calls: AtomicUsize,
     /// Every re-key request: (source id, moves).
     pub rekeys: Mutex<Vec<(String, Vec<neuralis_layout::naming::KeyMove>)>>,
+    /// When set, a file (or tool) needing features the caller's token lacks is hidden.
+    pub gate_features: std::sync::atomic::AtomicBool,
 }
 
 #[async_trait]
@@ -309,7 +312,12 @@ impl AccessPort for FakeAccess {
                     .private_owner
                     .as_deref()
                     .is_some_and(|owner| caller.agent.as_deref() != Some(owner));
-                let code = if denied.contains(&f.path) || private {
+                let lacks = self.gate_features.load(Ordering::SeqCst)
+                    && !f
+                        .required_features
+                        .iter()
+                        .all(|feature| caller.features.contains(feature));
+                let code = if denied.contains(&f.path) || private || lacks {
                     DecisionCode::Hidden
                 } else if f.category == Category::Docs {
                     DecisionCode::VisibleManual

@@ -101,6 +101,7 @@ pub(super) async fn discovery(
     access: Arc<dyn AccessPort>,
     bus: BusSource,
     signer: Arc<ServiceSigner>,
+    sync_here: bool,
 ) -> Result<Arc<Discovery>> {
     let installed = &settings.discovery.installed;
     let roots = Roots {
@@ -132,10 +133,21 @@ pub(super) async fn discovery(
         index: Arc::new(SyncIndex::new(feed, signer)),
         access,
         // Local sources flagged `recognizesPackages` are package sources too (seed 000).
-        catalog: Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::new(
-            catalog, &roots,
-        )))),
+        catalog: Arc::new(package_sources(
+            Arc::new(LoadedCatalog::new(catalog, &roots)),
+            sync_here,
+        )),
         inventory,
         settings: settings.discovery.clone(),
     })))
+}
+
+/// The installed catalog with the packages of flagged sources beside it: scanned on
+/// this host when sync runs here (its paths are this host's), refused in split mode.
+fn package_sources(inner: Arc<LoadedCatalog>, sync_here: bool) -> WithSourcePackages {
+    if sync_here {
+        WithSourcePackages::new(inner)
+    } else {
+        WithSourcePackages::split(inner)
+    }
 }

@@ -178,6 +178,8 @@ impl Wiring<'_> {
         policy: Option<Arc<InProcessPolicy>>,
         sync: Option<LocalSync>,
     ) -> Result<()> {
+        // A flagged source's directory is on this host only when sync runs here.
+        let sync_here = sync.is_some();
         let (feed, bus) = match sync {
             Some(local) => (local.feed, BusSource::Shared(local.bus)),
             None => (
@@ -191,7 +193,8 @@ impl Wiring<'_> {
             None => self.remote_access(&signer)?,
         };
         let discovery =
-            services::discovery(self.settings, feed, policy, access, bus, signer).await?;
+            services::discovery(self.settings, feed, policy, access, bus, signer, sync_here)
+                .await?;
         let gate = Gate::new(&tables::discovery::TABLE, self.keys.verifiers.clone());
         self.wired.clients.discovery = Some(Arc::new(InProcessDiscovery::new(
             gate.clone(),

@@ -14,7 +14,7 @@ use neuralis_content_flags::FlagSet;
 use neuralis_layout::{Category, Contribution};
 
 use crate::grouping::candidates::{Candidate, entry_path, policy_key};
-use crate::grouping::content::ContentAt;
+use crate::grouping::content::{ContentAt, in_source};
 
 /// A package candidate as an answer would show it were every file visible.
 #[derive(Debug, PartialEq)]
@@ -175,26 +175,7 @@ fn same_file(view: &FileView, file: &Contribution, indexed: u64) -> bool {
 }
 
 fn same_place(at: &ContentAt, candidate: &Candidate<'_>, file: &Contribution) -> bool {
-    match (at, candidate) {
-        (ContentAt::Installed { package_id, path }, Candidate::Installed(installed)) => {
-            *package_id == installed.package_id && *path == file.path
-        }
-        (
-            ContentAt::Source {
-                source_id,
-                slug,
-                path,
-                root_uri,
-            },
-            Candidate::Source { source, .. },
-        ) => {
-            *source_id == source.id
-                && *slug == source.slug
-                && *path == file.path
-                && *root_uri == source.root_uri
-        }
-        _ => false,
-    }
+    *at == content_at(candidate, file)
 }
 
 /// The file's size as indexed (0 when the index holds no row for it).
@@ -255,15 +236,27 @@ fn file_view(candidate: &Candidate<'_>, file: &Contribution) -> FileView {
 
 fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
     match candidate {
-        Candidate::Installed(installed) => ContentAt::Installed {
-            package_id: installed.package_id.clone(),
-            path: file.path.clone(),
+        // A package a flagged source holds: its files are rows of that source, read
+        // through the index's decided read like any source file (seed 000).
+        Candidate::Installed(installed) => match &installed.source {
+            Some(from) => ContentAt::Source {
+                source_id: from.source_id.clone(),
+                slug: from.slug.clone(),
+                path: in_source(&from.prefix, &file.path),
+                root_uri: from.root_uri.clone(),
+                prefix: from.prefix.clone(),
+            },
+            None => ContentAt::Installed {
+                package_id: installed.package_id.clone(),
+                path: file.path.clone(),
+            },
         },
         Candidate::Source { source, .. } => ContentAt::Source {
             source_id: source.id.clone(),
             slug: source.slug.clone(),
             path: file.path.clone(),
             root_uri: source.root_uri.clone(),
+            prefix: String::new(),
         },
     }
 }

@@ -51,6 +51,34 @@ pub(crate) fn bytes(prepared: &Prepared) -> usize {
         + std::mem::size_of_val(prepared.order.as_slice())
         + prepared.ids.iter().map(|ids| texts(ids)).sum::<usize>()
         + prepared.listing.bytes()
+        + prepared
+            .package_sources
+            .iter()
+            .map(package_source)
+            .sum::<usize>()
+}
+
+/// What the flagged source of one package candidate weighs (none for most).
+fn package_source(from: &Option<crate::base::ports::PackageSource>) -> usize {
+    size_of::<Option<crate::base::ports::PackageSource>>()
+        + from.as_ref().map_or(0, |from| {
+            text(&from.source_id)
+                + text(&from.slug)
+                + text(&from.root_uri)
+                + text(&from.scope.owner)
+                + text(&from.prefix)
+                + from
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        size_of_val(t)
+                            + text(&t.name)
+                            + text(&t.package_id)
+                            + text(&t.description)
+                            + text(&t.input_schema_json)
+                    })
+                    .sum::<usize>()
+        })
 }
 
 /// The sources the answer was prepared with, kept beside it to compare.
@@ -137,7 +165,8 @@ fn content_at(c: &ContentAt) -> usize {
                 slug,
                 path,
                 root_uri,
-            } => text(source_id) + text(slug) + text(path) + text(root_uri),
+                prefix,
+            } => text(source_id) + text(slug) + text(path) + text(root_uri) + text(prefix),
             ContentAt::Installed { package_id, path } => text(package_id) + text(path),
         }
 }

@@ -1,6 +1,6 @@
 //! The installed-package catalog as discovery sees it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use neuralis_assembly::DataArea;
@@ -41,6 +41,7 @@ impl LoadedCatalog {
                     trust: p.trust,
                     sizes,
                     dir,
+                    source: None,
                     access_feature: p.manifest.requires.access_feature.clone(),
                     package: p.contributions.clone(),
                     tools: p
@@ -63,6 +64,41 @@ impl LoadedCatalog {
             packages,
             real_paths,
         }
+    }
+
+    /// Every claimant of `name`, the installed ones and those `beside`, in the
+    /// contested-name rule's precedence order.
+    fn claimants_beside(&self, name: &str, beside: &[ToolEntry]) -> Vec<Claimant> {
+        let mut claimants = self.catalog.claimants(name).to_vec();
+        for tool in beside.iter().filter(|t| t.name == name) {
+            let claimant = Claimant::Package {
+                id: tool.package_id.clone(),
+                trust: Trust::Untrusted,
+            };
+            if !claimants.contains(&claimant) {
+                claimants.push(claimant);
+            }
+        }
+        claimants.sort();
+        claimants
+    }
+
+    /// The tool `name` as `owner` offers it: an installed package's definition, or
+    /// one of `beside`; none for a claimant with no definition here (the platform's
+    /// own tools, an MCP server).
+    fn entry(&self, owner: &str, name: &str, beside: &[ToolEntry]) -> Option<ToolEntry> {
+        if let Some(tool) = self.catalog.tool(owner, name) {
+            return Some(ToolEntry {
+                name: tool.name.clone(),
+                package_id: owner.to_owned(),
+                description: tool.description.clone(),
+                input_schema_json: tool.input_schema.to_string(),
+            });
+        }
+        beside
+            .iter()
+            .find(|t| t.package_id == owner && t.name == name)
+            .cloned()
     }
 
     /// An empty catalog.
@@ -150,43 +186,44 @@ impl InstalledCatalog for LoadedCatalog {
     }
 
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
-        let mut tools = Vec::new();
-        for package in self.catalog.packages() {
-            for tool in &package.tools {
-                // A claimant whose tool the caller may not use drops out of the contest.
-                let owner = self
-                    .catalog
-                    .resolve_tool(&tool.name, |id| usable(id, &tool.name));
-                if owner.is_some_and(|o| o.id() == package.id) {
-                    tools.push(ToolEntry {
-                        name: tool.name.clone(),
-                        package_id: package.id.clone(),
-                        description: tool.description.clone(),
-                        input_schema_json: tool.input_schema.to_string(),
-                    });
-                }
+        self.tools_beside(&[], usable)
+    }
+
+    /// Seed 002, "Tool names are global": every name is decided once among all its
+    /// claimants, the installed ones and those `beside` (untrusted packages).
+    fn tools_beside(
+        &self,
+        beside: &[ToolEntry],
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        let mut names: BTreeSet<&str> = self
+            .catalog
+            .packages()
+            .iter()
+            .flat_map(|p| p.tools.iter().map(|t| t.name.as_str()))
+            .collect();
+        names.extend(beside.iter().map(|t| t.name.as_str()));
+        let (mut tools, mut contested) = (Vec::new(), Vec::new());
+        for name in names {
+            let claimants = self.claimants_beside(name, beside);
+            // A claimant whose tool the caller may not use drops out of the contest.
+            let usable_ids: Vec<String> = claimants
+                .iter()
+                .map(Claimant::id)
+                .filter(|id| usable(id, name))
+                .map(str::to_owned)
+                .collect();
+            if let Some(owner) = usable_ids.first() {
+                tools.extend(self.entry(owner, name, beside));
+            }
+            if claimants.len() > 1 && usable_ids.len() > 1 {
+                contested.push(ContestedTool {
+                    name: name.to_owned(),
+                    owner: usable_ids[0].clone(),
+                    claimants: usable_ids,
+                });
             }
         }
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
-        let contested = self
-            .catalog
-            .contested()
-            .into_iter()
-            .filter_map(|contest| {
-                let claimants: Vec<String> = contest
-                    .claimants
-                    .iter()
-                    .map(Claimant::id)
-                    .filter(|id| usable(id, &contest.name))
-                    .map(str::to_owned)
-                    .collect();
-                (claimants.len() > 1).then(|| ContestedTool {
-                    name: contest.name.clone(),
-                    owner: claimants[0].clone(),
-                    claimants,
-                })
-            })
-            .collect();
         (tools, contested)
     }
 

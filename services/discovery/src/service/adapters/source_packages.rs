@@ -8,25 +8,28 @@
 //! per subdirectory holding a package.json, untrusted). A package already installed
 //! (the same logical identity) is left out, so it appears once; a recognized package,
 //! once taken among the installed packages, hides the source's markdown package of the
-//! same directory through the double-loading rule (`lies_in_installed`).
+//! same directory through the double-loading rule (`lies_in_installed`). Each package
+//! carries its source ([`PackageSource`]): its scope decides who it reaches (and, for
+//! one id in two sources, which one a caller gets: `decision/scope.rs`), and its files
+//! are read as the source's rows, through the index's decided read.
 
-use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use neuralis_access::SourceScope;
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
-use neuralis_connector::{ConnectorLimits, LocalConnector};
 use neuralis_layout::Trust;
 
 use super::LoadedCatalog;
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    ContestedTool, InstalledCatalog, InstalledPackage, PackageValidation, SourceInfo, ToolEntry,
+    ContestedTool, InstalledCatalog, InstalledPackage, PackageSource, PackageValidation,
+    SourceInfo, ToolEntry,
 };
 
-/// The packages `source` recognizes, without those `installed` already holds. Nothing
-/// for a source not flagged, or whose directory is not on this host.
+/// The packages `source` recognizes, without those `installed` already holds, each
+/// carrying its source. Nothing for a source not flagged, or whose directory is not on
+/// this host.
 pub fn recognized_packages(
     source: &SourceInfo,
     installed: &[InstalledPackage],
@@ -50,31 +53,109 @@ pub fn recognized_packages(
             return Vec::new();
         }
     };
-    let known: std::collections::HashSet<&LogicalIdentity> =
+    let known: HashSet<&LogicalIdentity> =
         installed.iter().map(|package| &package.identity).collect();
+    let tools: HashMap<String, Vec<ToolEntry>> = catalog
+        .packages()
+        .iter()
+        .map(|p| (p.id.clone(), tool_entries(p)))
+        .collect();
     LoadedCatalog::new(catalog, &roots)
         .packages()
         .iter()
         .filter(|package| !known.contains(&package.identity))
-        .cloned()
+        .map(|package| {
+            let mut package = package.clone();
+            let tools = tools.get(&package.package_id).cloned().unwrap_or_default();
+            package.source = Some(package_source(source, root, &package.dir, tools));
+            package
+        })
         .collect()
 }
 
+/// A loaded package's tools as `ListTools` answers them.
+fn tool_entries(package: &neuralis_catalog::InstalledPackage) -> Vec<ToolEntry> {
+    package
+        .tools
+        .iter()
+        .map(|tool| ToolEntry {
+            name: tool.name.clone(),
+            package_id: package.id.clone(),
+            description: tool.description.clone(),
+            input_schema_json: tool.input_schema.to_string(),
+        })
+        .collect()
+}
+
+/// Where in `source` (rooted at `root` on this host) the package directory `dir` is.
+fn package_source(
+    source: &SourceInfo,
+    root: &Path,
+    dir: &Path,
+    tools: Vec<ToolEntry>,
+) -> PackageSource {
+    let relative = dir.strip_prefix(root).unwrap_or(dir);
+    let parts: Vec<String> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    PackageSource {
+        source_id: source.id.clone(),
+        slug: source.slug.clone(),
+        root_uri: source.root_uri.clone(),
+        scope: source.scope.clone(),
+        prefix: parts.join("/"),
+        tools,
+    }
+}
+
 /// The installed catalog with the packages of the synced sources flagged
-/// `recognizesPackages` beside it: scanned when an answer is prepared (after each sync
-/// of the project), kept for reading their files until the next scan.
+/// `recognizesPackages` beside it, scanned when an answer is prepared (after each sync
+/// of the project).
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
-    /// The packages scans found, by project and package id, with their source's scope.
-    recognized: RwLock<HashMap<(String, String), (InstalledPackage, SourceScope)>>,
+    /// Whether a source's directory is on this host: only when sync runs in this
+    /// process. Otherwise (split mode) nothing is scanned (see [`Self::split`]).
+    local_scan: bool,
+    /// The flagged sources already named in the split-mode log line.
+    warned: Mutex<HashSet<String>>,
 }
 
 impl WithSourcePackages {
-    /// `inner` with the packages of flagged sources beside it.
+    /// `inner` with the packages of flagged sources beside it, their directories
+    /// scanned on this host (sync runs in this process: all-in-one).
     pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
         Self {
             inner,
-            recognized: RwLock::new(HashMap::new()),
+            local_scan: true,
+            warned: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// `inner` for a discovery without sync beside it (split mode): a source's path
+    /// names a directory on sync's host, and this host's directory of that name may
+    /// hold anything, so no flagged source is scanned (fail closed), each named once
+    /// in the log. Finding the packages in sync's index is not built yet.
+    pub fn split(inner: Arc<dyn InstalledCatalog>) -> Self {
+        Self {
+            local_scan: false,
+            ..Self::new(inner)
+        }
+    }
+
+    /// Logs, once per source, that a flagged source is not scanned in split mode.
+    fn refuse_split(&self, sources: &[SourceInfo]) {
+        let Ok(mut warned) = self.warned.lock() else {
+            return;
+        };
+        for source in sources.iter().filter(|s| s.recognizes_packages) {
+            if warned.insert(source.id.clone()) {
+                tracing::warn!(
+                    source = %source.id,
+                    "recognizesPackages is not served in split mode: the source's \
+                     directory is on sync's host, so its packages are not scanned (fail closed)"
+                );
+            }
         }
     }
 }
@@ -84,67 +165,42 @@ impl InstalledCatalog for WithSourcePackages {
         self.inner.packages()
     }
 
-    /// A package found under the same id in two projects' sources (two directories)
-    /// is read from neither: `read` names no project, and one project must never read
-    /// another's files (fail closed).
+    /// An installed package's file: a recognized package's files are read as its
+    /// source's rows (`ContentAt::Source`), never here.
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
-        let dirs: BTreeSet<PathBuf> = match self.recognized.read() {
-            Ok(recognized) => recognized
-                .iter()
-                .filter(|((_, id), _)| id == package_id)
-                .map(|(_, (package, _))| package.dir.clone())
-                .collect(),
-            Err(_) => return Err(DiscoveryError::NotFound),
-        };
-        let mut dirs = dirs.into_iter();
-        match (dirs.next(), dirs.next()) {
-            (None, _) => self.inner.read(package_id, path),
-            // No link followed, as for every installed package's files.
-            (Some(dir), None) => LocalConnector::new(&dir, ConnectorLimits::default())
-                .and_then(|connector| connector.read_beneath(path))
-                .map_err(|_| DiscoveryError::NotFound),
-            (Some(_), Some(_)) => Err(DiscoveryError::NotFound),
-        }
+        self.inner.read(package_id, path)
     }
 
     fn tools(&self, usable: &dyn Fn(&str, &str) -> bool) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
         self.inner.tools(usable)
     }
 
+    fn tools_beside(
+        &self,
+        beside: &[ToolEntry],
+        usable: &dyn Fn(&str, &str) -> bool,
+    ) -> (Vec<ToolEntry>, Vec<ContestedTool>) {
+        self.inner.tools_beside(beside, usable)
+    }
+
     fn validate(&self, files: &[(String, Vec<u8>)], trust: Trust) -> PackageValidation {
         self.inner.validate(files, trust)
     }
 
-    /// An id already installed, or found twice, appears once (the first wins).
-    fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
-        let mut found: Vec<(InstalledPackage, SourceScope)> = Vec::new();
-        for source in sources {
-            for package in recognized_packages(source, self.inner.packages()) {
-                let installed = self.inner.packages().iter();
-                let taken = installed
-                    .chain(found.iter().map(|(p, _)| p))
-                    .any(|p| p.package_id == package.package_id);
-                if !taken {
-                    found.push((package, source.scope.clone()));
-                }
-            }
+    /// An id already installed appears once (the installed one). One id in two
+    /// flagged sources is kept from both: which one a caller gets is decided per
+    /// caller, by the sources' scopes (`decision/scope.rs`).
+    fn source_packages(&self, _project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+        if !self.local_scan {
+            self.refuse_split(sources);
+            return Vec::new();
         }
-        if let Ok(mut recognized) = self.recognized.write() {
-            let scanned = found.iter().map(|(p, s)| {
-                (
-                    (project.to_owned(), p.package_id.clone()),
-                    (p.clone(), s.clone()),
-                )
-            });
-            recognized.extend(scanned);
-        }
-        found.into_iter().map(|(package, _)| package).collect()
-    }
-
-    fn source_scope(&self, project: &str, package_id: &str) -> Option<SourceScope> {
-        let recognized = self.recognized.read().ok()?;
-        let key = (project.to_owned(), package_id.to_owned());
-        recognized.get(&key).map(|(_, scope)| scope.clone())
+        let installed = self.inner.packages();
+        sources
+            .iter()
+            .flat_map(|source| recognized_packages(source, installed))
+            .filter(|found| !installed.iter().any(|p| p.package_id == found.package_id))
+            .collect()
     }
 }
 
@@ -189,6 +245,24 @@ mod tests {
         let found = recognized_packages(&source(dir.path(), true), &[]);
         assert_eq!(ids(&found), ["wasm-pkg"]);
         assert!(recognized_packages(&source(dir.path(), false), &[]).is_empty());
+    }
+
+    /// Split mode: the source's path is sync's host's, not this one's; nothing on
+    /// this host under that path is taken for the source's packages.
+    #[test]
+    fn a_split_discovery_scans_no_local_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        let sources = [source(dir.path(), true)];
+        let inner = || -> Arc<dyn InstalledCatalog> { Arc::new(LoadedCatalog::empty()) };
+        let here = WithSourcePackages::new(inner());
+        assert_eq!(here.source_packages("p1", &sources).len(), 1);
+        let split = WithSourcePackages::split(inner());
+        assert!(split.source_packages("p1", &sources).is_empty());
     }
 
     #[test]
