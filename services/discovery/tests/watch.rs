@@ -247,3 +247,35 @@ async fn a_stream_ends_at_its_maximum_age() {
     let end = tokio::time::timeout(PATIENCE, stream.next()).await.unwrap();
     assert!(end.is_none(), "the caller reconnects to be verified again");
 }
+
+#[tokio::test]
+async fn streams_are_bounded_in_all_whoever_opens_them() {
+    let mut settings = settings(60_000);
+    settings.watch.max_streams = 3;
+    let h = harness_with_settings(settings).await;
+    let mut open = Vec::new();
+    for subject in ["a", "b", "c"] {
+        let caller = fakes::token_of(subject, "member", None, "p1");
+        open.push(h.discovery.watch_packages(caller, watch("")).await.unwrap());
+    }
+    let another = fakes::token_of("d", "member", None, "p1");
+    let refused = h.discovery.watch_packages(another.clone(), watch("")).await;
+    assert!(matches!(
+        refused,
+        Err(DiscoveryError::ResourceExhausted { .. })
+    ));
+    drop(open.pop());
+    assert!(h.discovery.watch_packages(another, watch("")).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_resume_revision_longer_than_any_revision_is_refused_naming_the_field() {
+    let h = harness_with_settings(settings(60_000)).await;
+    let long = "f".repeat(1024 * 1024);
+    let refused = h.discovery.watch_packages(good(), watch(&long)).await;
+    match refused {
+        Err(DiscoveryError::InvalidArgument { field, .. }) => assert_eq!(field, "resume_revision"),
+        Err(other) => panic!("expected INVALID_ARGUMENT, got {other:?}"),
+        Ok(_) => panic!("a megabyte revision was accepted"),
+    }
+}

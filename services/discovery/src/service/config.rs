@@ -87,6 +87,8 @@ pub struct WatchConfig {
     pub recheck_ms: u64,
     /// Open streams per caller (token subject) and project; past them RESOURCE_EXHAUSTED.
     pub streams_per_caller: usize,
+    /// Open streams in all, whoever opened them; past them RESOURCE_EXHAUSTED.
+    pub max_streams: usize,
     /// A stream ends after this long (the caller reconnects with its revision): its
     /// token was verified once, at the start.
     pub max_stream_ms: u64,
@@ -97,6 +99,7 @@ impl Default for WatchConfig {
         Self {
             recheck_ms: 2_000,
             streams_per_caller: 4,
+            max_streams: 1024,
             max_stream_ms: 10 * 60 * 1000,
         }
     }

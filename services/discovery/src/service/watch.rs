@@ -9,6 +9,10 @@
 //! An answer equal to the last one sent (by its revision, a digest of the encoded
 //! packages) sends nothing. A slow reader therefore holds at most one message in
 //! flight and gets the latest answer when it reads, never a queue of old ones.
+//!
+//! Every open stream re-decides once per recheck, so streams are bounded per caller and
+//! in all (`watch.streams_per_caller`, `watch.max_streams`): past either, a new stream is
+//! refused RESOURCE_EXHAUSTED at once.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -32,10 +36,19 @@ use crate::service::config::WatchConfig;
 pub type WatchStream =
     Pin<Box<dyn Stream<Item = Result<pb::WatchPackagesResponse, DiscoveryError>> + Send>>;
 
-/// Open streams per (project, caller subject).
+/// A revision is 24 hex digits; anything longer is not one of ours.
+const MAX_REVISION_CHARS: usize = 64;
+
+/// Open streams per (project, caller subject), and in all.
 #[derive(Default)]
 pub(crate) struct OpenStreams {
-    open: Mutex<HashMap<(String, String), usize>>,
+    open: Mutex<Open>,
+}
+
+#[derive(Default)]
+struct Open {
+    by_caller: HashMap<(String, String), usize>,
+    total: usize,
 }
 
 /// One open stream's place; gives it back when the stream is dropped.
@@ -45,13 +58,17 @@ struct Place {
 }
 
 impl OpenStreams {
-    fn take(self: &Arc<Self>, key: (String, String), limit: usize) -> Option<Place> {
+    fn take(self: &Arc<Self>, key: (String, String), settings: &WatchConfig) -> Option<Place> {
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        let count = open.entry(key.clone()).or_default();
-        if *count >= limit {
+        if open.total >= settings.max_streams {
+            return None;
+        }
+        let count = open.by_caller.entry(key.clone()).or_default();
+        if *count >= settings.streams_per_caller {
             return None;
         }
         *count += 1;
+        open.total += 1;
         Some(Place {
             streams: Arc::clone(self),
             key,
@@ -62,10 +79,11 @@ impl OpenStreams {
 impl Drop for Place {
     fn drop(&mut self) {
         let mut open = self.streams.open.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = open.get_mut(&self.key) {
+        open.total = open.total.saturating_sub(1);
+        if let Some(count) = open.by_caller.get_mut(&self.key) {
             *count = count.saturating_sub(1);
             if *count == 0 {
-                open.remove(&self.key);
+                open.by_caller.remove(&self.key);
             }
         }
     }
@@ -96,6 +114,11 @@ impl Discovery {
         request: pb::WatchPackagesRequest,
     ) -> Result<WatchStream, DiscoveryError> {
         let scope = validate_scope(request.scope.as_ref())?;
+        neuralis_proto::bounds::at_most(
+            "resume_revision",
+            &request.resume_revision,
+            MAX_REVISION_CHARS,
+        )?;
         let acting = permit.for_project(&scope.project).ok();
         let Some(caller) = acting.and_then(|acting| acting.caller()) else {
             let empty = answered(&pb::ListPackagesResponse::default());
@@ -103,13 +126,13 @@ impl Discovery {
         };
         let settings: &WatchConfig = &self.parts.settings.watch;
         let key = (scope.project.clone(), caller.subject.clone());
-        let place = self
-            .watchers
-            .take(key, settings.streams_per_caller)
-            .ok_or_else(|| DiscoveryError::ResourceExhausted {
-                message: "too many open watch streams for this caller".into(),
-                retry_after: Duration::from_millis(settings.recheck_ms.max(1)),
-            })?;
+        let place =
+            self.watchers
+                .take(key, settings)
+                .ok_or_else(|| DiscoveryError::ResourceExhausted {
+                    message: "too many open watch streams".into(),
+                    retry_after: Duration::from_millis(settings.recheck_ms.max(1)),
+                })?;
         let resumed = Some(request.resume_revision).filter(|r| !r.is_empty());
         let watching = Watching {
             discovery: Arc::clone(self),
