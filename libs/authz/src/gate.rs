@@ -72,6 +72,12 @@ impl Verifiers {
         }
     }
 
+    /// The caller tokens' verifier (a handler that is given a token to describe a
+    /// caller, not to authorize the call: `ExplainAccess`).
+    pub fn callers(&self) -> &Arc<Verifier> {
+        &self.callers
+    }
+
     fn caller(&self, token: &str) -> Result<Principal, neuralis_identity::IdentityError> {
         let identity = self.callers.verify_identity(token)?;
         let administrator = self.administrator_roles.contains(&identity.caller.role);

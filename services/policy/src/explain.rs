@@ -15,8 +15,11 @@ impl LocalPolicy {
     pub async fn explain_access(
         &self,
         permit: &Permit,
-        request: pb::ExplainAccessRequest,
+        mut request: pb::ExplainAccessRequest,
     ) -> Result<pb::ExplainAccessResponse, PolicyError> {
+        if !request.caller_token.is_empty() {
+            request.caller = Some(self.described_by_token(&request)?);
+        }
         let call = convert::explain::explain_call(request)?;
         permit.for_project(&call.batch.project)?;
         let caller = &call.caller;
@@ -29,5 +32,35 @@ impl LocalPolicy {
             .await?;
         let explanation = explain(caller, &snapshot, &batch, Some(&self.compiled))?;
         Ok(convert::explain::explanation_to_proto(explanation))
+    }
+
+    /// The caller a token describes, verified like any caller token: its claims, when
+    /// it is bound to the project explained (or platform-wide). Never both a token and a
+    /// described caller; the token itself never reaches an error or a log line.
+    fn described_by_token(
+        &self,
+        request: &pb::ExplainAccessRequest,
+    ) -> Result<pb::CallerScope, PolicyError> {
+        const FIELD: &str = "caller_token";
+        if request.caller.is_some() {
+            return Err(PolicyError::invalid(
+                FIELD,
+                "give a caller or a token, not both",
+            ));
+        }
+        neuralis_proto::bounds::at_most(FIELD, &request.caller_token, 16 * 1024)
+            .map_err(|refused| PolicyError::invalid(refused.field, refused.message))?;
+        let verifier = self
+            .callers
+            .as_ref()
+            .ok_or_else(|| PolicyError::invalid(FIELD, "is not accepted by this server"))?;
+        let identity = verifier
+            .verify_identity(&request.caller_token)
+            .map_err(|_| PolicyError::invalid(FIELD, "is not a valid caller token"))?;
+        let bound = identity.caller.project.as_deref();
+        if !identity.platform && bound != Some(request.project_id.as_str()) {
+            return Err(PolicyError::invalid(FIELD, "is bound to another project"));
+        }
+        Ok(convert::caller::caller_to_proto(&identity.caller))
     }
 }

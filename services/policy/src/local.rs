@@ -19,6 +19,9 @@ pub struct LocalPolicy {
     /// Compiled forms of the policies last read, reused only while the policy read
     /// afresh for a request equals the one compiled (`neuralis_access::policy_cache`).
     pub(crate) compiled: PolicyCache,
+    /// Verifies a caller token `ExplainAccess` is given to describe a caller; none
+    /// refuses such a request.
+    pub(crate) callers: Option<Arc<neuralis_identity::Verifier>>,
 }
 
 impl LocalPolicy {
@@ -27,7 +30,14 @@ impl LocalPolicy {
         LocalPolicy {
             store,
             compiled: PolicyCache::new(),
+            callers: None,
         }
+    }
+
+    /// Caller tokens given to `ExplainAccess` are verified with `callers`.
+    pub fn verifying_callers(mut self, callers: Arc<neuralis_identity::Verifier>) -> Self {
+        self.callers = Some(callers);
+        self
     }
 
     /// The store it reads (readiness probes it).

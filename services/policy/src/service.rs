@@ -32,8 +32,9 @@ impl PolicyService {
         verifiers: Arc<Verifiers>,
     ) -> Result<Self, StartError> {
         let store = neuralis_access_store::open_with(&config.store, config.migrations).await?;
+        let local = LocalPolicy::new(store).verifying_callers(verifiers.callers().clone());
         Ok(Self::over(
-            Arc::new(LocalPolicy::new(store)),
+            Arc::new(local),
             Gate::new(&tables::policy::TABLE, verifiers),
             config.max_message_bytes,
         ))

@@ -21,6 +21,8 @@ on_both_stores!(
     a_disabled_source_is_named_as_the_deciding_step,
     only_administrators_of_the_project_may_ask_for_an_explanation,
     an_installed_packages_attached_floor_and_its_default_role_grant_are_named,
+    a_caller_token_describes_the_caller_its_claims_name,
+    a_caller_token_that_does_not_verify_or_is_of_another_project_is_refused_naming_the_field,
 );
 
 /// The explanation of `batch().files[file]` for a member of the project.
@@ -37,6 +39,20 @@ fn explain_request(request: &EvaluationRequest, file: usize) -> pb::ExplainAcces
         source: wire.sources.into_iter().next(),
         package: wire.packages.into_iter().next(),
         file: wire.files.into_iter().nth(file),
+        caller_token: String::new(),
+    }
+}
+
+/// [`explain_request`] for the caller `token` describes instead of a described caller.
+fn explain_token_request(
+    request: &EvaluationRequest,
+    file: usize,
+    token: &BearerToken,
+) -> pb::ExplainAccessRequest {
+    pb::ExplainAccessRequest {
+        caller: None,
+        caller_token: token.expose().unwrap().to_owned(),
+        ..explain_request(request, file)
     }
 }
 
@@ -212,4 +228,71 @@ async fn an_installed_packages_attached_floor_and_its_default_role_grant_are_nam
         .await
         .unwrap();
     assert_eq!(evaluated.files[0].code, DecisionCode::Hidden);
+}
+
+async fn a_caller_token_describes_the_caller_its_claims_name(h: Harness) {
+    let mut policy = read_all();
+    policy.paths = vec![PathRule {
+        read: Some(false),
+        roles: vec!["member".into()],
+        ..PathRule::new(".claude/docs/**")
+    }];
+    put_policy(&h.client, &policy).await;
+    let request = batch();
+    // The doc is hidden from a member's token and shown to an administrator's.
+    for (token, expected) in [
+        (member(), pb::DecisionCode::Hidden),
+        (admin(), pb::DecisionCode::VisibleManual),
+    ] {
+        let explained = h
+            .client
+            .explain_access(admin(), explain_token_request(&request, 2, &token))
+            .await
+            .unwrap();
+        assert_eq!(code(&explained), expected);
+    }
+    let hidden = h
+        .client
+        .explain_access(admin(), explain_token_request(&request, 2, &member()))
+        .await
+        .unwrap();
+    assert_eq!(deciding(&hidden).kind(), pb::ExplainStepKind::UriRule);
+}
+
+async fn a_caller_token_that_does_not_verify_or_is_of_another_project_is_refused_naming_the_field(
+    h: Harness,
+) {
+    put_policy(&h.client, &read_all()).await;
+    let request = batch();
+    let expired = token_with(Claims {
+        exp: 1,
+        ..support::claims()
+    });
+    let forged = BearerToken::new(Some("eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl".into()));
+    for (what, token) in [
+        ("expired", expired),
+        ("forged", forged),
+        ("of another project", of_project("member", "p2")),
+    ] {
+        let refused = h
+            .client
+            .explain_access(admin(), explain_token_request(&request, 0, &token))
+            .await;
+        match refused {
+            Err(PolicyError::InvalidArgument { field, .. }) => {
+                assert_eq!(field, "caller_token", "{what}")
+            }
+            other => panic!("{what}: expected INVALID_ARGUMENT, got {other:?}"),
+        }
+    }
+    // Both a described caller and a token: one or the other.
+    let both = pb::ExplainAccessRequest {
+        caller_token: member().expose().unwrap().to_owned(),
+        ..explain_request(&request, 0)
+    };
+    let refused = h.client.explain_access(admin(), both).await;
+    assert!(
+        matches!(&refused, Err(PolicyError::InvalidArgument { field, .. }) if field == "caller_token"),
+        "{refused:?}"
+    );
 }
