@@ -131,6 +131,7 @@ impl Described {
                 ..package
             }),
             file: Some(file),
+            caller_token: String::new(),
         }
     }
 }
