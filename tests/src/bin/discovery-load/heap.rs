@@ -3,19 +3,32 @@
 //! `unsafe`, which a hand-written `GlobalAlloc` needs). Counting is two atomic additions
 //! per allocation. The bytes are those asked for: the allocator's own bookkeeping
 //! (about 8 to 16 bytes per block with glibc) is not counted.
+//!
+//! Built with `--features binary-allocator` it runs on the `neuralis` binary's allocator
+//! (mimalloc) instead, so latencies are measured as the binary has them; heap bytes are
+//! then not counted (0).
 
-use std::alloc::System;
-
-use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
-
+#[cfg(not(feature = "binary-allocator"))]
 #[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+
+#[cfg(feature = "binary-allocator")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Bytes allocated and not yet freed, by every thread of the process (a reallocation
-/// counts its growth as allocated and its shrinking as freed).
+/// counts its growth as allocated and its shrinking as freed); 0 on the binary's
+/// allocator, which does not count.
 pub fn live_bytes() -> i64 {
-    let stats = GLOBAL.stats();
-    stats.bytes_allocated as i64 - stats.bytes_deallocated as i64
+    #[cfg(not(feature = "binary-allocator"))]
+    {
+        let stats = GLOBAL.stats();
+        stats.bytes_allocated as i64 - stats.bytes_deallocated as i64
+    }
+    #[cfg(feature = "binary-allocator")]
+    {
+        0
+    }
 }
 
 /// The inventory's own weighing of what it holds (the `neuralis_inventory_bytes` gauge
