@@ -114,3 +114,58 @@ async fn a_query_past_its_bounds_is_refused_before_the_store_is_asked() {
     }
     assert_eq!(h.index.searches_waiting.load(Ordering::SeqCst), 0);
 }
+
+fn overview(budget_tokens: u32) -> pb::RenderOverviewRequest {
+    pb::RenderOverviewRequest {
+        scope: search("").scope,
+        budget_tokens,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budgeted_overview_takes_a_place_in_the_fair_share_and_a_whole_one_does_not() {
+    let h = Arc::new(harness().await);
+    h.index.put(
+        "repo",
+        ".claude/skills/review/SKILL.md",
+        "---\nname: review\n---\nThe needle.\n",
+    );
+    let gate = h.index.search_gate.lock().await;
+    let held: Vec<_> = (0..2)
+        .map(|_| {
+            let h = Arc::clone(&h);
+            tokio::spawn(async move {
+                h.discovery
+                    .search(member("mallory"), search("needle"))
+                    .await
+            })
+        })
+        .collect();
+    until(&h.index.searches_waiting, 2).await;
+    // Counting tokens is expensive: past its share, the caller is shed.
+    let shed = h
+        .discovery
+        .render_overview(member("mallory"), overview(500))
+        .await;
+    assert!(
+        matches!(shed, Err(DiscoveryError::ResourceExhausted { .. })),
+        "{shed:?}"
+    );
+    // The whole overview costs no more than a listing: still answered.
+    let whole = h
+        .discovery
+        .render_overview(member("mallory"), overview(0))
+        .await
+        .unwrap();
+    assert!(whole.text.contains("review"));
+    drop(gate);
+    for call in held {
+        assert!(call.await.unwrap().is_ok());
+    }
+    let fitted = h
+        .discovery
+        .render_overview(member("mallory"), overview(500))
+        .await
+        .unwrap();
+    assert!(fitted.text.contains("review"));
+}

@@ -1,5 +1,6 @@
 //! The fair share of discovery's expensive calls (issue 25, item 3): `Search` (a
-//! full-text query in sync's store) and `Hydrate` (reads every injected file). Each is
+//! full-text query in sync's store), `Hydrate` (reads every injected file) and a
+//! `RenderOverview` with a token budget (counts the tokens of the caller's answer). Each is
 //! admitted once its caller is known to be a caller of the project, before the
 //! inventory, policy or the store is asked anything, under the limits of
 //! `discovery.fair_share` (`neuralis_host::share`); a call past them is answered

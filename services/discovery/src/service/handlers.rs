@@ -11,6 +11,7 @@ use super::Discovery;
 use crate::answers::{activation, hydration, listing, reading, tools};
 use crate::base::convert;
 use crate::base::error::DiscoveryError;
+use crate::decision::answer::Answer;
 use crate::decision::decided::{Decided, Evaluated};
 use crate::decision::scope::{project_of, validate_scope};
 use crate::decision::share::Cost;
@@ -41,10 +42,24 @@ impl Discovery {
         permit: &Permit,
         request: pb::RenderOverviewRequest,
     ) -> Result<pb::RenderOverviewResponse, DiscoveryError> {
-        let answer = self
-            .answer(permit, request.scope.as_ref())
+        let budget = request.budget_tokens;
+        // Fitting a budget counts tokens in proportion to the caller's answer: an
+        // expensive call, in the fair share, its place held until the text is counted.
+        let cost = if budget == 0 {
+            Cost::Cheap
+        } else {
+            Cost::Expensive
+        };
+        let (answer, admitted) = match self
+            .evaluated_in(permit, request.scope.as_ref(), cost)
             .await?
-            .unwrap_or_default();
+        {
+            Some(evaluated) => {
+                let (decided, admitted) = evaluated.into_decided_admitted()?;
+                (decided.answer, admitted)
+            }
+            None => (Answer::default(), None),
+        };
         // The agent the caller's token acts as (an answer for another agent is empty).
         let project = request.scope.as_ref().map_or("", |scope| &scope.project_id);
         let acting = permit.for_project(project).ok();
@@ -52,15 +67,17 @@ impl Discovery {
             .and_then(|acting| acting.caller())
             .and_then(|caller| caller.agent.as_deref());
         let data_areas = self.data_areas(&answer.usable_installed, agent);
-        let budget = request.budget_tokens;
         if budget == 0 {
             return tools::overview(&answer, &data_areas, 0);
         }
-        // Counting tokens is CPU work in proportion to the caller's own answer: off the
-        // reactor.
-        tokio::task::spawn_blocking(move || tools::overview(&answer, &data_areas, budget))
-            .await
-            .map_err(|e| DiscoveryError::Internal(format!("overview task: {e}")))?
+        // Off the reactor; the fair-share place is given back when the count is done.
+        tokio::task::spawn_blocking(move || {
+            let fitted = tools::overview(&answer, &data_areas, budget);
+            drop(admitted);
+            fitted
+        })
+        .await
+        .map_err(|e| DiscoveryError::Internal(format!("overview task: {e}")))?
     }
 
     /// The `<data_areas>` block (seed 002, "dataLayout"): one row per installed package
