@@ -12,7 +12,7 @@ use crate::base::ports::{IndexRow, ProjectDelta, RemovedRow};
 use crate::grouping::listed::Listed;
 use crate::grouping::memo::Memo;
 use crate::grouping::prepared::{Prepared, Shown};
-use crate::rows::fixtures::{full, row, seen, skill, sources, tree};
+use crate::rows::fixtures::{full, row, seen, skill, sources, tree, tree_bodies};
 use crate::rows::inventory::ProjectSnapshot;
 
 /// The answer prepared for `snapshot` from scratch.
@@ -198,6 +198,9 @@ proptest! {
     #[test]
     fn a_delta_after_writes_answers_as_a_full_re_read(writes in prop::collection::vec(write(), 1..25)) {
         let mut rows = tree();
+        // The bytes behind each row: a rename is captured again at its new path, as
+        // sync captures every file it writes (a row never carries another path's capture).
+        let mut bodies = tree_bodies();
         let memo = Memo::default();
         let mut snapshot = Arc::new(full(&rows, 1));
         prepared_patched(&memo, &snapshot);
@@ -212,9 +215,11 @@ proptest! {
                         ..row(PATHS[p], &body(PATHS[p], v))
                     };
                     rows.insert(put.path.clone(), put.clone());
+                    bodies.insert(put.path.clone(), body(PATHS[p], v));
                     delta.rows.push(put);
                 }
                 Write::Delete(p) => {
+                    bodies.remove(PATHS[p]);
                     if rows.remove(PATHS[p]).is_some() {
                         delta.removed.push(removed(PATHS[p]));
                     }
@@ -222,13 +227,20 @@ proptest! {
                 Write::Rename(a, b) => {
                     if a != b && let Some(old) = rows.remove(PATHS[a]) {
                         delta.removed.push(removed(PATHS[a]));
-                        let moved = IndexRow { path: PATHS[b].into(), ..old };
+                        let bytes = bodies.remove(PATHS[a]).unwrap_or_default();
+                        let moved = IndexRow {
+                            path: PATHS[b].into(),
+                            payload: neuralis_layout::capture(PATHS[b], Some(bytes.as_bytes())),
+                            ..old
+                        };
+                        bodies.insert(PATHS[b].into(), bytes);
                         rows.insert(moved.path.clone(), moved.clone());
                         delta.rows.push(moved);
                     }
                 }
                 Write::DropSource => {
                     rows.clear();
+                    bodies.clear();
                     delta.removed.push(RemovedRow::Source { slug: "repo".into() });
                 }
             }

@@ -42,9 +42,17 @@ pub(crate) fn skill(name: &str) -> String {
 }
 
 pub(crate) fn tree() -> BTreeMap<String, IndexRow> {
-    let mut rows = BTreeMap::new();
+    tree_bodies()
+        .into_iter()
+        .map(|(path, body)| (path.clone(), row(&path, &body)))
+        .collect()
+}
+
+/// The bytes of each file of [`tree`], by path.
+pub(crate) fn tree_bodies() -> BTreeMap<String, String> {
+    let mut bodies = BTreeMap::new();
     let mut put = |path: String, body: String| {
-        rows.insert(path.clone(), row(&path, &body));
+        bodies.insert(path, body);
     };
     for i in 0..4 {
         put(
@@ -60,7 +68,7 @@ pub(crate) fn tree() -> BTreeMap<String, IndexRow> {
         put(format!("src/m{i}/f.rs"), "fn f() {}\n".into());
     }
     put("README.md".into(), "# repo\n".into());
-    rows
+    bodies
 }
 
 pub(crate) fn full(rows: &BTreeMap<String, IndexRow>, revision: u64) -> ProjectSnapshot {
