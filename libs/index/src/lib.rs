@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod pages;
 mod prune;
 pub mod query;
 mod row;
@@ -16,6 +17,7 @@ mod sql;
 pub mod vector;
 
 pub use error::IndexError;
+pub use pages::{ListedRow, PageBounds, RowPages};
 pub use prune::Pruned;
 pub use row::{
     ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectChanges, ProjectSnapshot, Removed, RowWrite,
@@ -97,6 +99,19 @@ pub trait IndexStore: Send + Sync + 'static {
     /// Every file row of a project with the revision they were read at, from one
     /// consistent snapshot; ordered by source then path.
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError>;
+    /// The project's rows at one revision, in pages under `bounds` as they are read
+    /// (ordered by source then path). A store without a paged reader reads them whole
+    /// first.
+    async fn project_pages(
+        &self,
+        project: &str,
+        bounds: PageBounds,
+    ) -> Result<RowPages, IndexError> {
+        Ok(RowPages::of_snapshot(
+            self.project_rows(project).await?,
+            bounds,
+        ))
+    }
     /// The rows changed after revision `since`, tombstones included, from one
     /// consistent snapshot; `None` when the store cannot tell (a revision older than
     /// what it keeps changes for): the caller re-reads the project in full.

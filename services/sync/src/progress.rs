@@ -2,7 +2,7 @@
 
 use crate::connector::{SkipReason, Skipped};
 use crate::run::RunUpdate;
-use neuralis_index::{ChunkHit, FileRow};
+use neuralis_index::{ChunkHit, FileRow, ListedRow};
 use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_proto::sync::v1 as pb;
 
@@ -44,21 +44,26 @@ fn skipped(skipped: &Skipped) -> pb::SkippedFile {
     }
 }
 
-/// One raw row for `ListEntries`.
-pub fn entry(row: &FileRow) -> feed::Entry {
+/// A row as the feed sends it, its strings moved, not copied.
+pub fn entry_of(row: FileRow) -> feed::Entry {
+    entry_of_listed(ListedRow::of(row))
+}
+
+/// A listed row as the feed sends it: the payload's stored text as it is.
+pub fn entry_of_listed(row: ListedRow) -> feed::Entry {
     feed::Entry {
-        source: row.source.clone(),
-        path: row.path.clone(),
-        content_hash: row.content_hash.clone(),
+        source: row.source,
+        path: row.path,
+        content_hash: row.content_hash,
         size: row.size,
         modified_ms: row.modified,
-        classification: row.classification.clone(),
-        payload_json: row.payload.to_string(),
+        classification: row.classification,
+        payload_json: row.payload_json,
         usable_manifest: row.usable_manifest,
-        privacy_owner: row.privacy_owner.clone().unwrap_or_default(),
+        privacy_owner: row.privacy_owner.unwrap_or_default(),
         payload_version: row.payload_version,
-        real_path: row.real_path.clone().unwrap_or_default(),
-        content_flags: row.content_flags.clone(),
+        real_path: row.real_path.unwrap_or_default(),
+        content_flags: row.content_flags,
     }
 }
 

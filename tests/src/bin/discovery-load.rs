@@ -45,6 +45,7 @@ const WRITES: usize = 30;
 struct Project {
     name: String,
     files: usize,
+    first_sync: Duration,
     dir: tempfile::TempDir,
     admin: String,
     member: String,
@@ -100,13 +101,15 @@ async fn make(cluster: &Cluster, name: &str, plain_modules: usize) -> Result<Pro
         read_policy(vec![]),
     )
     .await?;
+    let first_sync = started.elapsed();
     println!(
         "project {name}: {files} files, first sync {:.2} s",
-        started.elapsed().as_secs_f64()
+        first_sync.as_secs_f64()
     );
     Ok(Project {
         name: name.to_owned(),
         files,
+        first_sync,
         dir,
         admin,
         member,
@@ -125,6 +128,38 @@ struct Figures {
     list: Duration,
     reflected: Duration,
     cold: Duration,
+    plain: Duration,
+}
+
+/// The baseline of a cold fill: the project's rows read from the embedded store with a
+/// plain query on a connection of its own, every column of every row taken as an owned
+/// value (what any reader of the rows must at least do).
+fn plain_read(db: &std::path::Path, project: &str) -> Result<(Duration, usize)> {
+    let connection = rusqlite::Connection::open_with_flags(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let started = Instant::now();
+    let mut statement = connection.prepare(
+        "SELECT source, path, content_hash, size, modified, classification, payload, \
+         usable_manifest, privacy_owner, payload_version, real_path, content_flags \
+         FROM index_files WHERE project = ?1 ORDER BY source, path",
+    )?;
+    let mut rows = statement.query([project])?;
+    let mut kept: Vec<(String, String, String, i64, String, Option<String>)> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let _: (i64, i64, i64, i64) = (row.get(3)?, row.get(4)?, row.get(7)?, row.get(9)?);
+        let _: (Option<String>, Option<String>) = (row.get(8)?, row.get(11)?);
+        kept.push((
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(6)?,
+            row.get(10)?,
+        ));
+    }
+    Ok((started.elapsed(), kept.len()))
 }
 
 async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Result<Figures> {
@@ -197,6 +232,16 @@ async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Resul
         cold.push(t.elapsed());
     }
     let (cold50, _) = summary("cold fill (evicted, full re-read)", cold);
+    let db = cluster.data_dir("sync").join("index.db");
+    let mut plain = Vec::with_capacity(WRITES);
+    let mut read = 0;
+    for _ in 0..WRITES {
+        let (took, rows) = plain_read(&db, &project.name)?;
+        read = rows;
+        plain.push(took);
+    }
+    println!("(the plain query read {read} rows)");
+    let (plain50, _) = summary("the same rows, plain query (baseline)", plain);
     let held = neuralis_metrics::render()
         .lines()
         .find_map(|l| {
@@ -221,6 +266,7 @@ inventory holds {held:.0} bytes (its weighing) for {} rows: {:.0} bytes per row"
         list: list50,
         reflected: reflected50,
         cold: cold50,
+        plain: plain50,
     })
 }
 
@@ -316,5 +362,14 @@ resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k on
             b.as_secs_f64() / a.as_secs_f64()
         );
     }
+    println!("\n| cold fill against | 10k files | 100k files |\n| --- | --- | --- |");
+    let over = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!(
+        "| the first sync | {:.3}x | {:.3}x |\n| the plain query | {:.2}x | {:.2}x |",
+        over(f10.cold, small.first_sync),
+        over(f100.cold, large.first_sync),
+        over(f10.cold, f10.plain),
+        over(f100.cold, f100.plain)
+    );
     cluster.stop().await
 }

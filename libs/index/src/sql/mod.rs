@@ -4,6 +4,7 @@
 
 mod codec;
 mod leases;
+mod listing;
 mod rows;
 mod schema;
 mod search;
@@ -14,8 +15,9 @@ mod tombstones;
 mod write;
 
 use crate::{
-    ChunkHit, FileRow, IndexError, IndexStore, LeaseRow, ProjectChanges, ProjectSnapshot, Pruned,
-    SourceRecord, SourceTurn, StoredFile, SyncStatus, WriteBatch,
+    ChunkHit, FileRow, IndexError, IndexStore, LeaseRow, PageBounds, ProjectChanges,
+    ProjectSnapshot, Pruned, RowPages, SourceRecord, SourceTurn, StoredFile, SyncStatus,
+    WriteBatch,
 };
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
@@ -41,6 +43,9 @@ pub struct SqlIndexStore {
     /// The embedded store's searcher, on read connections of its own
     /// (`search/embedded.rs` says why); `None` on PostgreSQL.
     searcher: Option<Arc<search::embedded::EmbeddedSearch>>,
+    /// The embedded store's paged reader of a project's rows, on read connections of
+    /// its own (`listing/mod.rs` says why); `None` on PostgreSQL.
+    lister: Option<Arc<listing::embedded::EmbeddedLister>>,
     /// What one full-text search may spend.
     search_budget: SearchBudget,
 }
@@ -109,6 +114,7 @@ impl SqlIndexStore {
                 path,
                 search_budget,
             ))),
+            lister: Some(Arc::new(listing::embedded::EmbeddedLister::new(path))),
             search_budget,
         })
     }
@@ -135,6 +141,7 @@ impl SqlIndexStore {
             dialect: Dialect::Postgres,
             writer: None,
             searcher: None,
+            lister: None,
             search_budget: SearchBudget::default(),
         })
     }
@@ -178,6 +185,9 @@ impl SqlIndexStore {
         }
         if let Some(searcher) = &self.searcher {
             searcher.close();
+        }
+        if let Some(lister) = &self.lister {
+            lister.close();
         }
         self.pool.close().await;
     }
@@ -330,6 +340,17 @@ impl IndexStore for SqlIndexStore {
 
     async fn project_rows(&self, project: &str) -> Result<ProjectSnapshot, IndexError> {
         rows::project_rows(&self.pool, self.dialect, project).await
+    }
+
+    async fn project_pages(
+        &self,
+        project: &str,
+        bounds: PageBounds,
+    ) -> Result<RowPages, IndexError> {
+        match &self.lister {
+            Some(lister) => lister.pages(project, bounds).await,
+            None => listing::any::pages(&self.pool, self.dialect, project, bounds).await,
+        }
     }
 
     async fn changes_since(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 pub use super::deltas::*;
 pub use super::leases::*;
+pub use super::pages::*;
 pub use super::pruning::*;
 pub use super::writes::*;
 

@@ -4,6 +4,7 @@
 pub mod cases;
 pub mod deltas;
 pub mod leases;
+pub mod pages;
 pub mod pruning;
 pub mod writes;
 
@@ -62,6 +63,10 @@ macro_rules! all_conformance_cases {
             rewritten_chunks_of_the_newest_rows_stay_searchable,
             mixed_batches_of_many_statements_write_every_row_once,
             a_project_snapshot_carries_the_revision_it_was_read_at,
+            paged_rows_are_the_project_rows_of_one_revision_in_key_order,
+            an_empty_project_pages_no_row_at_revision_zero,
+            paged_rows_stay_at_their_revision_while_writes_commit_beside_them,
+            a_paged_read_given_up_halfway_leaves_the_store_as_it_was,
             deleting_a_source_deletes_its_rows_and_raises_the_revision,
             text_search_finds_words_within_the_project_only,
             text_search_never_fails_on_query_syntax,

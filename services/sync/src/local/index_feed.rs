@@ -4,6 +4,7 @@
 use futures::StreamExt;
 use neuralis_authz::Permit;
 use neuralis_index::query::SearchQuery;
+use neuralis_index::{PageBounds, RowPages};
 use neuralis_proto::sync::internal::v1 as feed;
 
 use super::{LocalSync, blocking};
@@ -46,35 +47,15 @@ impl LocalSync {
         validate_project(&request.project, "project")?;
         permit.for_project(&request.project)?;
         let store = &self.core.deps.store;
-        let changes = match request.since_revision {
-            Some(since) => store.changes_since(&request.project, since).await?,
-            None => None,
-        };
-        let (revision, rows, removed, delta) = match changes {
-            Some(changes) => (changes.revision, changes.rows, changes.removed, true),
-            None => {
-                let snapshot = store.project_rows(&request.project).await?;
-                (snapshot.revision, snapshot.rows, Vec::new(), false)
-            }
-        };
-        let mut removed: Vec<feed::Tombstone> = removed.into_iter().map(tombstone).collect();
-        let entries: Vec<feed::Entry> = rows.iter().map(progress::entry).collect();
-        let mut pages: Vec<Vec<feed::Entry>> = entries
-            .chunks(ENTRIES_PER_PAGE)
-            .map(<[_]>::to_vec)
-            .collect();
-        if pages.is_empty() {
-            pages.push(Vec::new());
+        if let Some(since) = request.since_revision
+            && let Some(changes) = store.changes_since(&request.project, since).await?
+        {
+            return Ok(delta_pages(changes));
         }
-        let stream = futures::stream::iter(pages.into_iter().map(move |entries| {
-            Ok(feed::ListEntriesResponse {
-                revision,
-                entries,
-                delta,
-                removed: std::mem::take(&mut removed),
-            })
-        }));
-        Ok(stream.boxed())
+        let pages = store
+            .project_pages(&request.project, PageBounds::default())
+            .await?;
+        Ok(full_pages(pages))
     }
 
     /// The project's current revision.
@@ -183,6 +164,61 @@ impl LocalSync {
             hits: hits.iter().map(progress::hit).collect(),
         })
     }
+}
+
+/// A delta in pages of [`ENTRIES_PER_PAGE`] rows, the tombstones with the first.
+fn delta_pages(changes: neuralis_index::ProjectChanges) -> SyncStream<feed::ListEntriesResponse> {
+    let revision = changes.revision;
+    let mut removed: Vec<feed::Tombstone> = changes.removed.into_iter().map(tombstone).collect();
+    let mut pages: Vec<Vec<feed::Entry>> = Vec::new();
+    let mut rows = changes.rows.into_iter().map(progress::entry_of).peekable();
+    while rows.peek().is_some() {
+        pages.push(rows.by_ref().take(ENTRIES_PER_PAGE).collect());
+    }
+    if pages.is_empty() {
+        pages.push(Vec::new());
+    }
+    futures::stream::iter(pages.into_iter().map(move |entries| {
+        Ok(feed::ListEntriesResponse {
+            revision,
+            entries,
+            delta: true,
+            removed: std::mem::take(&mut removed),
+        })
+    }))
+    .boxed()
+}
+
+/// Every row, a page of the store's read per message as it arrives (the store reads
+/// at most a page or two ahead): neither side holds the project twice. A project
+/// without rows is one empty page, so the revision always arrives.
+fn full_pages(pages: RowPages) -> SyncStream<feed::ListEntriesResponse> {
+    struct Reading {
+        pages: RowPages,
+        sent: bool,
+    }
+    let start = Reading { pages, sent: false };
+    futures::stream::unfold(Some(start), |state| async move {
+        let mut reading = state?;
+        let revision = reading.pages.revision;
+        let page = |entries| feed::ListEntriesResponse {
+            revision,
+            entries,
+            delta: false,
+            removed: Vec::new(),
+        };
+        match reading.pages.next_page().await {
+            Some(Ok(rows)) => {
+                reading.sent = true;
+                let entries = rows.into_iter().map(progress::entry_of_listed).collect();
+                Some((Ok(page(entries)), Some(reading)))
+            }
+            Some(Err(error)) => Some((Err(SyncError::from(error)), None)),
+            None if reading.sent => None,
+            None => Some((Ok(page(Vec::new())), None)),
+        }
+    })
+    .boxed()
 }
 
 fn tombstone(removed: neuralis_index::Removed) -> feed::Tombstone {

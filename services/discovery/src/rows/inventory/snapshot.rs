@@ -118,10 +118,14 @@ impl ProjectSnapshot {
             .map(|s| (s.id.as_str(), s.slug.as_str()))
             .collect();
         let mut files: BTreeMap<String, Files> = BTreeMap::new();
-        for row in rows.rows {
-            let source = row.source_id.clone();
+        for mut row in rows.rows {
+            // Rows arrive a source at a time: its id is kept once, not per row.
+            let source = std::mem::take(&mut row.source_id);
             let (path, kept) = kept(row);
-            files.entry(source).or_default().insert(path, kept);
+            match files.get_mut(&source) {
+                Some(held) => held.insert(path, kept),
+                None => files.entry(source).or_default().insert(path, kept),
+            };
         }
         let sources = files
             .into_iter()

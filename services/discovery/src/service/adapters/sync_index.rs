@@ -22,13 +22,21 @@ use crate::base::ports::{
     SourceInfo,
 };
 
-/// Rows a stream brought before they are keyed by source id.
+/// Rows a stream brought, decoded as their page arrived, before they are keyed by
+/// source id.
 #[derive(Default)]
 struct Streamed {
     revision: u64,
     delta: bool,
-    entries: Vec<feed::Entry>,
+    rows: Vec<Decoded>,
     removed: Vec<feed::Tombstone>,
+}
+
+/// A row decoded from its entry, its source still named by slug (`row.source_id` is
+/// empty until [`keyed`]).
+struct Decoded {
+    slug: String,
+    row: IndexRow,
 }
 
 /// The index as sync's feed serves it.
@@ -119,11 +127,25 @@ fn source_info(source: pb::Source) -> Option<SourceInfo> {
     })
 }
 
-/// A row keyed by its source's id; a row of a source not listed (deleted since, or
-/// created after the listing) is dropped.
-fn index_row(ids: &HashMap<String, String>, entry: feed::Entry) -> Option<IndexRow> {
-    let source_id = ids.get(&entry.source)?.clone();
-    let payload: FilePayload = match serde_json::from_str(&entry.payload_json) {
+/// The stored text of a plain file's payload (the layout core's default, as the sync
+/// encodes it): most rows carry exactly it, and a row whose text is it decodes to the
+/// default without a parse.
+static PLAIN_PAYLOAD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    serde_json::to_value(FilePayload::default())
+        .map(|value| value.to_string())
+        .unwrap_or_default()
+});
+
+fn payload_of(text: &str) -> Result<FilePayload, serde_json::Error> {
+    if text == PLAIN_PAYLOAD.as_str() {
+        return Ok(FilePayload::default());
+    }
+    serde_json::from_str(text)
+}
+
+/// A row decoded from its entry; `None` when its payload cannot be read.
+fn decoded(entry: feed::Entry) -> Option<Decoded> {
+    let payload = match payload_of(&entry.payload_json) {
         Ok(payload) => payload,
         Err(error) => {
             // A row whose payload cannot be read contributes nothing (fail closed).
@@ -135,8 +157,8 @@ fn index_row(ids: &HashMap<String, String>, entry: feed::Entry) -> Option<IndexR
     // A hash that cannot be read gives no fingerprint: the row is listed as decided,
     // but its content is never served (fail closed).
     let fingerprint = neuralis_connector::fingerprint_of_hash(&entry.content_hash).unwrap_or(0);
-    Some(IndexRow {
-        source_id,
+    let row = IndexRow {
+        source_id: String::new(),
         path: entry.path,
         size: entry.size,
         payload,
@@ -146,7 +168,19 @@ fn index_row(ids: &HashMap<String, String>, entry: feed::Entry) -> Option<IndexR
             entry.content_flags.iter().map(String::as_str),
         ),
         fingerprint,
+    };
+    Some(Decoded {
+        slug: entry.source,
+        row,
     })
+}
+
+/// A decoded row keyed by its source's id; a row of a source not listed (deleted
+/// since, or created after the listing) is dropped.
+fn keyed(ids: &HashMap<String, String>, decoded: Decoded) -> Option<IndexRow> {
+    let mut row = decoded.row;
+    row.source_id.clone_from(ids.get(&decoded.slug)?);
+    Some(row)
 }
 
 fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, String> {
@@ -166,7 +200,7 @@ fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, Stri
 fn keys_every_row(streamed: &Streamed, listed: &[SourceInfo]) -> bool {
     let is_listed = |slug: &str| listed.iter().any(|source| source.slug == slug);
     streamed.removed.iter().all(|t| !t.path.is_empty())
-        && streamed.entries.iter().all(|e| is_listed(&e.source))
+        && streamed.rows.iter().all(|decoded| is_listed(&decoded.slug))
 }
 
 impl SyncIndex {
@@ -191,7 +225,10 @@ impl SyncIndex {
             let page = page.map_err(from_sync)?;
             streamed.revision = page.revision;
             streamed.delta = page.delta;
-            streamed.entries.extend(page.entries);
+            // Decoded while the next page is read: the store reads ahead of this loop.
+            streamed
+                .rows
+                .extend(page.entries.into_iter().filter_map(decoded));
             streamed.removed.extend(page.removed);
         }
         // Rows name their source by slug; policy knows it by id. The sources are listed
@@ -205,9 +242,9 @@ impl SyncIndex {
             ids_of(self.sources(project).await?)
         };
         let rows: Vec<IndexRow> = streamed
-            .entries
+            .rows
             .into_iter()
-            .filter_map(|e| index_row(&ids, e))
+            .filter_map(|decoded| keyed(&ids, decoded))
             .collect();
         if !streamed.delta {
             return Ok(RowsSince::Full(ProjectRows {

@@ -70,12 +70,16 @@ fn delta(rows: &[&str], removed: &[(&str, &str)]) -> Streamed {
     Streamed {
         revision: 2,
         delta: true,
-        entries: rows
+        rows: rows
             .iter()
-            .map(|slug| feed::Entry {
-                source: (*slug).into(),
-                path: "tools/t0/skills/s/SKILL.md".into(),
-                ..Default::default()
+            .filter_map(|slug| {
+                decoded(feed::Entry {
+                    source: (*slug).into(),
+                    path: "tools/t0/skills/s/SKILL.md".into(),
+                    payload_json: serde_json::to_string(&FilePayload::default())
+                        .unwrap_or_default(),
+                    ..Default::default()
+                })
             })
             .collect(),
         removed: removed
@@ -125,6 +129,7 @@ fn a_row_carries_its_source_id_and_real_path() {
         real_path: "agents/alice/rules/secret.md".into(),
         ..Default::default()
     };
+    let index_row = |ids: &HashMap<String, String>, entry| keyed(ids, decoded(entry)?);
     let row = index_row(&ids, entry("repo")).expect("a row");
     assert_eq!(row.source_id, "p1/repo.00000000000000aa");
     assert_eq!(
@@ -136,4 +141,29 @@ fn a_row_carries_its_source_id_and_real_path() {
         None,
         "an unlisted source's row"
     );
+}
+
+/// A plain file's stored payload is decoded without a parse; any other text is parsed,
+/// and a payload that cannot be read drops its row (fail closed).
+#[test]
+fn a_plain_payload_decodes_to_the_default_and_an_unreadable_one_drops_its_row() {
+    let entry = |payload_json: String| feed::Entry {
+        source: "repo".into(),
+        path: "src/main.rs".into(),
+        payload_json,
+        ..Default::default()
+    };
+    let plain = serde_json::to_value(FilePayload::default())
+        .expect("encodes")
+        .to_string();
+    assert_eq!(payload_of(&plain).expect("plain"), FilePayload::default());
+    let captured = FilePayload {
+        version: 0,
+        ..FilePayload::default()
+    };
+    let text = serde_json::to_string(&captured).expect("encodes");
+    assert_ne!(text, plain);
+    assert_eq!(payload_of(&text).expect("parsed"), captured);
+    assert!(decoded(entry(plain)).is_some());
+    assert!(decoded(entry("{\"version\": \"x\"".into())).is_none());
 }
