@@ -117,19 +117,24 @@ impl ProjectSnapshot {
             .iter()
             .map(|s| (s.id.as_str(), s.slug.as_str()))
             .collect();
-        let mut files: BTreeMap<String, Files> = BTreeMap::new();
+        // Rows arrive a source at a time, in path order: each source's are collected
+        // and its map built in one pass (a map built from sorted keys compares each
+        // key once; inserting them one by one compared long shared path prefixes
+        // at every level of the tree). A later row of a path replaces an earlier one,
+        // as an insert would.
+        let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
         for mut row in rows.rows {
-            // Rows arrive a source at a time: its id is kept once, not per row.
             let source = std::mem::take(&mut row.source_id);
-            let (path, kept) = kept(row);
-            match files.get_mut(&source) {
-                Some(held) => held.insert(path, kept),
-                None => files.entry(source).or_default().insert(path, kept),
+            let held = match files.get_mut(&source) {
+                Some(held) => held,
+                None => files.entry(source).or_default(),
             };
+            held.push(kept(row));
         }
         let sources = files
             .into_iter()
             .map(|(id, files)| {
+                let files: Files = files.into_iter().collect();
                 let slug = slugs
                     .get(id.as_str())
                     .copied()
