@@ -97,6 +97,15 @@ fn catalog() -> Vec<PackageView> {
 }
 
 #[test]
+fn o200k_counts_tokens_as_the_o200k_base_encoding_does() {
+    // Reference counts of OpenAI's o200k_base (tiktoken): the service's budgets are in
+    // these tokens, so a counter that answered anything else would misfit every budget.
+    assert_eq!(O200k.tokens(""), 0);
+    assert_eq!(O200k.tokens("hello world"), 2);
+    assert_eq!(O200k.tokens("hello world hello world"), 4);
+}
+
+#[test]
 fn an_overview_within_its_budget_is_the_whole_overview() {
     let whole = render_overview(&catalog());
     let fitted = render_overview_within(&catalog(), "", 100_000, &O200k).expect("fits");
