@@ -266,6 +266,21 @@ fn a_conversation_override_decides_off_or_on_and_is_named_with_its_scope() {
 }
 
 #[test]
+fn the_default_decides_a_file_on_by_default_with_no_switch() {
+    let explanation = explained(
+        &caller(),
+        &snapshot(read_all()),
+        &one("pkg/skills/a/SKILL.md", Category::Skill),
+    );
+    decided_by(
+        &explanation,
+        StepKind::Default,
+        DecisionCode::VisibleActive,
+        "on by default",
+    );
+}
+
+#[test]
 fn the_default_decides_an_opt_in_file_and_the_category_decides_docs() {
     let explanation = explained(
         &caller(),
