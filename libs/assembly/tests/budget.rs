@@ -165,6 +165,27 @@ fn docs_are_dropped_before_commands_and_commands_before_skills() {
     assert_eq!(seen_drops, order.len(), "the budgets tried drop every kind");
 }
 
+/// A tokenizer that is not additive over lines: [`Words`], plus one token per line
+/// beyond the fourth of the text counted.
+struct Crowded;
+
+impl TokenCount for Crowded {
+    fn tokens(&self, text: &str) -> usize {
+        Words.tokens(text) + text.lines().count().saturating_sub(4)
+    }
+}
+
+#[test]
+fn when_the_whole_counts_more_than_its_lines_entries_are_given_up_until_the_whole_fits() {
+    // The lines alone fit this budget exactly; the whole does not.
+    let budget = Words.tokens(&render_overview(&catalog()));
+    assert!(Crowded.tokens(&render_overview(&catalog())) > budget);
+    let fitted = render_overview_within(&catalog(), "", budget, &Crowded).expect("fits");
+    assert!(fitted.tokens <= budget, "{} > {budget}", fitted.tokens);
+    assert_eq!(fitted.tokens, Crowded.tokens(&fitted.text));
+    assert!(fitted.left_out >= 1);
+}
+
 #[test]
 fn a_package_whose_entries_are_all_dropped_loses_its_block() {
     let fitted = render_overview_within(&catalog(), "", 100, &Words).expect("fits");
