@@ -137,7 +137,11 @@ mod tests {
     fn a_zone_slug_is_the_package_id_without_its_at_and_its_scope_joined_by_a_dash() {
         assert_eq!(zone_slug("@acme/reports"), "acme-reports");
         assert_eq!(zone_slug("notes"), "notes");
-        assert_eq!(zone_slug("@acme/kit/x"), "acme-kit-x", "one folder, never nested");
+        assert_eq!(
+            zone_slug("@acme/kit/x"),
+            "acme-kit-x",
+            "one folder, never nested"
+        );
     }
 
     #[test]

@@ -66,7 +66,11 @@ fn the_cache_keeps_every_key_up_to_its_bound_and_starts_over_only_for_a_new_key_
     for i in 0..MAX_CACHED_POLICIES {
         cache.compiled(&format!("source-{i}"), &open).unwrap();
     }
-    assert_eq!(cache.len(), MAX_CACHED_POLICIES, "each key kept beside the others");
+    assert_eq!(
+        cache.len(),
+        MAX_CACHED_POLICIES,
+        "each key kept beside the others"
+    );
     assert!(!cache.is_empty());
     // A kept key whose policy changed is replaced in place: the bound is not passed.
     let changed = with_rules(vec![rule("tools/**", false)]);
