@@ -186,6 +186,29 @@ fn when_the_whole_counts_more_than_its_lines_entries_are_given_up_until_the_whol
     assert!(fitted.left_out >= 1);
 }
 
+/// [`Words`], counting how many times a whole overview was counted.
+struct WholeCounts(std::cell::Cell<usize>);
+
+impl TokenCount for WholeCounts {
+    fn tokens(&self, text: &str) -> usize {
+        if text.starts_with("<packages>") && text.contains("</packages>") {
+            self.0.set(self.0.get() + 1);
+        }
+        Words.tokens(text)
+    }
+}
+
+#[test]
+fn entries_are_dropped_by_their_lines_counts_and_the_whole_is_counted_once() {
+    // Counting the whole text is the cost that grows with the catalog: fitting is
+    // planned on the lines' counts, and the whole is counted to confirm the plan.
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let counter = WholeCounts(0.into());
+    let fitted = render_overview_within(&catalog(), "", whole / 2, &counter).expect("fits");
+    assert!(fitted.left_out >= 1, "{}", fitted.text);
+    assert_eq!(counter.0.get(), 1);
+}
+
 #[test]
 fn a_package_whose_entries_are_all_dropped_loses_its_block() {
     let fitted = render_overview_within(&catalog(), "", 100, &Words).expect("fits");
