@@ -125,6 +125,16 @@ fn descriptions_are_shortened_before_any_entry_is_dropped() {
 }
 
 #[test]
+fn every_entry_the_budget_allows_gets_its_full_line_back() {
+    // One token short of the whole: giving the full line back to every entry but one
+    // fits, so exactly one line stays shortened.
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let fitted = render_overview_within(&catalog(), "", whole - 1, &Words).expect("fits");
+    assert_eq!(fitted.left_out, 0);
+    assert_eq!(fitted.text.matches('…').count(), 1, "{}", fitted.text);
+}
+
+#[test]
 fn the_most_useful_entries_keep_their_full_line_first() {
     let whole = Words.tokens(&render_overview(&catalog()));
     let fitted = render_overview_within(&catalog(), "", whole - 10, &Words).expect("fits");
