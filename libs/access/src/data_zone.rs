@@ -134,6 +134,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_zone_slug_is_the_package_id_without_its_at_and_its_scope_joined_by_a_dash() {
+        assert_eq!(zone_slug("@acme/reports"), "acme-reports");
+        assert_eq!(zone_slug("notes"), "notes");
+        assert_eq!(
+            zone_slug("@acme/kit/x"),
+            "acme-kit-x",
+            "one folder, never nested"
+        );
+    }
+
+    #[test]
     fn a_data_tree_path_lies_in_its_package_zone() {
         let zone = |path: &str| zone_scope_of_path(path);
         assert_eq!(zone("acme/secret/k.md").as_deref(), Some("data://acme"));

@@ -133,6 +133,18 @@ fn a_floor_decides_over_a_rule_that_allows_and_the_rule_is_shown_overruled() {
 }
 
 #[test]
+fn a_floor_step_refers_to_the_floor_by_its_position_and_pattern() {
+    // A client links the deciding step to the policy's rule by this reference, not by
+    // parsing the words: a floor is a rule of the policy like any other.
+    let snapshot = snapshot(policy(vec![rule("pkg/**", true), floor("pkg/vault/**")]));
+    let explanation = explained(&caller(), &snapshot, &one("pkg/vault/a.md", Category::Docs));
+    let deciding = explanation.deciding_step().unwrap();
+    assert_eq!(deciding.kind, StepKind::Floor);
+    let floor = deciding.rule.clone().unwrap();
+    assert_eq!((floor.index, floor.pattern.as_str()), (1, "pkg/vault/**"));
+}
+
+#[test]
 fn another_agents_private_file_decides_hidden_by_its_owner() {
     let mut request = one("pkg/rules/a.md", Category::Rule);
     request.files[0].private_owner = Some("a2".into());
@@ -251,6 +263,21 @@ fn a_conversation_override_decides_off_or_on_and_is_named_with_its_scope() {
         let explanation = explained(&caller(), &snapshot, &one(path, Category::Rule));
         decided_by(&explanation, StepKind::ConversationOverride, code, words);
     }
+}
+
+#[test]
+fn the_default_decides_a_file_on_by_default_with_no_switch() {
+    let explanation = explained(
+        &caller(),
+        &snapshot(read_all()),
+        &one("pkg/skills/a/SKILL.md", Category::Skill),
+    );
+    decided_by(
+        &explanation,
+        StepKind::Default,
+        DecisionCode::VisibleActive,
+        "on by default",
+    );
 }
 
 #[test]

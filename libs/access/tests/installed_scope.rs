@@ -81,3 +81,10 @@ fn a_switched_off_installed_scope_hides_the_package() {
         (vec![Hidden], vec![Hidden, Hidden])
     );
 }
+
+#[test]
+fn an_installed_package_policy_is_stored_under_packages_and_its_id() {
+    // The store and the policy CLI address the baseline by this spelling (seed 002).
+    assert_eq!(installed_scope("acme"), "packages://acme");
+    assert_eq!(installed_scope("@acme/kit"), "packages://@acme/kit");
+}

@@ -9,6 +9,7 @@
 
 mod support;
 
+use neuralis_access::policy_cache::MAX_CACHED_POLICIES;
 use neuralis_access::{
     AccessSnapshot, Caller, Capabilities, DecisionCode, PathRule, PolicyCache, UriPolicy, evaluate,
     evaluate_cached,
@@ -56,6 +57,27 @@ fn a_revoked_permission_takes_effect_on_the_next_request_through_the_same_cache(
     assert_eq!(codes(&who, &open, &cache), [VisibleActive, VisibleOptIn]);
     // One entry per source, replaced as its policy changes.
     assert_eq!(cache.len(), 1);
+}
+
+#[test]
+fn the_cache_keeps_every_key_up_to_its_bound_and_starts_over_only_for_a_new_key_beyond_it() {
+    let cache = PolicyCache::new();
+    let open = read_all();
+    for i in 0..MAX_CACHED_POLICIES {
+        cache.compiled(&format!("source-{i}"), &open).unwrap();
+    }
+    assert_eq!(
+        cache.len(),
+        MAX_CACHED_POLICIES,
+        "each key kept beside the others"
+    );
+    assert!(!cache.is_empty());
+    // A kept key whose policy changed is replaced in place: the bound is not passed.
+    let changed = with_rules(vec![rule("tools/**", false)]);
+    cache.compiled("source-0", &changed).unwrap();
+    assert_eq!(cache.len(), MAX_CACHED_POLICIES);
+    cache.compiled("one-more", &open).unwrap();
+    assert_eq!(cache.len(), 1, "a new key beyond the bound starts over");
 }
 
 #[test]

@@ -97,6 +97,15 @@ fn catalog() -> Vec<PackageView> {
 }
 
 #[test]
+fn o200k_counts_tokens_as_the_o200k_base_encoding_does() {
+    // Reference counts of OpenAI's o200k_base (tiktoken): the service's budgets are in
+    // these tokens, so a counter that answered anything else would misfit every budget.
+    assert_eq!(O200k.tokens(""), 0);
+    assert_eq!(O200k.tokens("hello world"), 2);
+    assert_eq!(O200k.tokens("hello world hello world"), 4);
+}
+
+#[test]
 fn an_overview_within_its_budget_is_the_whole_overview() {
     let whole = render_overview(&catalog());
     let fitted = render_overview_within(&catalog(), "", 100_000, &O200k).expect("fits");
@@ -113,6 +122,16 @@ fn descriptions_are_shortened_before_any_entry_is_dropped() {
     assert_eq!(fitted.left_out, 0, "{}", fitted.text);
     assert!(fitted.text.contains('…'), "{}", fitted.text);
     assert!(fitted.tokens <= whole - 10);
+}
+
+#[test]
+fn every_entry_the_budget_allows_gets_its_full_line_back() {
+    // One token short of the whole: giving the full line back to every entry but one
+    // fits, so exactly one line stays shortened.
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let fitted = render_overview_within(&catalog(), "", whole - 1, &Words).expect("fits");
+    assert_eq!(fitted.left_out, 0);
+    assert_eq!(fitted.text.matches('…').count(), 1, "{}", fitted.text);
 }
 
 #[test]
@@ -154,6 +173,50 @@ fn docs_are_dropped_before_commands_and_commands_before_skills() {
         seen_drops = seen_drops.max(first_kept);
     }
     assert_eq!(seen_drops, order.len(), "the budgets tried drop every kind");
+}
+
+/// A tokenizer that is not additive over lines: [`Words`], plus one token per line
+/// beyond the fourth of the text counted.
+struct Crowded;
+
+impl TokenCount for Crowded {
+    fn tokens(&self, text: &str) -> usize {
+        Words.tokens(text) + text.lines().count().saturating_sub(4)
+    }
+}
+
+#[test]
+fn when_the_whole_counts_more_than_its_lines_entries_are_given_up_until_the_whole_fits() {
+    // The lines alone fit this budget exactly; the whole does not.
+    let budget = Words.tokens(&render_overview(&catalog()));
+    assert!(Crowded.tokens(&render_overview(&catalog())) > budget);
+    let fitted = render_overview_within(&catalog(), "", budget, &Crowded).expect("fits");
+    assert!(fitted.tokens <= budget, "{} > {budget}", fitted.tokens);
+    assert_eq!(fitted.tokens, Crowded.tokens(&fitted.text));
+    assert!(fitted.left_out >= 1);
+}
+
+/// [`Words`], counting how many times a whole overview was counted.
+struct WholeCounts(std::cell::Cell<usize>);
+
+impl TokenCount for WholeCounts {
+    fn tokens(&self, text: &str) -> usize {
+        if text.starts_with("<packages>") && text.contains("</packages>") {
+            self.0.set(self.0.get() + 1);
+        }
+        Words.tokens(text)
+    }
+}
+
+#[test]
+fn entries_are_dropped_by_their_lines_counts_and_the_whole_is_counted_once() {
+    // Counting the whole text is the cost that grows with the catalog: fitting is
+    // planned on the lines' counts, and the whole is counted to confirm the plan.
+    let whole = Words.tokens(&render_overview(&catalog()));
+    let counter = WholeCounts(0.into());
+    let fitted = render_overview_within(&catalog(), "", whole / 2, &counter).expect("fits");
+    assert!(fitted.left_out >= 1, "{}", fitted.text);
+    assert_eq!(counter.0.get(), 1);
 }
 
 #[test]

@@ -31,6 +31,8 @@ mod protocol;
 pub use protocol::{FillTicket, Inventory, InventorySettings, Lookup, Phase, Seen, Weigh};
 
 #[cfg(test)]
+mod bound_tests;
+#[cfg(test)]
 mod delta_tests;
 #[cfg(test)]
 mod held_tests;
