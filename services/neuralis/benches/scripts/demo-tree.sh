@@ -5,6 +5,8 @@
 # wall seconds, the ratio to rg in the same round, the peak resident KB (`/usr/bin/time
 # %M`) and the KB per indexed row; then the medians.
 #
+# (/usr/bin/time prefixes a failing exit status, such as rg finding nothing, as a line
+# of its own: the figures are the last line.)
 # Usage: [TREE=/tmp/demo-tree] [FILES=100000] [ROUNDS=5] demo-tree.sh [BIN...]
 #   BIN defaults to target/release/neuralis (build: cargo build --release --offline -p neuralis).
 # The tree is made once (tests/support/make-tree.py) when TREE does not exist.
@@ -34,14 +36,14 @@ timed() {
         echo "failed: $* (see $err)" >&2
         return 1
     }
-    cat "$OUT/time"
+    tail -n 1 "$OUT/time"
 }
 
 run_rg() {
     # rg exits 1 when nothing matches, which is the point here.
     /usr/bin/time -o "$OUT/time" -f '%e %M' rg -uuu --count --no-messages "$NOWHERE" "$TREE" \
         >/dev/null 2>&1 || true
-    cut -d' ' -f1 "$OUT/time"
+    tail -n 1 "$OUT/time" | cut -d' ' -f1
 }
 
 run_demo() {
