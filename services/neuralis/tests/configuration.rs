@@ -118,8 +118,16 @@ fn an_unknown_key_in_the_file_is_refused_with_its_path() {
 #[test]
 fn every_bad_value_exits_64_naming_its_key() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[(&str, &str)], &str); 14] = [
+    let cases: [(&[(&str, &str)], &str); 16] = [
         (&[("NEURALIS__SYNC__BATCH_SIZE", "many")], "sync.batch_size"),
+        (
+            &[("NEURALIS__SYNC__READ_AHEAD_FILES", "0")],
+            "sync.read_ahead_files",
+        ),
+        (
+            &[("NEURALIS__SYNC__BATCH_MAX_BYTES", "0")],
+            "sync.batch_max_bytes",
+        ),
         (&[("NEURALIS__PEERS__TIMEOUT_MS", "0")], "peers.timeout_ms"),
         (
             &[("NEURALIS__PEERS__RESOLVE_INTERVAL_MS", "0")],

@@ -24,6 +24,21 @@ pub struct SyncConfig {
     pub max_file_size: u64,
     /// File rows per write batch (one transaction, one revision).
     pub batch_size: usize,
+    /// A write batch closes before its rows' paths and chunk text pass this many bytes,
+    /// whatever its row count (a single larger file makes a batch of its own). With
+    /// `batch_size` it bounds what a batch holds in memory, twice over: one batch fills
+    /// while the previous one commits.
+    pub batch_max_bytes: usize,
+    /// File content read ahead of the writer (read, not yet handed to a batch), in
+    /// bytes: the readers wait past it. A file larger than it is read alone.
+    pub read_ahead_bytes: u64,
+    /// Files prepared ahead of the writer (read, hashed and chunked, not yet handed to
+    /// a batch): the readers wait past it, however small the files.
+    pub read_ahead_files: usize,
+    /// Chunk text of content files (manifests, contributions) kept in memory from their
+    /// capture, which precedes every write of a run, to their batch; past it, a batch
+    /// reads such a file again to chunk it.
+    pub content_retain_bytes: usize,
     /// A batch (events and transaction together) that takes longer fails (`failed`).
     pub write_timeout_secs: u64,
     /// How long an `auto` source waits after the last change before it syncs.
@@ -63,6 +78,10 @@ impl Default for SyncConfig {
             bus: BusConfig::default(),
             max_file_size: 1024 * 1024,
             batch_size: 2_000,
+            batch_max_bytes: 16 * 1024 * 1024,
+            read_ahead_bytes: 64 * 1024 * 1024,
+            read_ahead_files: 4_096,
+            content_retain_bytes: 64 * 1024 * 1024,
             write_timeout_secs: 30,
             auto_debounce_ms: 500,
             chunk_max_bytes: 2_000,
@@ -128,10 +147,34 @@ impl SyncConfig {
         Duration::from_millis(self.lease_ttl_ms.max(100))
     }
 
+    /// The memory bounds of one run, each at least 1.
+    pub fn run_bounds(&self) -> RunBounds {
+        RunBounds {
+            batch_bytes: self.batch_max_bytes.max(1),
+            read_ahead_bytes: self.read_ahead_bytes.max(1),
+            read_ahead_files: self.read_ahead_files.max(1),
+            content_retain_bytes: self.content_retain_bytes,
+        }
+    }
+
     /// The period of re-reading the stored sources, at least 100 ms.
     pub fn sources_refresh(&self) -> Duration {
         Duration::from_millis(self.sources_refresh_ms.max(100))
     }
+}
+
+/// What one run holds in memory at most, besides the listing and its plan (one entry
+/// per file): see the keys of the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunBounds {
+    /// `batch_max_bytes`.
+    pub batch_bytes: usize,
+    /// `read_ahead_bytes`.
+    pub read_ahead_bytes: u64,
+    /// `read_ahead_files`.
+    pub read_ahead_files: usize,
+    /// `content_retain_bytes`.
+    pub content_retain_bytes: usize,
 }
 
 /// The index store backend.
@@ -281,6 +324,28 @@ mod tests {
         let unknown =
             serde_json::from_value::<SyncConfig>(serde_json::json!({"search": {"deadline": 500}}));
         assert!(unknown.is_err());
+    }
+
+    #[test]
+    fn the_memory_bounds_of_a_run_are_set_by_key_with_defaults() {
+        let config: SyncConfig = serde_json::from_value(serde_json::json!({
+            "batch_max_bytes": 1024,
+            "read_ahead_files": 16
+        }))
+        .expect("parses");
+        let defaults = SyncConfig::default();
+        assert_eq!(
+            (config.batch_max_bytes, config.read_ahead_files),
+            (1024, 16)
+        );
+        assert_eq!(config.read_ahead_bytes, defaults.read_ahead_bytes);
+        assert_eq!(config.content_retain_bytes, defaults.content_retain_bytes);
+        let limits = config.run_bounds();
+        assert_eq!(limits.batch_bytes, 1024);
+        assert_eq!(limits.read_ahead_files, 16);
+        let misspelt =
+            serde_json::from_value::<SyncConfig>(serde_json::json!({"read_ahead": 1024}));
+        assert!(misspelt.is_err());
     }
 
     #[test]

@@ -91,6 +91,7 @@ impl SyncService {
                     max_bytes: config.chunk_max_bytes,
                 },
                 tombstone_retention: config.tombstone_retention_revisions,
+                bounds: config.run_bounds(),
             },
         };
         let roots = crate::roots::rules(

@@ -17,6 +17,9 @@ use neuralis_proto::discovery::v1 as discovery;
 use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
 
+mod phases;
+use phases::Phases;
+
 const PROJECT: &str = "demo";
 const SOURCE: &str = "example";
 
@@ -35,6 +38,10 @@ pub struct DemoArgs {
     /// Exit after printing instead of serving.
     #[arg(long)]
     exit: bool,
+    /// Report each phase's seconds and the resident memory on stderr (issue 31's
+    /// measurement: start-up, seed, sync, first listing).
+    #[arg(long)]
+    timings: bool,
 }
 
 pub fn run(args: DemoArgs) -> ExitCode {
@@ -58,6 +65,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
 }
 
 async fn demo(args: DemoArgs) -> Result<()> {
+    let mut phases = Phases::new(args.timings);
     let root = args
         .source
         .canonicalize()
@@ -76,6 +84,7 @@ async fn demo(args: DemoArgs) -> Result<()> {
         .with_context(|| format!("listen {}", args.listen))?;
     let shutdown = Shutdown::new();
     let node = node::start(settings, Targets::new([]), listener, shutdown.clone()).await?;
+    phases.end("start-up");
     println!(
         "neuralis all-in-one server listening on {} (data in {})\n",
         node.addr,
@@ -84,11 +93,13 @@ async fn demo(args: DemoArgs) -> Result<()> {
 
     let admin = token(&args.data_dir, "demo-admin", "owner", None)?;
     let member = token(&args.data_dir, "demo-user", "member", Some("demo-agent"))?;
-    seed(&node.clients, &admin, &root).await?;
-    show(&node.clients, &member).await?;
+    seed(&node.clients, &admin, &root, &mut phases).await?;
+    show(&node.clients, &member, &mut phases).await?;
 
     if args.exit {
-        return node.stop().await;
+        let stopped = node.stop().await;
+        phases.end("stop");
+        return stopped;
     }
     println!("\nTry it from another terminal (the server keeps running; Ctrl-C stops it):");
     println!(
@@ -117,7 +128,7 @@ fn token(data_dir: &Path, subject: &str, role: &str, agent: Option<&str>) -> Res
 }
 
 /// Registers the source, lets every caller read it, and syncs it.
-async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
+async fn seed(clients: &Clients, admin: &str, root: &Path, phases: &mut Phases) -> Result<()> {
     let sources_api = clients
         .sources
         .as_ref()
@@ -165,6 +176,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
     println!(
         "2. stored a URI policy: everyone may read (a source without one contributes nothing)"
     );
+    phases.end("seed");
 
     let request = sync::SyncSourceRequest {
         project: PROJECT.into(),
@@ -180,11 +192,12 @@ async fn seed(clients: &Clients, admin: &str, root: &Path) -> Result<()> {
         "3. synced: {} files seen, {} indexed, {} skipped",
         done.files_seen, done.files_indexed, done.files_skipped
     );
+    phases.end("sync");
     Ok(())
 }
 
 /// Prints what a member acting as `demo-agent` sees.
-async fn show(clients: &Clients, member: &str) -> Result<()> {
+async fn show(clients: &Clients, member: &str, phases: &mut Phases) -> Result<()> {
     let discovery_api = clients
         .discovery
         .as_ref()
@@ -204,6 +217,7 @@ async fn show(clients: &Clients, member: &str) -> Result<()> {
             },
         )
         .await?;
+    phases.end("listing");
     println!("4. packages a member acting as demo-agent sees:\n");
     for package in &listing.packages {
         println!(
@@ -230,5 +244,6 @@ async fn show(clients: &Clients, member: &str) -> Result<()> {
         )
         .await?;
     println!("\n5. the agent's overview block:\n\n{}", overview.text);
+    phases.end("overview");
     Ok(())
 }

@@ -111,6 +111,9 @@ fn check_sync_limits(settings: &NodeSettings) -> Result<(), ConfigProblem> {
     let positive = [
         ("sync.max_file_size", sync.max_file_size),
         ("sync.batch_size", sync.batch_size as u64),
+        ("sync.batch_max_bytes", sync.batch_max_bytes as u64),
+        ("sync.read_ahead_bytes", sync.read_ahead_bytes),
+        ("sync.read_ahead_files", sync.read_ahead_files as u64),
         ("sync.write_timeout_secs", sync.write_timeout_secs),
         ("sync.chunk_max_bytes", sync.chunk_max_bytes as u64),
         (

@@ -18,6 +18,7 @@ mod survey;
 mod writer;
 
 use crate::SyncError;
+use crate::config::RunBounds;
 use crate::connector::{Connector, Skipped};
 use crate::embedder::Embedder;
 use crate::layout_rules::LayoutRules;
@@ -53,6 +54,8 @@ pub struct RunLimits {
     pub chunks: ChunkLimits,
     /// How many of a project's latest revisions keep their tombstones; `0`: all.
     pub tombstone_retention: u64,
+    /// What the run holds in memory at most (batches, read-ahead, retained chunks).
+    pub bounds: RunBounds,
 }
 
 /// The counters of a run so far.

@@ -11,18 +11,41 @@ use neuralis_sync_core::{ChunkLimits, ExistingRow, FileAction, action_after_read
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Chunks of content files kept in memory between their capture (before any write) and
-/// their batch, across the whole run; past it, their batch reads them again.
-const RETAIN_BUDGET_BYTES: usize = 64 * 1024 * 1024;
-
 /// One file to prepare.
 pub struct Job {
     /// The file as listed.
-    pub stat: FileStat,
-    /// Its stored row, when it has one.
-    pub existing: Option<StoredFile>,
+    pub stat: ListedAt,
+    /// Its stored row, when it has one (boxed: a new source's jobs, one per file, have
+    /// none, and pay a pointer instead of the row's width).
+    pub existing: Option<Box<StoredFile>>,
     /// Stat unchanged, payload stale: recapture the payload only.
     pub refresh_only: bool,
+}
+
+/// One file of the run's listing, shared rather than copied: a run of a new source
+/// has a job per listed file.
+#[derive(Clone)]
+pub struct ListedAt {
+    listing: Arc<[FileStat]>,
+    at: usize,
+}
+
+impl ListedAt {
+    /// The file at `at` of `listing` (in range: the survey makes them).
+    pub fn new(listing: &Arc<[FileStat]>, at: usize) -> Self {
+        Self {
+            listing: Arc::clone(listing),
+            at,
+        }
+    }
+}
+
+impl std::ops::Deref for ListedAt {
+    type Target = FileStat;
+
+    fn deref(&self) -> &FileStat {
+        &self.listing[self.at]
+    }
 }
 
 /// What a file's chunks become.
@@ -76,7 +99,10 @@ pub struct Context {
     slug: String,
     patterns: Vec<String>,
     chunk_limits: ChunkLimits,
-    /// Bytes of chunks content files may still keep in memory.
+    /// The run's read-ahead bounds (`sync.read_ahead_bytes`, `read_ahead_files`).
+    pub(super) read_ahead: (u64, usize),
+    /// Bytes of chunks content files may still keep in memory (from
+    /// `sync.content_retain_bytes`); past it, their batch reads them again.
     retain_budget: AtomicUsize,
 }
 
@@ -89,7 +115,11 @@ impl Context {
             slug: source.slug.clone(),
             patterns: source.privacy_patterns.clone(),
             chunk_limits: deps.limits.chunks,
-            retain_budget: AtomicUsize::new(RETAIN_BUDGET_BYTES),
+            read_ahead: (
+                deps.limits.bounds.read_ahead_bytes,
+                deps.limits.bounds.read_ahead_files,
+            ),
+            retain_budget: AtomicUsize::new(deps.limits.bounds.content_retain_bytes),
         }
     }
 
@@ -123,7 +153,7 @@ impl Context {
         let hash = content_hash(&content);
         let action = self.action(&job, &hash);
         let captured = rules.capture(path, rules.needs_content(path).then_some(&content[..]));
-        let mut stat = job.stat.clone();
+        let mut stat = FileStat::clone(&job.stat);
         stat.size = content.len() as u64;
         let row = self.row(&stat, hash, captured, content_flags(path, &content));
         let chunks = match action {
@@ -222,7 +252,7 @@ fn unreadable(job: Job) -> Outcome {
         detail: "vanished or unreadable since it was listed".into(),
     };
     match job.existing {
-        Some(_) => Outcome::Vanished(job.stat.path, skipped),
+        Some(_) => Outcome::Vanished(job.stat.path.clone(), skipped),
         None => Outcome::Skipped(skipped),
     }
 }
@@ -239,7 +269,7 @@ fn not_utf8(job: Job) -> Outcome {
         detail: "content is not UTF-8".into(),
     };
     match job.existing {
-        Some(_) => Outcome::Vanished(job.stat.path, skipped),
+        Some(_) => Outcome::Vanished(job.stat.path.clone(), skipped),
         None => Outcome::Skipped(skipped),
     }
 }

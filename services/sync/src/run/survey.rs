@@ -3,7 +3,7 @@
 //! (the database and the walk work at once), then compared as they come; what the rest
 //! of the run needs from them is kept, the rest is dropped as it passes.
 
-use super::prepare::Job;
+use super::prepare::{Job, ListedAt};
 use super::{RunDeps, blocking};
 use crate::SyncError;
 use crate::connector::{Connector, FileStat, Listing, SkipReason, Skipped};
@@ -17,8 +17,8 @@ use tokio::task::JoinHandle;
 
 /// What a run knows before it reads any content.
 pub struct Survey {
-    /// The files the connector listed, ordered by path.
-    pub files: Vec<FileStat>,
+    /// The files the connector listed, ordered by path (shared with the jobs).
+    pub files: Arc<[FileStat]>,
     /// What the listing left out.
     pub skipped: Vec<Skipped>,
     /// The project's revision when the run began.
@@ -86,7 +86,7 @@ pub async fn survey(
         .collect();
     let plan = planner.finish();
     Ok(Survey {
-        files: listing.files,
+        files: listing.files.into(),
         skipped: listing.skipped,
         revision,
         plan,
@@ -158,7 +158,7 @@ impl Survey {
         let mut examine = self.plan.examine.iter().peekable();
         let mut refresh = self.plan.refresh_payload.iter().peekable();
         let (mut content, mut streamed) = (Vec::new(), Vec::new());
-        for file in &self.files {
+        for (at, file) in self.files.iter().enumerate() {
             let refresh_only = if examine.next_if(|path| **path == file.path).is_some() {
                 false
             } else if refresh.next_if(|path| **path == file.path).is_some() {
@@ -167,8 +167,8 @@ impl Survey {
                 continue;
             };
             let job = Job {
-                stat: file.clone(),
-                existing: self.examined.remove(&file.path),
+                stat: ListedAt::new(&self.files, at),
+                existing: self.examined.remove(&file.path).map(Box::new),
                 refresh_only,
             };
             if rules.needs_content(&file.path) {

@@ -1,6 +1,8 @@
 //! The one writer of a run: it gathers prepared files and deletes into two open batches,
 //! one for writes that could move a package and one for quiet writes, and commits a
-//! batch when it is full (rows, or bytes of chunk text), each in one transaction.
+//! batch when it is full, each in one transaction: `sync.batch_size` rows, or
+//! `sync.batch_max_bytes` of paths and chunk text (a write that would pass the bytes
+//! closes the batch before it; a single larger one makes a batch of its own).
 //! Moving batches are announced on the bus (`start`, then `finish` or `failed`); quiet
 //! batches publish nothing (DESIGN.md section 3).
 //!
@@ -17,8 +19,6 @@ use crate::{SyncError, invalidation};
 use neuralis_index::{ChunkRow, FileRow, RowWrite, SourceRecord, WriteBatch};
 use std::sync::Arc;
 
-/// Chunk text one batch carries at most, whatever its row count.
-const BATCH_CHUNK_BYTES: usize = 16 * 1024 * 1024;
 /// Texts per embeddings request.
 const TEXTS_PER_EMBED_CALL: usize = 64;
 
@@ -28,7 +28,8 @@ struct OpenBatch {
     writes: Vec<RowWrite>,
     puts: u64,
     deletes: u64,
-    chunk_bytes: usize,
+    /// Paths and chunk text, as [`bytes_of`] counts them.
+    bytes: usize,
 }
 
 impl OpenBatch {
@@ -111,10 +112,7 @@ impl<'a> Writer<'a> {
     /// Deletes a path's row and chunks.
     pub async fn delete(&mut self, path: String) -> Result<(), SyncError> {
         let moving = self.moves.moves(&path);
-        let batch = self.open(moving);
-        batch.deletes += 1;
-        batch.writes.push(RowWrite::Delete { path });
-        self.commit_if_full(moving).await
+        self.push(moving, RowWrite::Delete { path }).await
     }
 
     /// Stores a prepared row (and its chunks).
@@ -129,15 +127,7 @@ impl<'a> Writer<'a> {
             },
         };
         let moving = self.moves.moves(&row.path);
-        let batch = self.open(moving);
-        batch.puts += 1;
-        batch.chunk_bytes += chunks
-            .iter()
-            .flatten()
-            .map(|chunk| chunk.body.len())
-            .sum::<usize>();
-        batch.writes.push(RowWrite::Put { row, chunks });
-        self.commit_if_full(moving).await
+        self.push(moving, RowWrite::Put { row, chunks }).await
     }
 
     /// Commits what is left (moving writes first) and gives the run's last update.
@@ -181,10 +171,24 @@ impl<'a> Writer<'a> {
         }
     }
 
-    async fn commit_if_full(&mut self, moving: bool) -> Result<(), SyncError> {
-        let size = self.deps.limits.batch_size.max(1);
+    /// Adds a write to the open batch of its kind, committing that batch first when the
+    /// write would take it past its bytes, and after when it is full.
+    async fn push(&mut self, moving: bool, write: RowWrite) -> Result<(), SyncError> {
+        let rows = self.deps.limits.batch_size.max(1);
+        let max_bytes = self.deps.limits.bounds.batch_bytes;
+        let bytes = bytes_of(&write);
         let batch = self.open(moving);
-        if batch.writes.len() >= size || batch.chunk_bytes >= BATCH_CHUNK_BYTES {
+        if !batch.is_empty() && batch.bytes + bytes > max_bytes {
+            self.commit(moving).await?;
+        }
+        let batch = self.open(moving);
+        match write {
+            RowWrite::Put { .. } => batch.puts += 1,
+            RowWrite::Delete { .. } => batch.deletes += 1,
+        }
+        batch.bytes += bytes;
+        batch.writes.push(write);
+        if batch.writes.len() >= rows || batch.bytes >= max_bytes {
             self.commit(moving).await?;
         }
         Ok(())
@@ -263,6 +267,19 @@ impl<'a> Writer<'a> {
                 });
                 Ok(None)
             }
+        }
+    }
+}
+
+/// What a write adds to its batch's bytes: its path and its chunks' text, what grows
+/// with the files (a row's other columns are a few fixed-size values, bounded by the
+/// row count).
+fn bytes_of(write: &RowWrite) -> usize {
+    match write {
+        RowWrite::Delete { path } => path.len(),
+        RowWrite::Put { row, chunks } => {
+            let text = chunks.iter().flatten().map(|chunk| chunk.body.len());
+            row.path.len() + text.sum::<usize>()
         }
     }
 }

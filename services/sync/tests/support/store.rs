@@ -1,11 +1,12 @@
 //! A store wrapper that counts writes and fails them on demand.
 
+use neuralis_index::RowWrite;
 use neuralis_index::{
     ChunkHit, FileRow, IndexError, IndexStore, LeaseRow, ProjectChanges, ProjectSnapshot, Pruned,
     SourceRecord, SourceTurn, SyncStatus, WriteBatch,
 };
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 pub struct CountingStore {
     inner: Arc<dyn IndexStore>,
@@ -14,6 +15,8 @@ pub struct CountingStore {
     pub batches: AtomicU64,
     pub rows_written: AtomicU64,
     pub chunk_rows_written: AtomicU64,
+    /// Every batch written: its rows, and its paths' and chunk text's bytes.
+    pub batch_shapes: Mutex<Vec<(usize, usize)>>,
 }
 
 impl CountingStore {
@@ -25,6 +28,7 @@ impl CountingStore {
             batches: AtomicU64::new(0),
             rows_written: AtomicU64::new(0),
             chunk_rows_written: AtomicU64::new(0),
+            batch_shapes: Mutex::new(Vec::new()),
         }
     }
 
@@ -123,6 +127,13 @@ impl IndexStore for CountingStore {
             std::future::pending::<()>().await;
         }
         let (rows, chunk_rows) = (batch.writes.len() as u64, batch.chunk_rows() as u64);
+        let shape = (
+            batch.writes.len(),
+            batch.writes.iter().map(text_bytes).sum(),
+        );
+        if let Ok(mut shapes) = self.batch_shapes.lock() {
+            shapes.push(shape);
+        }
         let revision = self.inner.write_batch(batch).await?;
         self.batches.fetch_add(1, Ordering::SeqCst);
         self.rows_written.fetch_add(rows, Ordering::SeqCst);
@@ -145,5 +156,20 @@ impl IndexStore for CountingStore {
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
         self.inner.search_vector(project, vector, limit).await
+    }
+}
+
+/// A write's paths and chunk text: what `sync.batch_max_bytes` bounds.
+fn text_bytes(write: &RowWrite) -> usize {
+    match write {
+        RowWrite::Delete { path } => path.len(),
+        RowWrite::Put { row, chunks } => {
+            row.path.len()
+                + chunks
+                    .iter()
+                    .flatten()
+                    .map(|chunk| chunk.body.len())
+                    .sum::<usize>()
+        }
     }
 }
