@@ -38,16 +38,16 @@ fn comparable(row: ListedRow) -> (ListedRow, serde_json::Value) {
 fn varied(project: &str, source: &str, n: usize) -> FileRow {
     let mut row = row(project, source, &format!("d{:02}/f{n:05}.md", n % 17));
     row.size = n as u64;
-    row.privacy_owner = (n % 5 == 0).then(|| format!("agent-{n}"));
-    row.real_path = (n % 7 == 0).then(|| format!("real/{n}.md"));
-    row.content_flags = if n % 11 == 0 {
+    row.privacy_owner = n.is_multiple_of(5).then(|| format!("agent-{n}"));
+    row.real_path = n.is_multiple_of(7).then(|| format!("real/{n}.md"));
+    row.content_flags = if n.is_multiple_of(11) {
         vec!["hidden-comment".into(), "hidden-unicode".into()]
     } else {
         Vec::new()
     };
-    row.usable_manifest = n % 3 == 0;
+    row.usable_manifest = n.is_multiple_of(3);
     // Some payloads far larger than others, so the byte bound ends some pages.
-    if n % 13 == 0 {
+    if n.is_multiple_of(13) {
         row.payload = serde_json::json!({"version": 1, "description": "x".repeat(3_000)});
     }
     row
