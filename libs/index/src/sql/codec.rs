@@ -47,7 +47,7 @@ pub(crate) fn corrupt(field: &'static str, message: impl Into<String>) -> IndexE
     }
 }
 
-fn column<'r, T>(row: &'r AnyRow, field: &'static str) -> Result<T, IndexError>
+pub(crate) fn column<'r, T>(row: &'r AnyRow, field: &'static str) -> Result<T, IndexError>
 where
     T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
 {
@@ -81,7 +81,7 @@ pub(crate) fn encode_flags(flags: &[String]) -> String {
     flags.join(",")
 }
 
-fn decode_flags(text: &str) -> Vec<String> {
+pub(crate) fn decode_flags(text: &str) -> Vec<String> {
     text.split(',')
         .filter(|name| !name.is_empty())
         .map(str::to_owned)

@@ -1,14 +1,14 @@
 //! The paged read through the sqlx pool (PostgreSQL): a task streams the statement's
 //! rows inside one REPEATABLE READ transaction and sends them in pages.
 
-use super::{Pager, ROWS, flags};
+use super::{Pager, ROWS};
 use crate::IndexError;
 use crate::pages::{ListedRow, PAGES_AHEAD, PageBounds, PageFill, RowPages};
 use crate::sql::Dialect;
-use crate::sql::codec::{corrupt, to_u32, to_u64};
+use crate::sql::codec::{column, decode_flags, to_u32, to_u64};
 use futures::TryStreamExt;
+use sqlx::AnyPool;
 use sqlx::any::AnyRow;
-use sqlx::{AnyPool, Row};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) async fn pages(
@@ -93,14 +93,6 @@ async fn begin(
     Ok((tx, to_u64(revision.unwrap_or(0), "revision")?))
 }
 
-fn column<'r, T>(row: &'r AnyRow, field: &'static str) -> Result<T, IndexError>
-where
-    T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
-{
-    row.try_get(field)
-        .map_err(|err| corrupt(field, err.to_string()))
-}
-
 fn listed(row: &AnyRow) -> Result<ListedRow, IndexError> {
     Ok(ListedRow {
         source: column(row, "source")?,
@@ -114,6 +106,6 @@ fn listed(row: &AnyRow) -> Result<ListedRow, IndexError> {
         privacy_owner: column(row, "privacy_owner")?,
         payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
         real_path: column(row, "real_path")?,
-        content_flags: flags(&column::<String>(row, "content_flags")?),
+        content_flags: decode_flags(&column::<String>(row, "content_flags")?),
     })
 }

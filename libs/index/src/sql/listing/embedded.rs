@@ -1,10 +1,10 @@
 //! The embedded store's paged read: one read transaction on a connection of its own,
 //! on a blocking thread, rows decoded straight from SQLite's values.
 
-use super::{Pager, ROWS, flags};
+use super::{Pager, ROWS};
 use crate::IndexError;
 use crate::pages::{ListedRow, PAGES_AHEAD, PageBounds, PageFill, RowPages};
-use crate::sql::codec::{corrupt, to_u32, to_u64};
+use crate::sql::codec::{corrupt, decode_flags, to_u32, to_u64};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -177,7 +177,7 @@ fn listed(row: &Row<'_>) -> Result<ListedRow, IndexError> {
         privacy_owner: column(row, 8, "privacy_owner")?,
         payload_version: to_u32(column(row, 9, "payload_version")?, "payload_version")?,
         real_path: column(row, 10, "real_path")?,
-        content_flags: flags(&column::<String>(row, 11, "content_flags")?),
+        content_flags: decode_flags(&column::<String>(row, 11, "content_flags")?),
     })
 }
 

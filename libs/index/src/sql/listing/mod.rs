@@ -77,11 +77,3 @@ impl Pager {
         };
     }
 }
-
-/// Content flags as stored: names joined by commas (see `codec::encode_flags`).
-pub(crate) fn flags(text: &str) -> Vec<String> {
-    text.split(',')
-        .filter(|name| !name.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
