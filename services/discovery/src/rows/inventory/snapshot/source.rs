@@ -30,7 +30,10 @@ impl SourceSnapshot {
         let roots = PackageRoots::from_layout(&layout);
         let mut relevant = Relevant::new();
         let mut rows = HashMap::new();
-        let mut others: BTreeMap<String, Files> = BTreeMap::new();
+        // Each folder's files arrive in path order: they are collected, and each
+        // folder's map built in one pass (no key allocated per row for the lookup, no
+        // insert comparing long paths at every level of a tree).
+        let mut others: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
         for (file, facts) in input.into_iter().zip(facts) {
             if roots.can_move_package(&file.path) {
                 rows.insert(file.path.clone(), facts);
@@ -40,18 +43,24 @@ impl SourceSnapshot {
                     payload: file.payload,
                     facts,
                 };
-                others
-                    .entry(parent(&file.path).to_owned())
-                    .or_default()
-                    .insert(file.path, kept);
+                let folder = parent(&file.path);
+                match others.get_mut(folder) {
+                    Some(files) => files.push((file.path, kept)),
+                    None => {
+                        others.insert(folder.to_owned(), vec![(file.path, kept)]);
+                    }
+                }
             }
         }
+        let others = others
+            .into_iter()
+            .map(|(folder, files)| (folder, Arc::new(files.into_iter().collect::<Files>())));
         Self {
             rows: Arc::new(rows),
             slug,
             layout: Arc::new(layout),
             relevant: Arc::new(relevant),
-            others: Arc::new(others.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()),
+            others: Arc::new(others.collect()),
             roots: Arc::new(roots),
             count,
             path_bytes,
