@@ -22,9 +22,11 @@ use neuralis_layout::{FilePayload, Layout, PackageRoots};
 
 use crate::base::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, SourceInfo};
 
+mod folders;
 mod relevant;
 mod source;
 
+use folders::Others;
 use relevant::Relevant;
 
 /// Per-row facts the answer needs besides the layout. (The privacy marker the sync
@@ -52,6 +54,25 @@ struct Kept {
 /// Files by path.
 type Files = BTreeMap<String, Kept>;
 
+/// Files in path order, one per path: a later row of a path replaces an earlier one,
+/// as an insert into [`Files`] would. (Rows come from the store sorted and unique:
+/// then this is one pass of comparisons.)
+fn sorted_unique(mut files: Vec<(String, Kept)>) -> Vec<(String, Kept)> {
+    if files.is_sorted_by(|(a, _), (b, _)| a < b) {
+        return files;
+    }
+    // Stable: the rows of one path stay in the order they came.
+    files.sort_by(|(a, _), (b, _)| a.cmp(b));
+    let mut unique: Vec<(String, Kept)> = Vec::with_capacity(files.len());
+    for file in files {
+        match unique.last_mut() {
+            Some(last) if last.0 == file.0 => *last = file,
+            _ => unique.push(file),
+        }
+    }
+    unique
+}
+
 /// One source's rows, grouped. Raw and unfiltered: the same for every caller.
 #[derive(Debug, Clone)]
 pub struct SourceSnapshot {
@@ -64,7 +85,7 @@ pub struct SourceSnapshot {
     /// Every other file, by parent folder. Shared whole between snapshots: a delta
     /// inside packages (the common one) copies no folder entry, so its cost does not
     /// grow with the files outside every package.
-    others: Arc<BTreeMap<String, Arc<Files>>>,
+    others: Arc<Others>,
     roots: Arc<PackageRoots>,
     /// Rows held, and the bytes of their paths (for the memory bound).
     count: usize,
@@ -118,29 +139,34 @@ impl ProjectSnapshot {
             .map(|s| (s.id.as_str(), s.slug.as_str()))
             .collect();
         // Rows arrive a source at a time, in path order: each source's are collected
-        // and its map built in one pass (a map built from sorted keys compares each
-        // key once; inserting them one by one compared long shared path prefixes
-        // at every level of the tree). A later row of a path replaces an earlier one,
-        // as an insert would.
+        // as they come (one comparison of the source id per row), then its map is
+        // built in one pass.
         let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
+        let mut current: Option<(String, Vec<(String, Kept)>)> = None;
         for mut row in rows.rows {
-            let source = std::mem::take(&mut row.source_id);
-            let held = match files.get_mut(&source) {
-                Some(held) => held,
-                None => files.entry(source).or_default(),
-            };
-            held.push(kept(row));
+            match &mut current {
+                Some((id, held)) if *id == row.source_id => held.push(kept(row)),
+                _ => {
+                    let source = std::mem::take(&mut row.source_id);
+                    if let Some((id, held)) = current.replace((source, vec![kept(row)])) {
+                        files.entry(id).or_default().extend(held);
+                    }
+                }
+            }
+        }
+        if let Some((id, held)) = current {
+            files.entry(id).or_default().extend(held);
         }
         let sources = files
             .into_iter()
             .map(|(id, files)| {
-                let files: Files = files.into_iter().collect();
                 let slug = slugs
                     .get(id.as_str())
                     .copied()
                     .unwrap_or(id.as_str())
                     .to_owned();
-                (id, Arc::new(SourceSnapshot::whole(slug, files)))
+                let whole = SourceSnapshot::whole(slug, sorted_unique(files));
+                (id, Arc::new(whole))
             })
             .collect();
         Self {
@@ -199,7 +225,7 @@ impl ProjectSnapshot {
                     let files: Files = touch.puts.into_iter().map(kept).collect();
                     (!files.is_empty()).then(|| {
                         regrouped.whole += 1;
-                        SourceSnapshot::whole(slug, files)
+                        SourceSnapshot::whole(slug, files.into_iter().collect())
                     })
                 }
             };

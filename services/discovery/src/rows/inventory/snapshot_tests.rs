@@ -76,3 +76,92 @@ fn a_delta_shares_the_folders_it_does_not_touch() {
     ));
     assert!(Arc::ptr_eq(&before.relevant, &after.relevant));
 }
+
+/// The facts and payload an answer reads of every path, relevant or not.
+fn every_row(snapshot: &ProjectSnapshot, paths: &[String]) -> Vec<(RowFacts, FilePayload)> {
+    let source = &snapshot.sources[SOURCE];
+    paths
+        .iter()
+        .map(|path| {
+            let facts = source.facts(path).cloned().expect("a held path has facts");
+            let payload = source.payload(path).cloned().expect("and a payload");
+            (facts, payload)
+        })
+        .collect()
+}
+
+#[test]
+fn a_later_row_of_the_same_path_replaces_the_earlier_in_a_full_build() {
+    let rows = tree();
+    let mut sent: Vec<IndexRow> = rows.values().cloned().collect();
+    let (other, relevant) = ("src/m0/f.rs", "tools/t0/skills/s/SKILL.md");
+    sent.push(row(other, "fn g() { /* longer */ }\n"));
+    sent.push(row(relevant, &skill("renamed")));
+    let snapshot = ProjectSnapshot::build(
+        ProjectRows {
+            revision: 1,
+            rows: sent,
+        },
+        &sources(),
+    );
+    let mut expected = rows.clone();
+    expected.insert(other.into(), row(other, "fn g() { /* longer */ }\n"));
+    expected.insert(relevant.into(), row(relevant, &skill("renamed")));
+    assert_eq!(snapshot.row_count(), rows.len());
+    assert_eq!(seen(&snapshot), seen(&full(&expected, 1)));
+    let paths: Vec<String> = expected.keys().cloned().collect();
+    assert_eq!(
+        every_row(&snapshot, &paths),
+        every_row(&full(&expected, 1), &paths)
+    );
+    assert_eq!(snapshot.sources[SOURCE].facts(other).map(|f| f.size), Some(24));
+}
+
+#[test]
+fn rows_in_any_order_are_held_as_rows_in_path_order() {
+    let mut rows = tree();
+    // A folder whose files a subfolder's sort between: `src/a.md`, `src/b/x.md`, `src/c.md`.
+    for path in ["src/a.md", "src/b/x.md", "src/c.md"] {
+        rows.insert(path.into(), row(path, "text\n"));
+    }
+    let reversed = ProjectSnapshot::build(
+        ProjectRows {
+            revision: 1,
+            rows: rows.values().rev().cloned().collect(),
+        },
+        &sources(),
+    );
+    let sorted = full(&rows, 1);
+    let paths: Vec<String> = rows.keys().cloned().collect();
+    assert_eq!(seen(&reversed), seen(&sorted));
+    assert_eq!(every_row(&reversed, &paths), every_row(&sorted, &paths));
+    assert_eq!(reversed.row_count(), rows.len());
+    assert!(reversed.sources[SOURCE].facts("src/b.md").is_none());
+}
+
+/// A delta in a folder split by its subfolder changes only the paths it names.
+#[test]
+fn a_delta_in_a_split_folder_keeps_the_folders_other_files() {
+    let mut rows = tree();
+    for path in ["src/a.md", "src/b/x.md", "src/c.md"] {
+        rows.insert(path.into(), row(path, "text\n"));
+    }
+    let snapshot = full(&rows, 1);
+    let put = row("src/b.md", "new\n");
+    let delta = ProjectDelta {
+        revision: 2,
+        rows: vec![put.clone()],
+        removed: vec![RemovedRow::File {
+            slug: "repo".into(),
+            path: "src/a.md".into(),
+        }],
+    };
+    let (next, regrouped) = snapshot.apply(delta, &sources());
+    rows.remove("src/a.md");
+    rows.insert(put.path.clone(), put);
+    let paths: Vec<String> = rows.keys().cloned().collect();
+    assert_eq!(regrouped, Regrouped::default());
+    assert_eq!(every_row(&next, &paths), every_row(&full(&rows, 2), &paths));
+    assert_eq!(next.row_count(), rows.len());
+    assert!(next.sources[SOURCE].facts("src/a.md").is_none());
+}

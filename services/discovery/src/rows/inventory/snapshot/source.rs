@@ -3,20 +3,22 @@
 //! regroups the relevant files only, and a move of the roots regroups the whole source
 //! from the payloads kept.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, PackageRoots, group};
 
+use super::folders::{Edited, by_folder, find as find_other};
 use super::relevant::{Copied, Relevant, find};
-use super::{Files, Kept, Regrouped, RowFacts, SourceSnapshot, kept, parent};
+use super::{Files, Kept, Regrouped, RowFacts, SourceSnapshot, kept};
 use crate::base::ports::IndexRow;
 
 impl SourceSnapshot {
-    /// Groups every file of a source, then splits them by the roots found.
-    pub(super) fn whole(slug: String, files: Files) -> Self {
+    /// Groups every file of a source (`files` in path order, one per path), then
+    /// splits them by the roots found.
+    pub(super) fn whole(slug: String, files: Vec<(String, Kept)>) -> Self {
         let count = files.len();
-        let path_bytes = files.keys().map(String::len).sum();
+        let path_bytes = files.iter().map(|(path, _)| path.len()).sum();
         let (input, facts): (Vec<IndexedFile>, Vec<RowFacts>) = files
             .into_iter()
             .map(|(path, kept)| {
@@ -30,37 +32,25 @@ impl SourceSnapshot {
         let roots = PackageRoots::from_layout(&layout);
         let mut relevant = Relevant::new();
         let mut rows = HashMap::new();
-        // Each folder's files arrive in path order: they are collected, and each
-        // folder's map built in one pass (no key allocated per row for the lookup, no
-        // insert comparing long paths at every level of a tree).
-        let mut others: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
+        let mut others = Vec::new();
         for (file, facts) in input.into_iter().zip(facts) {
             if roots.can_move_package(&file.path) {
                 rows.insert(file.path.clone(), facts);
-                relevant.push(file); // still sorted: the map was
+                relevant.push(file); // still sorted: the input was
             } else {
                 let kept = Kept {
                     payload: file.payload,
                     facts,
                 };
-                let folder = parent(&file.path);
-                match others.get_mut(folder) {
-                    Some(files) => files.push((file.path, kept)),
-                    None => {
-                        others.insert(folder.to_owned(), vec![(file.path, kept)]);
-                    }
-                }
+                others.push((file.path, kept));
             }
         }
-        let others = others
-            .into_iter()
-            .map(|(folder, files)| (folder, Arc::new(files.into_iter().collect::<Files>())));
         Self {
             rows: Arc::new(rows),
             slug,
             layout: Arc::new(layout),
             relevant: Arc::new(relevant),
-            others: Arc::new(others.collect()),
+            others: Arc::new(by_folder(others)),
             roots: Arc::new(roots),
             count,
             path_bytes,
@@ -71,11 +61,7 @@ impl SourceSnapshot {
     pub fn payload(&self, path: &str) -> Option<&FilePayload> {
         match find(&self.relevant, path) {
             Ok(at) => Some(&self.relevant[at].payload),
-            Err(_) => self
-                .others
-                .get(parent(path))?
-                .get(path)
-                .map(|kept| &kept.payload),
+            Err(_) => find_other(&self.others, path).map(|kept| &kept.payload),
         }
     }
 
@@ -83,11 +69,7 @@ impl SourceSnapshot {
     pub fn facts(&self, path: &str) -> Option<&RowFacts> {
         match self.rows.get(path) {
             Some(facts) => Some(facts),
-            None => self
-                .others
-                .get(parent(path))?
-                .get(path)
-                .map(|kept| &kept.facts),
+            None => find_other(&self.others, path).map(|kept| &kept.facts),
         }
     }
 
@@ -104,9 +86,8 @@ impl SourceSnapshot {
                 Some((file.path.clone(), kept))
             })
             .collect();
-        for folder in self.others.values() {
-            files.extend(folder.iter().map(|(p, k)| (p.clone(), k.clone())));
-        }
+        let others = self.others.values().flat_map(|folder| folder.iter());
+        files.extend(others.map(|(path, kept)| (path.clone(), kept.clone())));
         files
     }
 
@@ -125,7 +106,7 @@ impl SourceSnapshot {
                 return None;
             }
             regrouped.whole += 1;
-            return Some(Self::whole(self.slug.clone(), files));
+            return Some(Self::whole(self.slug.clone(), files.into_iter().collect()));
         }
         let mut next = self.clone();
         let mut copied = Copied {
@@ -133,6 +114,7 @@ impl SourceSnapshot {
             relevant: None,
             rows: None,
         };
+        let mut folders = Edited::new(&self.others);
         let mut moved = false;
         for path in removed
             .iter()
@@ -142,22 +124,20 @@ impl SourceSnapshot {
             moved |= self.roots.can_move_package(path);
         }
         for path in removed {
-            next.forget(&path, &mut copied);
+            next.forget(&path, &mut copied, &mut folders);
         }
         for row in puts {
-            next.forget(&row.path, &mut copied);
+            next.forget(&row.path, &mut copied, &mut folders);
             let (path, kept) = kept(row);
             next.count += 1;
             next.path_bytes += path.len();
             if self.roots.can_move_package(&path) {
                 copied.insert(path, kept);
             } else {
-                let folder = Arc::make_mut(&mut next.others)
-                    .entry(parent(&path).to_owned())
-                    .or_default();
-                Arc::make_mut(folder).insert(path, kept);
+                folders.insert(path, kept);
             }
         }
+        folders.apply(&mut next.others);
         let Copied { relevant, rows, .. } = copied;
         if let Some(relevant) = relevant {
             next.relevant = Arc::new(relevant);
@@ -180,29 +160,15 @@ impl SourceSnapshot {
         }
         // The roots moved: which files are relevant changed too.
         regrouped.whole += 1;
-        Some(Self::whole(self.slug.clone(), next.all_files()))
+        Some(Self::whole(
+            self.slug.clone(),
+            next.all_files().into_iter().collect(),
+        ))
     }
 
     /// Drops `path` wherever it is held.
-    fn forget(&mut self, path: &str, copied: &mut Copied<'_>) {
-        if copied.remove(path) {
-            self.count -= 1;
-            self.path_bytes -= path.len();
-            return;
-        }
-        let folder = parent(path);
-        if self
-            .others
-            .get(folder)
-            .is_some_and(|files| files.contains_key(path))
-        {
-            let others = Arc::make_mut(&mut self.others);
-            if let Some(files) = others.get_mut(folder) {
-                Arc::make_mut(files).remove(path);
-                if files.is_empty() {
-                    others.remove(folder);
-                }
-            }
+    fn forget(&mut self, path: &str, copied: &mut Copied<'_>, folders: &mut Edited<'_>) {
+        if copied.remove(path) || folders.remove(path) {
             self.count -= 1;
             self.path_bytes -= path.len();
         }
