@@ -114,7 +114,10 @@ fn a_later_row_of_the_same_path_replaces_the_earlier_in_a_full_build() {
         every_row(&snapshot, &paths),
         every_row(&full(&expected, 1), &paths)
     );
-    assert_eq!(snapshot.sources[SOURCE].facts(other).map(|f| f.size), Some(24));
+    assert_eq!(
+        snapshot.sources[SOURCE].facts(other).map(|f| f.size),
+        Some(24)
+    );
 }
 
 #[test]
