@@ -24,7 +24,7 @@ pub use row::{
     StoredFile, WriteBatch,
 };
 pub use source::{LeaseRow, ScopeKind, SourceKind, SourceRecord, SourceTurn, SyncStatus};
-pub use sql::{SearchBudget, SqlIndexStore};
+pub use sql::{EmbeddedSettings, SearchBudget, SqlIndexStore};
 
 /// Where the index lives, whatever the backend.
 #[async_trait::async_trait]

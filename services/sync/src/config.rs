@@ -2,7 +2,7 @@
 //! defaults < file < `NEURALIS__SYNC__*` environment).
 
 use neuralis_host::share::ShareLimits;
-use neuralis_index::SearchBudget;
+use neuralis_index::{EmbeddedSettings, SearchBudget};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -185,6 +185,10 @@ pub enum IndexStoreConfig {
     Embedded {
         /// The file; created with its folder when missing.
         path: PathBuf,
+        /// SQLite's page cache per connection, in bytes (the writer's fills during a
+        /// sync and stays for the life of the process).
+        #[serde(default = "default_page_cache_bytes")]
+        page_cache_bytes: usize,
     },
     /// PostgreSQL, shared by several sync replicas.
     Postgres {
@@ -196,6 +200,10 @@ pub enum IndexStoreConfig {
     },
 }
 
+fn default_page_cache_bytes() -> usize {
+    EmbeddedSettings::default().page_cache_bytes
+}
+
 fn default_schema() -> String {
     "neuralis_index".into()
 }
@@ -204,6 +212,7 @@ impl Default for IndexStoreConfig {
     fn default() -> Self {
         IndexStoreConfig::Embedded {
             path: PathBuf::from(".neuralis/index.db"),
+            page_cache_bytes: default_page_cache_bytes(),
         }
     }
 }
@@ -345,6 +354,33 @@ mod tests {
         assert_eq!(limits.read_ahead_files, 16);
         let misspelt =
             serde_json::from_value::<SyncConfig>(serde_json::json!({"read_ahead": 1024}));
+        assert!(misspelt.is_err());
+    }
+
+    #[test]
+    fn the_embedded_page_cache_is_set_by_key_with_a_default() {
+        let set: SyncConfig = serde_json::from_value(serde_json::json!({
+            "index": {"kind": "embedded", "path": "/d/i.db", "page_cache_bytes": 1048576}
+        }))
+        .expect("parses");
+        assert_eq!(
+            set.index,
+            IndexStoreConfig::Embedded {
+                path: "/d/i.db".into(),
+                page_cache_bytes: 1024 * 1024
+            }
+        );
+        let default: SyncConfig = serde_json::from_value(serde_json::json!({
+            "index": {"kind": "embedded", "path": "/d/i.db"}
+        }))
+        .expect("parses");
+        assert!(matches!(
+            default.index,
+            IndexStoreConfig::Embedded { page_cache_bytes, .. } if page_cache_bytes == 8 * 1024 * 1024
+        ));
+        let misspelt = serde_json::from_value::<SyncConfig>(serde_json::json!({
+            "index": {"kind": "embedded", "path": "/d/i.db", "page_cache": 1}
+        }));
         assert!(misspelt.is_err());
     }
 

@@ -13,7 +13,7 @@ use crate::run::{RunDeps, RunLimits};
 use crate::{LocalSync, SyncError};
 use neuralis_authz::{Authorized, Gate, Verifiers, tables};
 use neuralis_bus::{InProcessBus, InvalidationBus, RedisBus};
-use neuralis_index::{IndexStore, SqlIndexStore};
+use neuralis_index::{EmbeddedSettings, IndexStore, SqlIndexStore};
 use neuralis_proto::sync::internal::v1::index_feed_service_server::IndexFeedServiceServer;
 use neuralis_proto::sync::v1::source_service_server::SourceServiceServer;
 use neuralis_sync_core::ChunkLimits;
@@ -179,7 +179,15 @@ pub async fn open_store(
     migrations: neuralis_schema::Mode,
 ) -> Result<Arc<dyn IndexStore>, SyncError> {
     let store = match config {
-        IndexStoreConfig::Embedded { path } => SqlIndexStore::open_embedded(path).await?,
+        IndexStoreConfig::Embedded {
+            path,
+            page_cache_bytes,
+        } => {
+            let settings = EmbeddedSettings {
+                page_cache_bytes: *page_cache_bytes,
+            };
+            SqlIndexStore::open_embedded_with(path, settings).await?
+        }
         IndexStoreConfig::Postgres { url, schema } => {
             SqlIndexStore::connect_postgres_with(url, schema, migrations).await?
         }

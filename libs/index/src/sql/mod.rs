@@ -10,6 +10,7 @@ mod schema;
 mod search;
 
 pub use search::SearchBudget;
+
 mod sources;
 mod tombstones;
 mod write;
@@ -60,19 +61,54 @@ pub struct SqlIndexStore {
 /// - `wal_autocheckpoint = 4000` pages (16 MiB at the 4 KiB page size) instead of the
 ///   default 1,000: a full sync of a large source checkpoints (and flushes) a quarter as
 ///   often; `journal_size_limit` gives the log's disk space back after a checkpoint.
-/// - `cache_size = -32768` (32 MiB per connection) keeps a large source's B-tree and
-///   full-text pages in memory while a sync writes them; `temp_store = MEMORY` keeps
-///   sorts for statements off the disk.
+/// - `cache_size`: [`EmbeddedSettings::page_cache_bytes`] per connection (8 MiB by
+///   default) keeps the pages a sync's batches touch in memory; `temp_store = MEMORY`
+///   keeps sorts for statements off the disk.
 /// - `busy_timeout`: a writer waits up to 10 s for the write lock another connection
 ///   holds instead of failing at once.
-const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-     PRAGMA wal_autocheckpoint = 4000; PRAGMA journal_size_limit = 67108864; \
-     PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY; \
-     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON";
+fn sqlite_pragmas(settings: &EmbeddedSettings) -> String {
+    // SQLite reads a negative cache size as KiB; at least one.
+    let cache_kib = (settings.page_cache_bytes / 1024).max(1);
+    format!(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+         PRAGMA wal_autocheckpoint = 4000; PRAGMA journal_size_limit = 67108864; \
+         PRAGMA cache_size = -{cache_kib}; PRAGMA temp_store = MEMORY; \
+         PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON"
+    )
+}
+
+/// What the embedded store may be tuned by (`sync.index.page_cache_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedSettings {
+    /// SQLite's page cache of each connection, in bytes. The writer's is the one that
+    /// fills: a sync of a 100,000-file source touched every page of 32 MiB when that was
+    /// the size, for no measured gain in time over 8 MiB (BENCHMARKS.md, issue 31), and
+    /// held it to the end of the process.
+    pub page_cache_bytes: usize,
+}
+
+impl Default for EmbeddedSettings {
+    fn default() -> Self {
+        Self {
+            page_cache_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
 
 impl SqlIndexStore {
-    /// Opens (creating it when missing) the embedded store in one file and migrates it.
+    /// Opens (creating it when missing) the embedded store in one file and migrates it,
+    /// with the default settings.
     pub async fn open_embedded(path: &Path) -> Result<Self, IndexError> {
+        Self::open_embedded_with(path, EmbeddedSettings::default()).await
+    }
+
+    /// Opens (creating it when missing) the embedded store in one file, with `settings`,
+    /// and migrates it.
+    pub async fn open_embedded_with(
+        path: &Path,
+        settings: EmbeddedSettings,
+    ) -> Result<Self, IndexError> {
+        let pragmas: Arc<str> = sqlite_pragmas(&settings).into();
         sqlx::any::install_default_drivers();
         let text = path.to_str().ok_or_else(|| IndexError::InvalidValue {
             field: "index.embedded.path",
@@ -95,16 +131,22 @@ impl SqlIndexStore {
             // the test costs a round trip to its worker thread per transaction (one
             // per batch of a sync).
             .test_before_acquire(false)
-            .after_connect(|connection, _| {
-                Box::pin(async move {
-                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
-                    Ok(())
-                })
+            .after_connect({
+                let pragmas = Arc::clone(&pragmas);
+                move |connection, _| {
+                    let pragmas = Arc::clone(&pragmas);
+                    Box::pin(async move {
+                        // Built from constants and one integer (`sqlite_pragmas`).
+                        let pragmas = sqlx::AssertSqlSafe(pragmas.to_string());
+                        sqlx::raw_sql(pragmas).execute(connection).await?;
+                        Ok(())
+                    })
+                }
             })
             .connect(&url)
             .await?;
         schema::migrate(&pool, Dialect::Sqlite, None, neuralis_schema::Mode::Apply).await?;
-        let writer = write::sqlite::EmbeddedWriter::open(path, SQLITE_PRAGMAS).await?;
+        let writer = write::sqlite::EmbeddedWriter::open(path, pragmas).await?;
         let search_budget = SearchBudget::default();
         Ok(Self {
             pool,
@@ -455,6 +497,27 @@ mod tests {
             assert_eq!(value, 64, "{setting}");
         }
         store.close().await;
+    }
+
+    #[tokio::test]
+    async fn the_page_cache_of_each_connection_is_the_configured_bytes() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        for (bytes, kib) in [(3 * 1024 * 1024, -3072_i64), (0, -1), (1536, -1)] {
+            let settings = EmbeddedSettings {
+                page_cache_bytes: bytes,
+            };
+            let path = folder.path().join(format!("index-{bytes}.db"));
+            let store = SqlIndexStore::open_embedded_with(&path, settings)
+                .await
+                .expect("opens");
+            let cache: i64 = sqlx::query_scalar("PRAGMA cache_size")
+                .fetch_one(&store.pool)
+                .await
+                .expect("reads the pragma");
+            assert_eq!(cache, kib, "{bytes} bytes");
+            store.close().await;
+        }
+        assert!(sqlite_pragmas(&EmbeddedSettings::default()).contains("cache_size = -8192;"));
     }
 
     #[test]

@@ -81,7 +81,7 @@ async fn status(settings: &neuralis::node::NodeSettings, targets: &Targets) -> R
     neuralis_host::tls::install_crypto_provider();
     if targets.runs(Target::Sync) {
         let lines = match settings.index_store() {
-            IndexStoreConfig::Embedded { path } => {
+            IndexStoreConfig::Embedded { path, .. } => {
                 neuralis_index::SqlIndexStore::embedded_schema_status(&path).await
             }
             IndexStoreConfig::Postgres { url, schema } => {
@@ -122,7 +122,7 @@ fn print_status(store: &str, lines: &[(i64, State)]) {
 /// Where the index is, without its URL (which may carry a password).
 fn describe_index(index: &IndexStoreConfig) -> String {
     match index {
-        IndexStoreConfig::Embedded { path } => path.display().to_string(),
+        IndexStoreConfig::Embedded { path, .. } => path.display().to_string(),
         IndexStoreConfig::Postgres { schema, .. } => format!("postgres schema {schema}"),
     }
 }

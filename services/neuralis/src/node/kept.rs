@@ -29,7 +29,7 @@ pub(crate) fn kept_dirs(settings: &NodeSettings) -> Vec<PathBuf> {
         files.extend(file.as_deref());
     }
     // The default store paths follow `data_dir` (see `services`): only others add a folder.
-    if let IndexStoreConfig::Embedded { path } = &settings.sync.index
+    if let IndexStoreConfig::Embedded { path, .. } = &settings.sync.index
         && path != Path::new(".neuralis/index.db")
     {
         files.push(path);

@@ -150,7 +150,7 @@ impl NodeSettings {
     /// The index sync opens, its default embedded file under `data_dir`.
     pub fn index_store(&self) -> neuralis_sync::config::IndexStoreConfig {
         let mut index = self.sync.index.clone();
-        if let neuralis_sync::config::IndexStoreConfig::Embedded { path } = &mut index {
+        if let neuralis_sync::config::IndexStoreConfig::Embedded { path, .. } = &mut index {
             *path = under_data_dir(path, &self.data_dir, "index.db");
         }
         index

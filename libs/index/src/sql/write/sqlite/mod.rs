@@ -51,9 +51,9 @@ struct Job {
 impl EmbeddedWriter {
     /// Opens the writer's connection to the store at `path` (already created and
     /// migrated) with `pragmas`, and starts its thread.
-    pub(crate) async fn open(path: &Path, pragmas: &'static str) -> Result<Self, IndexError> {
+    pub(crate) async fn open(path: &Path, pragmas: Arc<str>) -> Result<Self, IndexError> {
         let path = path.to_owned();
-        let connection = tokio::task::spawn_blocking(move || connect(&path, pragmas))
+        let connection = tokio::task::spawn_blocking(move || connect(&path, &pragmas))
             .await
             .map_err(|err| IndexError::Unavailable(format!("opening the writer: {err}")))??;
         let (jobs, queue) = mpsc::channel();
