@@ -145,3 +145,57 @@ pub fn escape_text(text: &str) -> String {
 fn attr(text: &str) -> String {
     escape_text(text).replace('"', "&quot;")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_description_is_cut_after_the_last_whole_word_within_80_characters() {
+        let words = |n: usize| vec!["abcd"; n].join(" ");
+        let a = |n: usize| "a".repeat(n);
+        let cases = [
+            // (description, shortened)
+            (words(16), words(16)), // 79 characters: kept whole
+            (a(80), a(80)),         // exactly the limit: kept whole
+            (words(20), format!("{}…", words(16))),
+            // The next word and its space would make 80 before the `…`: cut before it.
+            (format!("{} bbbb cc", a(75)), format!("{}…", a(75))),
+            // The next word and its space make exactly 79: kept.
+            (format!("{} bbbb cc", a(74)), format!("{} bbbb…", a(74))),
+            // One word longer than the limit is cut inside it.
+            (a(85), format!("{}…", a(79))),
+        ];
+        for (description, expected) in cases {
+            let got = shortened(&description);
+            assert_eq!(got, expected, "{description:?}");
+            assert!(got.chars().count() <= SHORT_DESCRIPTION_CHARS, "{got:?}");
+        }
+    }
+
+    #[test]
+    fn a_short_skill_line_counts_its_bundle_only_when_it_has_more_than_one_entry() {
+        let skill = |bundle: &[&str]| FileView {
+            path: "skills/review/SKILL.md".into(),
+            category: Category::Skill,
+            id: "review".into(),
+            title: "review".into(),
+            description: None,
+            identity: false,
+            default_enabled: true,
+            state: FileState::Active,
+            bundle: bundle.iter().map(|e| (*e).to_owned()).collect(),
+            activation_id: "review".into(),
+            size: 10,
+            allowed_tools: Vec::new(),
+        };
+        let cases: [(&[&str], &str); 3] = [
+            (&[], "- skill review"),
+            (&["SKILL.md"], "- skill review [files: SKILL.md]"),
+            (&["SKILL.md", "run.sh"], "- skill review [files: 2]"),
+        ];
+        for (bundle, expected) in cases {
+            assert_eq!(line(&skill(bundle), Detail::Short), expected, "{bundle:?}");
+        }
+    }
+}

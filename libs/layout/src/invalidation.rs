@@ -187,6 +187,9 @@ mod tests {
             ".claude/settings.json",
             "packages/helper/skills/deploy/scripts/run.sh",
             "packages/helper",
+            // Nothing but the root it lies in makes these count.
+            "packages/helper/dist/index.js",
+            "packages/helper/notes.txt",
         ] {
             assert!(can_move_package(path, &roots), "{path}");
         }

@@ -218,6 +218,22 @@ mod tests {
         assert_ne!(keys[1], keys[2]);
     }
 
+    /// A package's hashed legacy key that another package is keyed by now (its name
+    /// spells it) stays with that package: it is not moved to the first one.
+    #[test]
+    fn a_legacy_key_another_package_is_keyed_by_now_stays_where_it_is() {
+        let spelled = format!("claude-{:08x}", fnv1a(".claude"));
+        let packages = vec![package(&spelled, ""), package(".claude", ".claude")];
+        assert_eq!(packages[0].key, spelled);
+        assert_eq!(
+            legacy_key_moves(&packages),
+            [KeyMove {
+                legacy: format!("{spelled}-{:08x}", fnv1a("")),
+                key: spelled.clone()
+            }]
+        );
+    }
+
     /// What earlier releases stored moves to the key now, only where it is the
     /// package's own: its hashed form always, its bare slug when it is alone with it.
     #[test]

@@ -116,6 +116,36 @@ mod tests {
         });
     }
 
+    /// A run that ties on one window is keyed again on the eight bytes right after it,
+    /// wherever the shared prefix ends: skipping bytes would order it by later ones.
+    #[test]
+    fn a_tied_run_is_keyed_again_on_the_window_right_after_the_one_it_tied_on() {
+        let cases: [&[&[u8]]; 3] = [
+            // Shared prefix "ab" (2 bytes); the first two tie on the window at 2 and
+            // differ at byte 10 one way and at byte 16 the other way.
+            &[b"abcccccccczaaaaaaaaaa", b"abccccccccazzzzzzzzzz", b"abd"],
+            // Shared prefix "abc" (3 bytes).
+            &[
+                b"abcddddddddzaaaaaaaaaaaaa",
+                b"abcddddddddazzzzzzzzzzzzz",
+                b"abce",
+            ],
+            // No shared prefix.
+            &[
+                b"cccccccczaaaaaaaaaaaaaaa",
+                b"ccccccccazzzzzzzzzzzzzzz",
+                b"d",
+            ],
+        ];
+        for case in cases {
+            let mut items = case.to_vec();
+            let mut expected = items.clone();
+            expected.sort();
+            assert!(!sort_by_bytes(&mut items, |s| s));
+            assert_eq!(items, expected);
+        }
+    }
+
     #[test]
     fn long_equal_strings_stop_at_the_depth_limit() {
         let long = vec![b'x'; 8 * (MAX_DEPTH + 4)];

@@ -105,6 +105,32 @@ mod tests {
         assert_eq!(skill, before);
     }
 
+    /// Only a first-party rule that is not an identity file is turned on: an identity
+    /// rule, or anything else declared off, stays off.
+    #[test]
+    fn first_party_turns_on_only_rules_that_are_not_identity_files() {
+        let cases = [
+            // (category, identity, default_enabled after)
+            (Category::Rule, false, true),
+            (Category::Rule, true, false),
+            (Category::Skill, false, false),
+            (Category::Agent, true, false),
+        ];
+        for (category, identity, enabled) in cases {
+            let mut c = Contribution {
+                category,
+                identity,
+                default_enabled: false,
+                ..rule()
+            };
+            sanitize(&mut c, Posture::Installed(Trust::FirstParty));
+            assert_eq!(
+                c.default_enabled, enabled,
+                "{category:?} identity {identity}"
+            );
+        }
+    }
+
     #[test]
     fn source_rules_stay_rules_default_off_but_lose_overwrite_and_prompt_context() {
         let mut c = rule();

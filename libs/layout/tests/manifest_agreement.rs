@@ -162,6 +162,28 @@ fn manifests_that_disagree_on_an_identity_field_are_reported_naming_each_file_an
             vec![],
         ),
         (
+            "an object declares an author's name, and no other field",
+            vec![
+                (
+                    plugin,
+                    json!({"name": {"name": "other"}, "version": {"name": "2"}}),
+                ),
+                ("package.json", json!({"name": "kit", "version": "1.0.0"})),
+            ],
+            vec![],
+        ),
+        (
+            "a scope is dropped from an npm name only",
+            vec![
+                (plugin, json!({"name": "@acme/kit"})),
+                ("gemini-extension.json", json!({"name": "kit"})),
+            ],
+            vec![(
+                Field::Name,
+                said(&[(plugin, "@acme/kit"), ("gemini-extension.json", "kit")]),
+            )],
+        ),
+        (
             "a manifest that is not an object declares nothing",
             vec![
                 (plugin, json!(["kit"])),

@@ -207,6 +207,27 @@ mod tests {
     }
 
     #[test]
+    fn a_narrow_baseline_rule_carries_every_capability_of_its_declared_default() {
+        for (read, write, exec) in [(true, false, true), (false, true, false)] {
+            let m = manifest(
+                json!({"uriPolicies": {
+                    "data://<self>/cache/**": {
+                        "default": {"read": read, "write": write, "exec": exec}
+                    }
+                }}),
+                Trust::Trusted,
+            );
+            let rule = &attachment(&m).baselines[0].policy.paths[0];
+            assert_eq!(rule.pattern, "cache/**");
+            assert_eq!(
+                (rule.read, rule.write, rule.exec),
+                (Some(read), Some(write), Some(exec)),
+                "declared read {read}, write {write}, exec {exec}"
+            );
+        }
+    }
+
+    #[test]
     fn default_role_grants_may_name_any_feature_id() {
         let m = manifest(
             json!({"requires": {

@@ -49,6 +49,33 @@ fn uri_policies_stay_inside_the_package_namespace() {
 }
 
 #[test]
+fn a_path_rule_keeps_exactly_the_capabilities_it_sets() {
+    let cases = [
+        // (the rule's capabilities, (read, write, exec) as parsed)
+        (json!({"read": false}), (Some(false), None, None)),
+        (json!({"write": true}), (None, Some(true), None)),
+        (json!({"exec": true}), (None, None, Some(true))),
+        (
+            json!({"read": true, "write": false, "exec": false}),
+            (Some(true), Some(false), Some(false)),
+        ),
+    ];
+    for (capabilities, expected) in cases {
+        let mut rule = capabilities.clone();
+        rule["pattern"] = json!("cache/**");
+        let m = accepts(policy("data://<self>/**", rule), TRUSTED)
+            .manifest
+            .expect("manifest");
+        let parsed = &m.uri_policies[0].policy.paths[0];
+        assert_eq!(
+            (parsed.read, parsed.write, parsed.exec),
+            expected,
+            "{capabilities}"
+        );
+    }
+}
+
+#[test]
 fn uri_policy_rules_have_the_policy_language_shape() {
     let at = "/neuralis/uriPolicies/data:~1~1<self>~1**/paths/0";
     rejects_at(
