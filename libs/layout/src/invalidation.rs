@@ -6,6 +6,10 @@
 //! Conservative by design: a false "no" would let discovery serve stale packages, so
 //! anything inside a root, and anything outside that could form or feed one, is "yes".
 
+mod in_order;
+
+pub use in_order::InOrder;
+
 use crate::frontmatter::FrontmatterStatus;
 use crate::layout::{GroupOptions, IndexedFile, Layout, RootRule};
 use crate::manifest::manifest_kind;
@@ -109,13 +113,11 @@ impl PackageRoots {
         if self.nested.is_empty() {
             return false;
         }
-        let is_root = |dir: &str| {
-            self.nested
-                .binary_search_by(|root| root.as_str().cmp(dir))
-                .is_ok()
-        };
         let slashes = path.bytes().enumerate().filter(|(_, b)| *b == b'/');
-        slashes.map(|(at, _)| at).any(|at| is_root(&path[..at])) || is_root(path)
+        slashes
+            .map(|(at, _)| at)
+            .any(|at| self.is_root(&path[..at]))
+            || self.is_root(path)
     }
 }
 

@@ -131,9 +131,28 @@ fn kept(row: IndexRow) -> (String, Kept) {
     )
 }
 
+/// Files a source's `held` rows under its `id`: moved when they are its first, added
+/// to the earlier ones when its rows came in more than one run.
+fn file_under(
+    files: &mut BTreeMap<String, Vec<(String, Kept)>>,
+    id: String,
+    mut held: Vec<(String, Kept)>,
+) {
+    match files.entry(id) {
+        std::collections::btree_map::Entry::Vacant(entry) => {
+            if held.len() < held.capacity() / 2 {
+                held.shrink_to_fit();
+            }
+            entry.insert(held);
+        }
+        std::collections::btree_map::Entry::Occupied(mut entry) => entry.get_mut().extend(held),
+    }
+}
+
 impl ProjectSnapshot {
     /// Groups `rows` per source with the layout core.
     pub fn build(rows: ProjectRows, sources: &[SourceInfo]) -> Self {
+        let rows_revision = rows.revision;
         let slugs: HashMap<&str, &str> = sources
             .iter()
             .map(|s| (s.id.as_str(), s.slug.as_str()))
@@ -143,20 +162,26 @@ impl ProjectSnapshot {
         // built in one pass.
         let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
         let mut current: Option<(String, Vec<(String, Kept)>)> = None;
-        for mut row in rows.rows {
+        let mut rows = rows.rows.into_iter();
+        while let Some(mut row) = rows.next() {
             match &mut current {
                 Some((id, held)) if *id == row.source_id => held.push(kept(row)),
                 _ => {
                     let source = std::mem::take(&mut row.source_id);
-                    if let Some((id, held)) = current.replace((source, vec![kept(row)])) {
-                        files.entry(id).or_default().extend(held);
+                    // Room for every row left: most projects' rows are one source's,
+                    // and a vector grown by doubling copies each row about twice.
+                    let mut held = Vec::with_capacity(rows.len() + 1);
+                    held.push(kept(row));
+                    if let Some((id, held)) = current.replace((source, held)) {
+                        file_under(&mut files, id, held);
                     }
                 }
             }
         }
         if let Some((id, held)) = current {
-            files.entry(id).or_default().extend(held);
+            file_under(&mut files, id, held);
         }
+        let revision = rows_revision;
         let sources = files
             .into_iter()
             .map(|(id, files)| {
@@ -169,10 +194,7 @@ impl ProjectSnapshot {
                 (id, Arc::new(whole))
             })
             .collect();
-        Self {
-            revision: rows.revision,
-            sources,
-        }
+        Self { revision, sources }
     }
 
     /// This snapshot with `delta` applied: untouched sources are shared, a touched

@@ -168,3 +168,42 @@ fn a_delta_in_a_split_folder_keeps_the_folders_other_files() {
     assert_eq!(next.row_count(), rows.len());
     assert!(next.sources[SOURCE].facts("src/a.md").is_none());
 }
+
+/// A source whose rows come in two runs, another source's between them, holds all of
+/// them: the same snapshot as when each source's rows come together.
+#[test]
+fn a_source_whose_rows_come_in_two_runs_holds_them_all() {
+    let rows: Vec<IndexRow> = tree().into_values().collect();
+    let second: Vec<IndexRow> = rows
+        .iter()
+        .cloned()
+        .map(|mut row| {
+            row.source_id = "second".into();
+            row
+        })
+        .collect();
+    let half = rows.len() / 2;
+    let build = |sent: Vec<IndexRow>| {
+        ProjectSnapshot::build(
+            ProjectRows {
+                revision: 1,
+                rows: sent,
+            },
+            &sources(),
+        )
+    };
+    let split = build(
+        rows[..half]
+            .iter()
+            .chain(&second)
+            .chain(&rows[half..])
+            .cloned()
+            .collect(),
+    );
+    let together = build(rows.iter().chain(&second).cloned().collect());
+    assert_eq!(split.row_count(), 2 * rows.len());
+    assert_eq!(seen(&split), seen(&together));
+    let paths: Vec<String> = rows.iter().map(|row| row.path.clone()).collect();
+    assert_eq!(every_row(&split, &paths), every_row(&together, &paths));
+    assert_eq!(split.sources.len(), 2);
+}

@@ -32,9 +32,12 @@ impl SourceSnapshot {
         let roots = PackageRoots::from_layout(&layout);
         let mut relevant = Relevant::new();
         let mut rows = HashMap::new();
-        let mut others = Vec::new();
+        // Most rows lie outside every package: room for all of them at once.
+        let mut others = Vec::with_capacity(count);
+        // The rows come in path order: each folder is decided once.
+        let mut walk = roots.in_order();
         for (file, facts) in input.into_iter().zip(facts) {
-            if roots.can_move_package(&file.path) {
+            if walk.can_move_package(&file.path) {
                 rows.insert(file.path.clone(), facts);
                 relevant.push(file); // still sorted: the input was
             } else {
