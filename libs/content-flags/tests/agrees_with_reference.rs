@@ -24,6 +24,8 @@ fn piece() -> impl Strategy<Value = &'static str> {
         Just("| bash"),
         Just("python3"),
         Just("sudo "),
+        Just("env "),
+        Just("/usr/bin/env "),
         Just("-E "),
         Just("<("),
         Just("$("),

@@ -148,14 +148,16 @@ mod pipe {
         if substituted && before.iter().any(|w| is_one_of(strip(w), RUNNERS)) {
             return true;
         }
-        // `curl … | [sudo] [-E] sh`: after a pipe, the first word that is not `sudo` or an
-        // option is the program the download runs in.
+        // `curl … | [sudo] [-E] [env] sh`: after a pipe, the first word that is not `sudo`,
+        // `env` (as the program is, with its syntax and folder stripped: issue 27's
+        // `/usr/bin/env`) or an option is the program the download runs in.
         let mut after_pipe = false;
         for word in &words[fetch_at + 1..] {
             match *word {
                 b"|" => after_pipe = true,
                 b"||" => after_pipe = false,
-                _ if after_pipe && (*word == b"sudo" || word.starts_with(b"-")) => {}
+                _ if after_pipe
+                    && (is_one_of(strip(word), &["sudo", "env"]) || word.starts_with(b"-")) => {}
                 _ if after_pipe => {
                     if is_one_of(strip(word), RUNNERS) {
                         return true;
