@@ -1,11 +1,14 @@
 //! The overview within a token budget (issue 30), rule by rule.
 
+mod support;
+
 use neuralis_assembly::{
-    BudgetError, FileState, FileView, O200k, Origin, PackageView, TokenCount, render_overview,
+    BudgetError, FileState, FileView, O200k, PackageView, TokenCount, render_overview,
     render_overview_within,
 };
 use neuralis_layout::Category;
 use proptest::prelude::*;
+use support::package;
 
 /// A counter with a known answer: one token per word, one per line end.
 struct Words;
@@ -34,21 +37,6 @@ fn file(path: &str, category: Category, state: FileState, description: &str) -> 
         activation_id: path.trim_end_matches("/SKILL.md").replace('/', "-"),
         size: 10,
         allowed_tools: Vec::new(),
-    }
-}
-
-fn package(name: &str, files: Vec<FileView>) -> PackageView {
-    PackageView {
-        origin: Origin::Installed {
-            package_id: name.into(),
-        },
-        name: name.into(),
-        key: name.into(),
-        policy_key: name.into(),
-        root: String::new(),
-        rule: None,
-        enabled: true,
-        files,
     }
 }
 

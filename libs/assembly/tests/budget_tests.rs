@@ -1,10 +1,13 @@
 //! The overview within a token budget (issue 30): the drop order and the minimum, on
 //! catalogs whose order and names do not happen to agree with the rules.
 
+mod support;
+
 use neuralis_assembly::{
-    BudgetError, FileState, FileView, Origin, PackageView, TokenCount, render_overview_within,
+    BudgetError, FileState, FileView, PackageView, TokenCount, render_overview_within,
 };
 use neuralis_layout::Category;
+use support::package;
 
 /// One token per word, one per line end.
 struct Words;
@@ -30,21 +33,6 @@ fn file(path: &str, category: Category, state: FileState) -> FileView {
         activation_id: id,
         size: 10,
         allowed_tools: Vec::new(),
-    }
-}
-
-fn package(name: &str, files: Vec<FileView>) -> PackageView {
-    PackageView {
-        origin: Origin::Installed {
-            package_id: name.into(),
-        },
-        name: name.into(),
-        key: name.into(),
-        policy_key: name.into(),
-        root: String::new(),
-        rule: None,
-        enabled: true,
-        files,
     }
 }
 
