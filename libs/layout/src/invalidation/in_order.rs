@@ -67,14 +67,12 @@ impl InOrder<'_> {
             Some(&(len, bound)) => (len + 1, bound),
             None => (0, false),
         };
-        self.folder
-            .truncate(self.stack.last().map_or(0, |&(len, _)| len));
+        // The kept folders are prefixes of `parent`: only the deeper ones are new.
         if from <= parent.len() && !parent.is_empty() {
             self.folder.clear();
             self.folder.push_str(parent);
-            let new = &parent[from.min(parent.len())..];
             let mut end = from;
-            for segment in new.split('/') {
+            for segment in parent[from..].split('/') {
                 end += segment.len();
                 bound = bound || self.roots.is_root(&parent[..end]);
                 self.stack.push((end, bound));
