@@ -9,6 +9,10 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 use crate::dialect::Dialect;
 use crate::{SqlStore, StoreError, schema, sql};
 
+mod snapshot;
+
+pub(crate) use snapshot::SnapshotReader;
+
 /// Connections per process: SQLite serializes writers, readers run beside them (WAL).
 const MAX_CONNECTIONS: u32 = 4;
 
@@ -35,7 +39,7 @@ impl SqlStore<Sqlite> {
             .connect_with(options)
             .await?;
         schema::prepare(&pool, schema::migrator(), neuralis_schema::Mode::Apply).await?;
-        Ok(SqlStore::new(pool))
+        Ok(SqlStore::new(pool).with_snapshots(SnapshotReader::new(path)))
     }
 
     /// Every migration version this release or the store knows, with its state.

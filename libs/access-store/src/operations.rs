@@ -3,12 +3,14 @@
 //! the few places where the backends differ are asked of its [`Dialect`].
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
 
 use crate::dialect::Dialect;
+use crate::embedded::SnapshotReader;
 use crate::grants;
 use crate::records::{self, SnapshotRows};
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
@@ -22,12 +24,16 @@ use crate::{
 #[derive(Debug)]
 pub struct SqlStore<DB: Database> {
     pool: Pool<DB>,
+    /// The embedded store's snapshot read, beside the pool (`embedded/snapshot.rs`);
+    /// `None` on PostgreSQL, which reads snapshots through the pool.
+    snapshots: Option<Arc<SnapshotReader>>,
 }
 
 impl<DB: Database> Clone for SqlStore<DB> {
     fn clone(&self) -> Self {
         SqlStore {
             pool: self.pool.clone(),
+            snapshots: self.snapshots.clone(),
         }
     }
 }
@@ -35,7 +41,18 @@ impl<DB: Database> Clone for SqlStore<DB> {
 impl<DB: Database> SqlStore<DB> {
     /// A store over a pool whose migrations have run.
     pub(crate) fn new(pool: Pool<DB>) -> Self {
-        SqlStore { pool }
+        SqlStore {
+            pool,
+            snapshots: None,
+        }
+    }
+
+    /// The store, its snapshots read by `reader` rather than through the pool.
+    pub(crate) fn with_snapshots(self, reader: SnapshotReader) -> Self {
+        SqlStore {
+            snapshots: Some(Arc::new(reader)),
+            ..self
+        }
     }
 
     /// The pool (the schema's bookkeeping reads it).
@@ -45,6 +62,9 @@ impl<DB: Database> SqlStore<DB> {
 
     /// Closes the pool (at shutdown): every later call answers unavailable.
     pub async fn close(&self) {
+        if let Some(reader) = &self.snapshots {
+            reader.close();
+        }
         self.pool.close().await;
     }
 }
@@ -331,6 +351,9 @@ where
     }
 
     async fn snapshot(&self, query: &SnapshotQuery) -> Result<AccessSnapshot, StoreError> {
+        if let Some(reader) = &self.snapshots {
+            return reader.read(query).await;
+        }
         let mut tx = DB::begin_snapshot(&self.pool).await?;
         let rows = SnapshotRows {
             sources: sqlx::query_as(DB::SOURCES)

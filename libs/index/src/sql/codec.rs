@@ -121,30 +121,66 @@ pub(crate) fn stored_file(
     })
 }
 
-pub(crate) fn source_record(row: &AnyRow) -> Result<SourceRecord, IndexError> {
-    let kind: String = column(row, "kind")?;
-    let scope: String = column(row, "scope")?;
-    let patterns: String = column(row, "privacy_patterns")?;
-    let excludes: String = column(row, "exclude_globs")?;
-    let status: String = column(row, "status")?;
+/// A stored row's columns by name, whichever driver read it: a source row is decoded
+/// once, here, from the pool's rows and from the embedded lister's
+/// (`listing/sources.rs`).
+pub(crate) trait Columns {
+    fn text(&self, field: &'static str) -> Result<String, IndexError>;
+    fn optional_text(&self, field: &'static str) -> Result<Option<String>, IndexError>;
+    fn integer(&self, field: &'static str) -> Result<i64, IndexError>;
+}
+
+impl Columns for AnyRow {
+    fn text(&self, field: &'static str) -> Result<String, IndexError> {
+        column(self, field)
+    }
+    fn optional_text(&self, field: &'static str) -> Result<Option<String>, IndexError> {
+        column(self, field)
+    }
+    fn integer(&self, field: &'static str) -> Result<i64, IndexError> {
+        column(self, field)
+    }
+}
+
+impl Columns for rusqlite::Row<'_> {
+    fn text(&self, field: &'static str) -> Result<String, IndexError> {
+        self.get(field)
+            .map_err(|err| corrupt(field, err.to_string()))
+    }
+    fn optional_text(&self, field: &'static str) -> Result<Option<String>, IndexError> {
+        self.get(field)
+            .map_err(|err| corrupt(field, err.to_string()))
+    }
+    fn integer(&self, field: &'static str) -> Result<i64, IndexError> {
+        self.get(field)
+            .map_err(|err| corrupt(field, err.to_string()))
+    }
+}
+
+pub(crate) fn source_record(row: &impl Columns) -> Result<SourceRecord, IndexError> {
+    let kind = row.text("kind")?;
+    let scope = row.text("scope")?;
+    let patterns = row.text("privacy_patterns")?;
+    let excludes = row.text("exclude_globs")?;
+    let status = row.text("status")?;
     Ok(SourceRecord {
-        id: column(row, "source_id")?,
-        project: column(row, "project")?,
-        slug: column(row, "slug")?,
+        id: row.text("source_id")?,
+        project: row.text("project")?,
+        slug: row.text("slug")?,
         kind: SourceKind::parse(&kind).ok_or_else(|| corrupt("kind", kind.clone()))?,
-        root: column(row, "root")?,
-        machine_uri: column(row, "machine_uri")?,
+        root: row.text("root")?,
+        machine_uri: row.optional_text("machine_uri")?,
         scope: ScopeKind::parse(&scope).ok_or_else(|| corrupt("scope", scope.clone()))?,
-        owner: column(row, "owner")?,
-        trigger: column(row, "sync_trigger")?,
+        owner: row.optional_text("owner")?,
+        trigger: row.text("sync_trigger")?,
         privacy_patterns: serde_json::from_str(&patterns)
             .map_err(|err| corrupt("privacy_patterns", err.to_string()))?,
         exclude_globs: serde_json::from_str(&excludes)
             .map_err(|err| corrupt("exclude_globs", err.to_string()))?,
-        recognizes_packages: column::<i64>(row, "recognizes_packages")? != 0,
+        recognizes_packages: row.integer("recognizes_packages")? != 0,
         status: decode_status(&status)?,
-        created_at: column(row, "created_at")?,
-        updated_at: column(row, "updated_at")?,
+        created_at: row.integer("created_at")?,
+        updated_at: row.integer("updated_at")?,
     })
 }
 

@@ -315,7 +315,10 @@ impl IndexStore for SqlIndexStore {
     }
 
     async fn list_sources(&self, project: Option<&str>) -> Result<Vec<SourceRecord>, IndexError> {
-        sources::list(&self.pool, project).await
+        match (&self.lister, project) {
+            (Some(lister), Some(project)) => lister.sources(project).await,
+            _ => sources::list(&self.pool, project).await,
+        }
     }
 
     async fn update_source(&self, source: &SourceRecord) -> Result<(), IndexError> {

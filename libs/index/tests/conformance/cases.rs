@@ -147,6 +147,21 @@ pub async fn sources_round_trip_and_list_in_order(store: Store) {
         .map(|s| s.slug)
         .collect();
     assert_eq!(in_p1, ["sandbox", "zeta"]);
+    // A project's list reads every field as a single read does (the embedded store
+    // reads the list on its own connections, not through the pool).
+    let mut zeta = source("p1", "zeta");
+    zeta.privacy_patterns = vec!["agents/{agent}/**".into(), "private/**".into()];
+    zeta.exclude_globs = vec!["target/**".into()];
+    zeta.recognizes_packages = true;
+    store.update_source(&zeta).await.expect("updated");
+    let listed = store.list_sources(Some("p1")).await.expect("list");
+    let read = [
+        store.get_source("p1", "sandbox").await.expect("read"),
+        store.get_source("p1", "zeta").await.expect("read"),
+    ];
+    assert_eq!(listed, read.into_iter().flatten().collect::<Vec<_>>());
+    assert_eq!(listed[1].privacy_patterns, zeta.privacy_patterns);
+    assert!(listed[1].recognizes_packages);
     let all: Vec<(String, String)> = store
         .list_sources(None)
         .await

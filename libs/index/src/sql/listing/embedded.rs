@@ -21,11 +21,16 @@ const READ_PRAGMAS: &str = "PRAGMA query_only = ON; PRAGMA cache_size = -2048; \
 /// as its reader takes the pages.
 const LISTINGS_AT_ONCE: usize = 4;
 
+/// Short reads at once (a project's sources, `sources.rs`): slots of their own, so a
+/// request's short read never waits behind cold fills.
+const SHORT_READS_AT_ONCE: usize = 4;
+
 /// The embedded store's lister: connections of its own, kept between listings.
 #[derive(Debug)]
 pub(crate) struct EmbeddedLister {
     path: PathBuf,
     slots: Arc<Semaphore>,
+    pub(super) short_slots: Arc<Semaphore>,
     idle: Arc<Mutex<Vec<Connection>>>,
 }
 
@@ -34,16 +39,33 @@ impl EmbeddedLister {
         Self {
             path: path.to_owned(),
             slots: Arc::new(Semaphore::new(LISTINGS_AT_ONCE)),
+            short_slots: Arc::new(Semaphore::new(SHORT_READS_AT_ONCE)),
             idle: Arc::default(),
         }
     }
 
-    /// Closes the idle connections; listings asked from now on fail as unavailable.
+    /// Closes the idle connections; reads asked from now on fail as unavailable.
     pub(crate) fn close(&self) {
         self.slots.close();
+        self.short_slots.close();
         if let Ok(mut idle) = self.idle.lock() {
             idle.clear();
         }
+    }
+
+    /// Runs `read` on a blocking thread with a kept connection (or a new one), and
+    /// keeps the connection again when `read` left no transaction open.
+    pub(super) fn with_connection<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, IndexError> + Send + 'static,
+    ) -> tokio::task::JoinHandle<Result<T, IndexError>> {
+        let (path, idle) = (self.path.clone(), Arc::clone(&self.idle));
+        tokio::task::spawn_blocking(move || {
+            let connection = take(&idle, &path)?;
+            let read = read(&connection);
+            keep(&idle, connection);
+            read
+        })
     }
 
     /// Starts reading `project`'s rows; returns once the revision is read.
@@ -90,23 +112,15 @@ impl Job {
             project,
             mut pager,
         } = self;
-        let connection = match idle.lock().ok().and_then(|mut idle| idle.pop()) {
-            Some(connection) => connection,
-            None => match connect(&path) {
-                Ok(connection) => connection,
-                Err(error) => {
-                    let _ = revision.send(Err(error));
-                    return;
-                }
-            },
+        let connection = match take(&idle, &path) {
+            Ok(connection) => connection,
+            Err(error) => {
+                let _ = revision.send(Err(error));
+                return;
+            }
         };
         let outcome = read(&connection, &project, revision, &mut pager);
-        // A statement stopped halfway leaves a read transaction open: end it before the
-        // connection is kept.
-        let clean = connection.is_autocommit() || connection.execute_batch("ROLLBACK").is_ok();
-        if clean && let Ok(mut idle) = idle.lock() {
-            idle.push(connection);
-        }
+        keep(&idle, connection);
         match outcome {
             Ok(Some(())) => pager.finish_blocking(Ok(())),
             Ok(None) => {} // the reader is gone
@@ -182,6 +196,23 @@ fn listed(row: &Row<'_>) -> Result<ListedRow, IndexError> {
         real_path: column(row, 10, "real_path")?,
         content_flags: decode_flags(&column::<String>(row, 11, "content_flags")?),
     })
+}
+
+/// A kept connection, or a new one.
+fn take(idle: &Mutex<Vec<Connection>>, path: &Path) -> Result<Connection, IndexError> {
+    match idle.lock().ok().and_then(|mut idle| idle.pop()) {
+        Some(connection) => Ok(connection),
+        None => connect(path),
+    }
+}
+
+/// Keeps `connection` for the next read. A statement stopped halfway leaves a read
+/// transaction open: it is ended first, and a connection that cannot end it is closed.
+fn keep(idle: &Mutex<Vec<Connection>>, connection: Connection) {
+    let clean = connection.is_autocommit() || connection.execute_batch("ROLLBACK").is_ok();
+    if clean && let Ok(mut idle) = idle.lock() {
+        idle.push(connection);
+    }
 }
 
 fn connect(path: &Path) -> Result<Connection, IndexError> {

@@ -10,6 +10,7 @@
 
 pub(crate) mod any;
 pub(crate) mod embedded;
+mod sources;
 
 use crate::pages::{ListedRow, PageFill, Sent};
 use tokio::sync::mpsc;
