@@ -55,23 +55,23 @@ where
         .map_err(|err| corrupt(field, err.to_string()))
 }
 
-pub(crate) fn file_row(row: &AnyRow) -> Result<FileRow, IndexError> {
-    let payload: String = column(row, "payload")?;
+pub(crate) fn file_row(row: &impl Columns) -> Result<FileRow, IndexError> {
+    let payload = row.text("payload")?;
     Ok(FileRow {
-        project: column(row, "project")?,
-        source: column(row, "source")?,
-        path: column(row, "path")?,
-        content_hash: column(row, "content_hash")?,
-        size: to_u64(column(row, "size")?, "size")?,
-        modified: column(row, "modified")?,
-        classification: column(row, "classification")?,
+        project: row.text("project")?,
+        source: row.text("source")?,
+        path: row.text("path")?,
+        content_hash: row.text("content_hash")?,
+        size: to_u64(row.integer("size")?, "size")?,
+        modified: row.integer("modified")?,
+        classification: row.text("classification")?,
         payload: serde_json::from_str(&payload)
             .map_err(|err| corrupt("payload", err.to_string()))?,
-        usable_manifest: column::<i64>(row, "usable_manifest")? != 0,
-        privacy_owner: column(row, "privacy_owner")?,
-        payload_version: to_u32(column(row, "payload_version")?, "payload_version")?,
-        real_path: column(row, "real_path")?,
-        content_flags: decode_flags(&column::<String>(row, "content_flags")?),
+        usable_manifest: row.integer("usable_manifest")? != 0,
+        privacy_owner: row.optional_text("privacy_owner")?,
+        payload_version: to_u32(row.integer("payload_version")?, "payload_version")?,
+        real_path: row.optional_text("real_path")?,
+        content_flags: decode_flags(&row.text("content_flags")?),
     })
 }
 
@@ -121,9 +121,9 @@ pub(crate) fn stored_file(
     })
 }
 
-/// A stored row's columns by name, whichever driver read it: a source row is decoded
-/// once, here, from the pool's rows and from the embedded lister's
-/// (`listing/sources.rs`).
+/// A stored row's columns by name, whichever driver read it: a source or file row is
+/// decoded once, here, from the pool's rows and from the embedded lister's
+/// (`listing/sources.rs`, `listing/changes.rs`).
 pub(crate) trait Columns {
     fn text(&self, field: &'static str) -> Result<String, IndexError>;
     fn optional_text(&self, field: &'static str) -> Result<Option<String>, IndexError>;

@@ -403,7 +403,10 @@ impl IndexStore for SqlIndexStore {
         project: &str,
         since: u64,
     ) -> Result<Option<ProjectChanges>, IndexError> {
-        rows::changes_since(&self.pool, self.dialect, project, since).await
+        match &self.lister {
+            Some(lister) => lister.changes_since(project, since).await,
+            None => rows::changes_since(&self.pool, self.dialect, project, since).await,
+        }
     }
 
     async fn prune_tombstones(&self, project: &str, keep: u64) -> Result<Pruned, IndexError> {

@@ -176,6 +176,45 @@ pub(crate) async fn file_row(
 /// The rows changed since `since`, tombstones included, read in one snapshot (as
 /// [`project_rows`]); `None` when the index cannot tell (`since` is older than the
 /// project's delta floor, or newer than its revision: the caller re-reads in full).
+/// A project's revision and the oldest revision a delta can start from.
+pub(crate) const REVISION_AND_FLOOR: &str =
+    "SELECT revision, delta_floor FROM index_projects WHERE project = $1";
+
+/// Every row written after revision `$2`, as it is now.
+pub(crate) const CHANGED_ROWS: &str = concat!(
+    "SELECT ",
+    file_columns!(),
+    " FROM index_files WHERE project = $1 AND revision > $2 ORDER BY source, path"
+);
+
+/// Every path deleted after revision `$2` and still gone: a path deleted and written
+/// again is a row, not a tombstone.
+pub(crate) const REMOVED_SINCE: &str = "SELECT t.source, t.path FROM index_tombstones t \
+     WHERE t.project = $1 AND t.revision > $2 AND NOT EXISTS (SELECT 1 FROM index_files f \
+     WHERE f.project = t.project AND f.source = t.source AND f.path = t.path) \
+     ORDER BY t.source, t.path";
+
+/// Whether a delta can start at `since`: not before the floor (older tombstones are
+/// pruned), not after the revision.
+pub(crate) fn delta_reaches(since: u64, (revision, floor): (i64, i64)) -> Result<bool, IndexError> {
+    let revision = codec::to_u64(revision, "revision")?;
+    let floor = codec::to_u64(floor, "delta_floor")?;
+    Ok(since >= floor && since <= revision)
+}
+
+/// The tombstones of a delta: an empty path stands for the whole source.
+pub(crate) fn removed(rows: Vec<(String, String)>) -> Vec<Removed> {
+    rows.into_iter()
+        .map(|(source, path)| {
+            if path.is_empty() {
+                Removed::Source { source }
+            } else {
+                Removed::File { source, path }
+            }
+        })
+        .collect()
+}
+
 pub(crate) async fn changes_since(
     pool: &AnyPool,
     dialect: Dialect,
@@ -188,56 +227,32 @@ pub(crate) async fn changes_since(
             .execute(&mut *tx)
             .await?;
     }
-    let found: Option<(i64, i64)> =
-        sqlx::query_as("SELECT revision, delta_floor FROM index_projects WHERE project = $1")
-            .bind(project)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let (revision, floor) = found.unwrap_or((0, 0));
-    let revision = codec::to_u64(revision, "revision")?;
-    let floor = codec::to_u64(floor, "delta_floor")?;
-    if since < floor || since > revision {
+    let found: Option<(i64, i64)> = sqlx::query_as(REVISION_AND_FLOOR)
+        .bind(project)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let found = found.unwrap_or((0, 0));
+    if !delta_reaches(since, found)? {
         tx.commit().await?;
         return Ok(None);
     }
     let after = codec::to_i64(since, "revision")?;
-    let statement = concat!(
-        "SELECT ",
-        file_columns!(),
-        " FROM index_files WHERE project = $1 AND revision > $2 ORDER BY source, path"
-    );
-    let rows = sqlx::query(statement)
+    let rows = sqlx::query(CHANGED_ROWS)
         .bind(project)
         .bind(after)
         .fetch_all(&mut *tx)
         .await?;
-    // A path deleted and written again is a row, not a tombstone.
-    let removed: Vec<(String, String)> = sqlx::query_as(
-        "SELECT t.source, t.path FROM index_tombstones t \
-         WHERE t.project = $1 AND t.revision > $2 AND NOT EXISTS (SELECT 1 FROM index_files f \
-         WHERE f.project = t.project AND f.source = t.source AND f.path = t.path) \
-         ORDER BY t.source, t.path",
-    )
-    .bind(project)
-    .bind(after)
-    .fetch_all(&mut *tx)
-    .await?;
+    let removed_rows: Vec<(String, String)> = sqlx::query_as(REMOVED_SINCE)
+        .bind(project)
+        .bind(after)
+        .fetch_all(&mut *tx)
+        .await?;
     tx.commit().await?;
     let rows = rows.iter().map(codec::file_row).collect::<Result<_, _>>()?;
-    let removed = removed
-        .into_iter()
-        .map(|(source, path)| {
-            if path.is_empty() {
-                Removed::Source { source }
-            } else {
-                Removed::File { source, path }
-            }
-        })
-        .collect();
     Ok(Some(ProjectChanges {
         since,
-        revision,
+        revision: codec::to_u64(found.0, "revision")?,
         rows,
-        removed,
+        removed: removed(removed_rows),
     }))
 }

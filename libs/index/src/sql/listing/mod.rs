@@ -9,6 +9,7 @@
 //! reader, and stop when the reader is dropped.
 
 pub(crate) mod any;
+mod changes;
 pub(crate) mod embedded;
 mod sources;
 
