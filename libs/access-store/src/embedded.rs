@@ -7,11 +7,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::dialect::Dialect;
+use crate::snapshot_read::SnapshotReader;
 use crate::{SqlStore, StoreError, schema, sql};
-
-mod snapshot;
-
-pub(crate) use snapshot::SnapshotReader;
 
 /// Connections per process: SQLite serializes writers, readers run beside them (WAL).
 const MAX_CONNECTIONS: u32 = 4;

@@ -25,6 +25,7 @@ mod dialect;
 mod grants;
 mod records;
 mod schema;
+mod snapshot_read;
 mod sql;
 
 use std::sync::Arc;

@@ -10,9 +10,9 @@ use neuralis_access::{AccessSnapshot, RoleGrants, SourceRecord, UriPolicy};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
 
 use crate::dialect::Dialect;
-use crate::embedded::SnapshotReader;
 use crate::grants;
 use crate::records::{self, SnapshotRows};
+use crate::snapshot_read::SnapshotReader;
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
 use crate::{
     AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, RoleFeatures,
@@ -24,7 +24,7 @@ use crate::{
 #[derive(Debug)]
 pub struct SqlStore<DB: Database> {
     pool: Pool<DB>,
-    /// The embedded store's snapshot read, beside the pool (`embedded/snapshot.rs`);
+    /// The embedded store's snapshot read, beside the pool (`snapshot_read.rs`);
     /// `None` on PostgreSQL, which reads snapshots through the pool.
     snapshots: Option<Arc<SnapshotReader>>,
 }

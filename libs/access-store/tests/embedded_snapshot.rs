@@ -1,4 +1,4 @@
-//! The embedded store's snapshot read (`embedded/snapshot.rs`), beyond the conformance
+//! The embedded store's snapshot read (`snapshot_read.rs`), beyond the conformance
 //! suite: it runs on connections of its own, so what the pool guaranteed is proved
 //! again here.
 
