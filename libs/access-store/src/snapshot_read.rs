@@ -77,12 +77,17 @@ fn read_kept(
         None => connect(path)?,
     };
     let rows = read(&connection, query);
-    // A failed statement may leave the read transaction open: end it before keeping.
+    keep(idle, connection);
+    rows
+}
+
+/// Keeps `connection` for the next read. A failed statement may leave the read
+/// transaction open: it is ended first, and a connection that cannot end it is closed.
+fn keep(idle: &Mutex<Vec<Connection>>, connection: Connection) {
     let clean = connection.is_autocommit() || connection.execute_batch("ROLLBACK").is_ok();
     if clean && let Ok(mut idle) = idle.lock() {
         idle.push(connection);
     }
-    rows
 }
 
 fn connect(path: &Path) -> Result<Connection, StoreError> {
@@ -158,5 +163,49 @@ fn from_sqlite(error: rusqlite::Error) -> StoreError {
         }
         Some(code) => StoreError::Internal(format!("database error {code:?}")),
         None => StoreError::Internal("database client error (decode)".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query() -> SnapshotQuery {
+        SnapshotQuery {
+            project: "p1".into(),
+            role: "member".into(),
+            agent: None,
+            conversation: None,
+            source_ids: vec!["s1".into()],
+        }
+    }
+
+    /// A clean read keeps its connection, and the next read takes it again rather than
+    /// opening another: one connection serves any number of reads in a row.
+    #[tokio::test]
+    async fn a_read_keeps_its_connection_for_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("access.db");
+        crate::EmbeddedStore::open(&path).await.unwrap();
+        let reader = SnapshotReader::new(&path);
+        for _ in 0..3 {
+            reader.read(&query()).await.unwrap();
+            assert_eq!(reader.idle.lock().unwrap().len(), 1);
+        }
+    }
+
+    /// A read that fails inside its transaction leaves it open: the connection is
+    /// kept only once the transaction is rolled back, so the next read starts afresh.
+    #[test]
+    fn a_connection_left_in_a_transaction_is_rolled_back_before_it_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("access.db");
+        rusqlite::Connection::open(&path).unwrap(); // creates the file
+        let idle = Mutex::new(Vec::new());
+        let connection = connect(&path).unwrap();
+        connection.execute_batch("BEGIN").unwrap();
+        keep(&idle, connection);
+        let kept = idle.lock().unwrap().pop().unwrap();
+        assert!(kept.is_autocommit(), "kept with its transaction open");
     }
 }
