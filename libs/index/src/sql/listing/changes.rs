@@ -4,8 +4,6 @@
 //! to sqlx's worker thread per statement (begin, three queries, commit) and a
 //! conversion of each row (issue 31, finish to a fresh answer).
 
-use std::sync::Arc;
-
 use rusqlite::{Connection, OptionalExtension, ToSql};
 
 use super::embedded::EmbeddedLister;
@@ -22,19 +20,14 @@ impl EmbeddedLister {
         project: &str,
         since: u64,
     ) -> Result<Option<ProjectChanges>, IndexError> {
-        let _slot = Arc::clone(&self.short_slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| IndexError::Unavailable("the store is closed".into()))?;
         let project = project.to_owned();
-        self.with_connection(move |connection| {
+        self.short_read(move |connection| {
             connection.execute_batch("BEGIN")?;
             let changes = read(connection, &project, since)?;
             connection.execute_batch("COMMIT")?;
             Ok(changes)
         })
         .await
-        .map_err(|_| IndexError::Backend("the delta read stopped".into()))?
     }
 }
 

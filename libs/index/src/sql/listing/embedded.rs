@@ -30,7 +30,7 @@ const SHORT_READS_AT_ONCE: usize = 4;
 pub(crate) struct EmbeddedLister {
     path: PathBuf,
     slots: Arc<Semaphore>,
-    pub(super) short_slots: Arc<Semaphore>,
+    short_slots: Arc<Semaphore>,
     idle: Arc<Mutex<Vec<Connection>>>,
 }
 
@@ -53,12 +53,17 @@ impl EmbeddedLister {
         }
     }
 
-    /// Runs `read` on a blocking thread with a kept connection (or a new one), and
-    /// keeps the connection again when `read` left no transaction open.
-    pub(super) fn with_connection<T: Send + 'static>(
+    /// Runs a short read (`sources.rs`, `changes.rs`) in a slot of its own, on a
+    /// blocking thread with a kept connection (or a new one), and keeps the connection
+    /// again once no transaction is left open.
+    pub(super) async fn short_read<T: Send + 'static>(
         &self,
         read: impl FnOnce(&Connection) -> Result<T, IndexError> + Send + 'static,
-    ) -> tokio::task::JoinHandle<Result<T, IndexError>> {
+    ) -> Result<T, IndexError> {
+        let _slot = Arc::clone(&self.short_slots)
+            .acquire_owned()
+            .await
+            .map_err(|_| IndexError::Unavailable("the store is closed".into()))?;
         let (path, idle) = (self.path.clone(), Arc::clone(&self.idle));
         tokio::task::spawn_blocking(move || {
             let connection = take(&idle, &path)?;
@@ -66,6 +71,8 @@ impl EmbeddedLister {
             keep(&idle, connection);
             read
         })
+        .await
+        .map_err(|_| IndexError::Backend("a short read stopped".into()))?
     }
 
     /// Starts reading `project`'s rows; returns once the revision is read.

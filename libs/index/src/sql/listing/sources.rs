@@ -4,8 +4,6 @@
 //! generic pool it cost a hand-off to sqlx's worker thread per step and a conversion
 //! of each row (issue 31, warm `ListPackages`).
 
-use std::sync::Arc;
-
 use super::embedded::EmbeddedLister;
 use crate::sql::codec::{self, source_columns};
 use crate::{IndexError, SourceRecord};
@@ -20,12 +18,8 @@ const PROJECT_SOURCES: &str = concat!(
 impl EmbeddedLister {
     /// `project`'s sources, in slug order.
     pub(crate) async fn sources(&self, project: &str) -> Result<Vec<SourceRecord>, IndexError> {
-        let _slot = Arc::clone(&self.short_slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| IndexError::Unavailable("the store is closed".into()))?;
         let project = project.to_owned();
-        self.with_connection(move |connection| {
+        self.short_read(move |connection| {
             let mut statement = connection.prepare_cached(PROJECT_SOURCES)?;
             let mut rows = statement.query([&project])?;
             let mut sources = Vec::new();
@@ -35,6 +29,5 @@ impl EmbeddedLister {
             Ok(sources)
         })
         .await
-        .map_err(|_| IndexError::Backend("the sources read stopped".into()))?
     }
 }
