@@ -102,3 +102,28 @@ async fn a_write_its_caller_abandons_before_it_starts_is_never_applied() {
     assert_eq!(paths, ["kept.md"]);
     conformance::Fixture::cleanup(fixture).await;
 }
+
+/// The short reads on the lister's own connections (a project's sources, a delta) end
+/// with the store: after `close` they answer unavailable, as the pool's reads do.
+#[tokio::test]
+async fn the_lister_s_short_reads_are_unavailable_after_close() {
+    use neuralis_index::IndexError;
+    let fixture = fresh("closed").await;
+    let store = &fixture.store;
+    store
+        .list_sources(Some("p"))
+        .await
+        .expect("reads while open");
+    store.changes_since("p", 0).await.expect("reads while open");
+    store.close().await;
+    let sources = store.list_sources(Some("p")).await;
+    assert!(
+        matches!(sources, Err(IndexError::Unavailable(_))),
+        "{sources:?}"
+    );
+    let changes = store.changes_since("p", 0).await;
+    assert!(
+        matches!(changes, Err(IndexError::Unavailable(_))),
+        "{changes:?}"
+    );
+}
