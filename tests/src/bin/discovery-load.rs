@@ -168,16 +168,16 @@ async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Resul
         scope: scope(&project.name, "a1", ""),
         ..Default::default()
     };
-    let packages = cluster
+    let answer = cluster
         .discovery
         .list_packages(caller.clone(), request())
-        .await?
-        .packages;
-    let listed: usize = packages.iter().map(|p| p.files.len()).sum();
+        .await?;
+    let listed: usize = answer.packages.iter().map(|p| p.files.len()).sum();
     println!(
-        "\n### {} files: a ListPackages answer holds {} packages, {listed} files\n",
+        "\n### {} files: a ListPackages answer holds {} packages, {listed} files, {} bytes\n",
         project.files,
-        packages.len()
+        answer.packages.len(),
+        prost::Message::encoded_len(&answer)
     );
     for _ in 0..50 {
         cluster

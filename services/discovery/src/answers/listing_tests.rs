@@ -207,3 +207,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The wire's answer, written from the bytes kept with the prepared messages, is
+    /// byte for byte the answer the messages encode to: every page, for any decisions
+    /// (hidden skills, hidden bundle entries and disabled packages included).
+    #[test]
+    fn the_encoded_answer_is_the_listed_answer_byte_for_byte(
+        packages in proptest::collection::vec(0u8..5, 16),
+        files in proptest::collection::vec(0u8..5, 64),
+        page_size in 0i32..4,
+    ) {
+        use prost::Message;
+        let snapshot = snapshot();
+        let prepared = Prepared::new(candidates::build("p1", &[], &[source()], &snapshot), None);
+        let evaluation = evaluation(
+            &packages[..prepared.request.packages.len()],
+            &files[..prepared.request.files.len()],
+        );
+        let mut request = pb::ListPackagesRequest { page_size, ..Default::default() };
+        let mut pages = 0;
+        loop {
+            let answer = |form| list_packages(&prepared, &evaluation, &snapshot, &request, form);
+            let messages = answer(Form::Messages).expect("the batch's decisions");
+            let encoded = answer(Form::Encoded).expect("the batch's decisions");
+            prop_assert_eq!(encoded.encode_to_vec(), messages.encode_to_vec());
+            let decoded = pb::ListPackagesResponse::decode(&encoded.encode_to_vec()[..]).unwrap();
+            prop_assert_eq!(&decoded, &messages);
+            pages += 1;
+            if messages.next_page_token.is_empty() || pages > 20 {
+                break;
+            }
+            request.page_token = messages.next_page_token;
+        }
+    }
+}

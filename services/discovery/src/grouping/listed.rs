@@ -4,7 +4,9 @@
 //! for every caller who sees every skill), and kept by the next prepared answer for
 //! every package a delta left as it was (issue 13, "cost proportional to the change");
 //! a call copies only the messages its caller's decisions let through, setting the
-//! states from them (`answers/listing.rs`). Nothing about access is here.
+//! states from them (`answers/listing.rs`). Each message is kept encoded too, so that
+//! the wire's answer is written from bytes, not built and encoded per call. Nothing
+//! about access is here.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use neuralis_assembly::FileView;
 use neuralis_content_flags::FlagSet;
 use neuralis_layout::Category;
 use neuralis_proto::discovery::v1 as pb;
+use neuralis_proto::list_packages::{EncodedFile, EncodedHead};
 
 use crate::base::convert;
 use crate::grouping::candidates::FileSlot;
@@ -49,6 +52,8 @@ pub(crate) struct Listed {
     pub(crate) shown: Arc<Shown>,
     /// The package without its files (`enabled` is set per call).
     pub(crate) head: pb::Package,
+    /// `head` encoded, to write a call's answer from (`answers/listing.rs`).
+    pub(crate) encoded: EncodedHead,
     pub(crate) files: Vec<ListedFile>,
     /// This package's part of the table of decisions before a call's are written in:
     /// a member file that was not sent (nobody may see it) stays hidden; a skill's own
@@ -64,6 +69,8 @@ pub(crate) struct Listed {
 pub(crate) struct ListedFile {
     /// With every bundle entry and every flagged entry (`state` is set per call).
     pub(crate) message: pb::PackageFile,
+    /// `message` encoded, to write a call's answer from when it shows every entry.
+    pub(crate) encoded: EncodedFile,
     /// Its decision's place in the package's part of the table.
     pub(crate) at: usize,
     pub(crate) skill: bool,
@@ -155,8 +162,10 @@ impl Listed {
             );
             debug_assert_eq!(file.bundle.len(), shown.own_entry[fi].len());
         }
+        let head = convert::package(head_of(&shown.view));
         Listed {
-            head: convert::package(head_of(&shown.view)),
+            encoded: EncodedHead::new(&head),
+            head,
             skills: files.iter().filter(|f| f.skill).count(),
             shown,
             files,
@@ -182,11 +191,13 @@ impl Listed {
             .map(|f| {
                 size_of::<ListedFile>()
                     + file_bytes(&f.message)
+                    + f.encoded.bytes()
                     + size_of_val(f.flagged_entry.as_slice())
             })
             .sum();
         size_of::<Listed>()
             + head_bytes(&self.head)
+            + self.encoded.bytes()
             + files
             + size_of_val(self.unsent.as_slice())
             + size_of_val(self.places.as_slice())
@@ -251,6 +262,7 @@ fn listed_file(shown: &Shown, fi: usize, id: &str, at: usize) -> ListedFile {
     });
     (message.content_flags, message.flagged_files) = (own, flagged_files);
     ListedFile {
+        encoded: EncodedFile::new(&message),
         message,
         at,
         skill: file.category == Category::Skill,

@@ -8,6 +8,7 @@ use neuralis_index::query::SearchQuery;
 use neuralis_proto::discovery::v1 as pb;
 
 use super::Discovery;
+use crate::answers::listing::Form;
 use crate::answers::{activation, hydration, listing, reading, tools};
 use crate::base::convert;
 use crate::base::error::DiscoveryError;
@@ -23,6 +24,26 @@ impl Discovery {
         permit: &Permit,
         request: pb::ListPackagesRequest,
     ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
+        self.listed(permit, request, Form::Messages).await
+    }
+
+    /// [`Discovery::list_packages`] for the wire: the packages written as bytes from
+    /// the prepared answer's (`ListPackagesResponse::encoded_packages`), not as
+    /// messages. The same answer on the wire.
+    pub async fn list_packages_encoded(
+        &self,
+        permit: &Permit,
+        request: pb::ListPackagesRequest,
+    ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
+        self.listed(permit, request, Form::Encoded).await
+    }
+
+    async fn listed(
+        &self,
+        permit: &Permit,
+        request: pb::ListPackagesRequest,
+        form: Form,
+    ) -> Result<pb::ListPackagesResponse, DiscoveryError> {
         neuralis_proto::bounds::page_token("page_token", &request.page_token)?;
         let Some(evaluated) = self.evaluated(permit, request.scope.as_ref()).await? else {
             return Ok(pb::ListPackagesResponse::default());
@@ -33,7 +54,7 @@ impl Discovery {
             snapshot,
             ..
         } = evaluated;
-        listing::list_packages(&prepared, &evaluation, &snapshot, &request)
+        listing::list_packages(&prepared, &evaluation, &snapshot, &request, form)
     }
 
     /// The `<packages>` overview block.

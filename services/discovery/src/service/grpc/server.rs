@@ -50,7 +50,8 @@ impl DiscoveryService for DiscoveryGrpcServer {
         &self,
         request: Request<pb::ListPackagesRequest>,
     ) -> Result<Response<pb::ListPackagesResponse>, Status> {
-        forward!(self, list_packages, request)
+        // The packages go out as the bytes kept with the prepared answer.
+        forward!(self, list_packages_encoded, request)
     }
 
     async fn render_overview(
