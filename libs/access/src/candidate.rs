@@ -2,6 +2,7 @@
 //! member files, as discovery grouped them. Each candidate is validated before any is
 //! decided; errors name the field (`files[12].path`) and never echo a value.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -103,16 +104,17 @@ pub struct CheckedBatch<'a> {
     pub(crate) roots: Vec<Vec<&'a str>>,
     /// The segments of every file's path and real path, one after another: one buffer
     /// for the batch rather than one allocation per path.
-    segments: Vec<&'a str>,
-    files: Vec<FilePaths>,
+    pub(crate) segments: Vec<&'a str>,
+    /// Borrowed when the batch is had again from a kept one (`kept.rs`).
+    pub(crate) files: Cow<'a, [FilePaths]>,
 }
 
 /// Where a file's path and, for a file reached through a symlink, its real path lie in
 /// the batch's segments.
-#[derive(Debug)]
-struct FilePaths {
-    path: Range<usize>,
-    real: Option<Range<usize>>,
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FilePaths {
+    pub(crate) path: Range<usize>,
+    pub(crate) real: Option<Range<usize>>,
 }
 
 impl<'a> CheckedBatch<'a> {
@@ -167,7 +169,7 @@ impl EvaluationRequest {
             request: self,
             roots,
             segments,
-            files,
+            files: Cow::Owned(files),
         })
     }
 

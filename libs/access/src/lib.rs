@@ -36,6 +36,7 @@ pub mod explain;
 pub mod feature;
 pub mod floor;
 pub mod grant;
+pub mod kept;
 pub mod overrides;
 mod package_gates;
 pub mod pattern;
@@ -60,6 +61,7 @@ pub use evaluate::{decide, decide_cached, decide_with, evaluate, evaluate_cached
 pub use explain::explain;
 pub use feature::FeatureSet;
 pub use grant::{Grantor, RoleGrants};
+pub use kept::KeptBatch;
 pub use overrides::{FileOverrides, OverrideScope};
 pub use pattern::PathPattern;
 pub use policy::{Capabilities, PathRule, UriPolicy};

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use neuralis_access::pattern::split_path;
 use neuralis_access::{
     AccessSnapshot, Caller, Capabilities, CompiledPolicy, DecisionCode, EvaluationRequest,
-    FileCandidate, FileOverrides, PackageCandidate, PathPattern, PathRule, SourceRecord, UriPolicy,
-    evaluate,
+    FileCandidate, FileOverrides, KeptBatch, PackageCandidate, PathPattern, PathRule, SourceRecord,
+    UriPolicy, decide, evaluate,
 };
 use neuralis_layout::Category;
 use proptest::prelude::*;
@@ -270,6 +270,28 @@ proptest! {
         for (at, decision) in again.files.iter().enumerate() {
             prop_assert_eq!(decision.code, baseline.files[file_from[at]].code);
         }
+    }
+
+    /// Issue 31: a batch kept after one check (discovery keeps one per prepared answer)
+    /// is, for every call, the batch a fresh check makes, and decides the same.
+    #[test]
+    fn a_kept_batch_is_the_batch_checked_afresh(
+        who in caller(),
+        snapshot in state(),
+        request in tree(),
+        links in prop::collection::vec(prop::option::of(relative(1..4)), 0..8),
+    ) {
+        let mut request = request;
+        for (file, link) in request.files.iter_mut().zip(links) {
+            file.real_path = link.map(|path| path.join("/"));
+        }
+        let kept = KeptBatch::new(std::sync::Arc::new(request.clone())).unwrap();
+        let checked = request.check().unwrap();
+        prop_assert_eq!(format!("{:?}", kept.batch()), format!("{checked:?}"));
+        prop_assert_eq!(
+            decide(&who, &snapshot, &kept.batch()),
+            evaluate(&who, &snapshot, &request).unwrap()
+        );
     }
 
     #[test]

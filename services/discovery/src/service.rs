@@ -170,11 +170,16 @@ impl Discovery {
                 .prepare(&scope.project, &sources, &snapshot, &self.parts.inventory);
         // Access is decided now, for this caller, after the inventory read: a change
         // committed before this moment is honoured even if the request started earlier.
-        let mut evaluation = self
-            .parts
-            .access
-            .evaluate(caller, scope.conversation.as_deref(), &prepared.request)
-            .await?;
+        let access = self.parts.access.as_ref();
+        let conversation = scope.conversation.as_deref();
+        let mut evaluation = match &prepared.kept {
+            Some(kept) => access.evaluate_kept(caller, conversation, kept).await?,
+            None => {
+                access
+                    .evaluate(caller, conversation, &prepared.request)
+                    .await?
+            }
+        };
         // A package from a package source reaches only that source's scope (seed 000).
         hide_beyond_source_scope(
             &prepared.request,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use neuralis_access::{Caller, Evaluation, EvaluationRequest};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, KeptBatch};
 use neuralis_authz::tables::policy as rpc;
 use neuralis_authz::{Gate, Permit};
 use neuralis_proto::policy::v1 as pb;
@@ -69,6 +69,19 @@ impl LinkedEvaluate {
                 conversation.map(str::to_owned),
                 request,
             )
+            .await
+    }
+
+    /// [`LinkedEvaluate::evaluate`] of a batch the linked service checked once and
+    /// keeps (the check is the same library's, in the same process).
+    pub async fn evaluate_kept(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        kept: &KeptBatch,
+    ) -> Result<Evaluation, PolicyError> {
+        self.local
+            .evaluate_kept(&self.permit, caller, conversation.map(str::to_owned), kept)
             .await
     }
 }

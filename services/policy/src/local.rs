@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use neuralis_access::{Caller, Evaluation, EvaluationRequest, PolicyCache, decide_cached};
+use neuralis_access::{
+    Caller, CheckedBatch, Evaluation, EvaluationRequest, KeptBatch, PolicyCache, decide_cached,
+};
 use neuralis_access_store::{AccessStore, OverrideTarget, SnapshotQuery};
 use neuralis_authz::{Permit, Refusal};
 use neuralis_proto::policy::v1 as pb;
@@ -52,12 +54,23 @@ impl LocalPolicy {
         conversation: Option<String>,
         request: &EvaluationRequest,
     ) -> Result<Evaluation, PolicyError> {
+        self.decide_for(caller, conversation, &request.check()?)
+            .await
+    }
+
+    /// [`LocalPolicy::evaluate_for`] of a batch already checked.
+    async fn decide_for(
+        &self,
+        caller: &Caller,
+        conversation: Option<String>,
+        batch: &CheckedBatch<'_>,
+    ) -> Result<Evaluation, PolicyError> {
+        let request = batch.request();
         caller_scope::check_project(caller, &request.project)?;
         let conversation = caller_scope::conversation(caller, conversation)?;
-        let batch = request.check()?;
         let query = snapshot_query(caller, conversation, request);
         let snapshot = self.store.snapshot(&query).await?;
-        let evaluation = decide_cached(caller, &snapshot, &batch, &self.compiled);
+        let evaluation = decide_cached(caller, &snapshot, batch, &self.compiled);
         count_decisions(&evaluation);
         tracing::debug!(
             packages = evaluation.packages.len(),
@@ -338,6 +351,20 @@ impl LocalPolicy {
     ) -> Result<Evaluation, PolicyError> {
         permit.for_project(&request.project)?;
         self.evaluate_for(caller, conversation, request).await
+    }
+
+    /// [`LocalPolicy::evaluate_batch`] of a batch checked once and kept by the linked
+    /// service (discovery keeps one per prepared answer): decided as a fresh check of
+    /// it would be, without checking it again.
+    pub async fn evaluate_kept(
+        &self,
+        permit: &Permit,
+        caller: &Caller,
+        conversation: Option<String>,
+        kept: &KeptBatch,
+    ) -> Result<Evaluation, PolicyError> {
+        permit.for_project(&kept.request().project)?;
+        self.decide_for(caller, conversation, &kept.batch()).await
     }
 }
 

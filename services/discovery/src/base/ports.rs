@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use async_trait::async_trait;
-use neuralis_access::{Caller, Evaluation, EvaluationRequest, SourceScope};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, KeptBatch, SourceScope};
 use neuralis_layout::{FilePayload, Package, Trust};
 
 use crate::base::error::DiscoveryError;
@@ -173,6 +173,17 @@ pub trait AccessPort: Send + Sync + 'static {
         conversation: Option<&str>,
         request: &EvaluationRequest,
     ) -> Result<Evaluation, DiscoveryError>;
+
+    /// [`AccessPort::evaluate`] of a batch checked once and kept. Sent as the batch by
+    /// default: a policy across the wire checks what it receives itself.
+    async fn evaluate_kept(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        kept: &KeptBatch,
+    ) -> Result<Evaluation, DiscoveryError> {
+        self.evaluate(caller, conversation, kept.request()).await
+    }
 
     /// Moves the source's stored package states from legacy package keys to today's,
     /// once per source (policy answers `true` the first time). Nothing to move by

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use neuralis_access::EvaluationRequest;
+use neuralis_access::{EvaluationRequest, KeptBatch};
 use neuralis_assembly::package_order_key;
 
 use crate::base::ports::PackageSource;
@@ -32,7 +32,11 @@ pub(crate) use shown::Shown;
 #[derive(Debug, PartialEq)]
 pub(crate) struct Prepared {
     /// The batch policy decides for each caller.
-    pub request: EvaluationRequest,
+    pub request: Arc<EvaluationRequest>,
+    /// `request` checked once, for policy in this process to decide it without
+    /// checking it again on every call (`None` when it does not pass: each call then
+    /// sends it to be refused as before).
+    pub kept: Option<KeptBatch>,
     /// One per `request.files`: which file (or bundle entry) of which package it is.
     pub slots: Vec<FileSlot>,
     /// One per `request.files` after the `slots`: which installed package's tool it is.
@@ -97,10 +101,12 @@ impl Prepared {
                 Candidate::Source { .. } => None,
             })
             .collect();
+        let request = Arc::new(batch.request);
         Prepared {
+            kept: KeptBatch::new(Arc::clone(&request)).ok(),
             package_sources,
             listing,
-            request: batch.request,
+            request,
             slots: batch.slots,
             tools: batch.tools,
             packages,

@@ -27,6 +27,7 @@ fn optional(s: &Option<String>) -> usize {
 
 /// The prepared answer's heap bytes, besides the `Prepared` itself.
 pub(crate) fn bytes(prepared: &Prepared) -> usize {
+    use neuralis_access::KeptBatch;
     let request = &prepared.request;
     size_of::<Prepared>()
         + text(&request.project)
@@ -51,6 +52,7 @@ pub(crate) fn bytes(prepared: &Prepared) -> usize {
         + std::mem::size_of_val(prepared.order.as_slice())
         + prepared.ids.iter().map(|ids| texts(ids)).sum::<usize>()
         + prepared.listing.bytes()
+        + prepared.kept.as_ref().map_or(0, KeptBatch::bytes)
         + prepared
             .package_sources
             .iter()

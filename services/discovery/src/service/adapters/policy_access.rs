@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use neuralis_access::{Caller, Evaluation, EvaluationRequest};
+use neuralis_access::{Caller, Evaluation, EvaluationRequest, KeptBatch};
 use neuralis_identity::ServiceSigner;
 use neuralis_policy::convert::batch::{batch_to_proto, evaluation_from_proto};
 use neuralis_policy::{LinkedEvaluate, PolicyApi, PolicyError};
@@ -120,6 +120,19 @@ impl AccessPort for LinkedAccess {
         // `assemble` refuses decisions that do not match the batch, as on the wire path.
         self.policy
             .evaluate(caller, conversation, request)
+            .await
+            .map_err(from_policy)
+    }
+
+    async fn evaluate_kept(
+        &self,
+        caller: &Caller,
+        conversation: Option<&str>,
+        kept: &KeptBatch,
+    ) -> Result<Evaluation, DiscoveryError> {
+        // The same library checked it once, in this process: policy decides it as is.
+        self.policy
+            .evaluate_kept(caller, conversation, kept)
             .await
             .map_err(from_policy)
     }
