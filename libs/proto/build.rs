@@ -42,10 +42,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Bad wire data is the caller's INVALID_ARGUMENT, not our INTERNAL (src/codec.rs).
         .codec_path("crate::codec::NeuralisCodec")
         // Written by hand so a server can send packages it encoded earlier
-        // (src/list_packages.rs); the same message on the wire.
+        // (src/discovery/v1/list_packages.rs); the same message on the wire.
         .extern_path(
             ".neuralis.discovery.v1.ListPackagesResponse",
-            "crate::list_packages::ListPackagesResponse",
+            "crate::discovery::v1::ListPackagesResponse",
         )
         .build_server(true)
         .build_client(true)

@@ -9,8 +9,6 @@
 pub mod bounds;
 pub mod codec;
 pub mod details;
-#[cfg(has_discovery)]
-pub mod list_packages;
 pub mod page;
 
 /// `neuralis.common.v1`: the types more than one service package speaks (`SourceScope`,
@@ -51,7 +49,9 @@ pub mod policy {
 pub mod discovery {
     pub mod v1 {
         tonic::include_proto!("neuralis.discovery.v1");
-        pub use crate::list_packages::ListPackagesResponse;
+
+        pub mod list_packages;
+        pub use list_packages::ListPackagesResponse;
     }
 }
 

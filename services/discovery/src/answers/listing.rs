@@ -10,7 +10,7 @@
 
 use neuralis_access::{DecisionCode, Evaluation};
 use neuralis_proto::discovery::v1 as pb;
-use neuralis_proto::list_packages::{self, EncodedFile};
+use neuralis_proto::discovery::v1::list_packages::{self, EncodedFile};
 use prost::bytes::{Bytes, BytesMut};
 
 use crate::answers::flags;

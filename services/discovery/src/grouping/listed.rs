@@ -16,7 +16,7 @@ use neuralis_assembly::FileView;
 use neuralis_content_flags::FlagSet;
 use neuralis_layout::Category;
 use neuralis_proto::discovery::v1 as pb;
-use neuralis_proto::list_packages::{EncodedFile, EncodedHead};
+use neuralis_proto::discovery::v1::list_packages::{EncodedFile, EncodedHead};
 
 use crate::base::convert;
 use crate::grouping::candidates::FileSlot;

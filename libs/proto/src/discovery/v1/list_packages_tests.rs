@@ -1,8 +1,8 @@
 //! The hand-written response and the encoded parts write exactly the bytes prost writes
 //! for the messages they stand for, so a client cannot tell them apart.
 
+use super::super::FlaggedEntry;
 use super::*;
-use crate::discovery::v1::FlaggedEntry;
 use proptest::prelude::*;
 
 fn text() -> impl Strategy<Value = String> {

@@ -12,7 +12,7 @@ use prost::bytes::{Buf, BufMut, Bytes, BytesMut};
 use prost::encoding::{self, DecodeContext, WireType};
 use prost::{DecodeError, Message};
 
-use crate::discovery::v1::{Package, PackageFile};
+use super::{Package, PackageFile};
 
 /// The tag of `packages` (field 1, length-delimited): what each entry of
 /// [`ListPackagesResponse::encoded_packages`] starts with.
