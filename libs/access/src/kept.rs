@@ -98,3 +98,53 @@ fn within(whole: &str, part: &str) -> Range<usize> {
     let start = part.as_ptr() as usize - whole.as_ptr() as usize;
     start..start + part.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FileCandidate, Origin, PackageCandidate, Scope, SourceHeader, SourceScope};
+    use neuralis_layout::Category;
+
+    /// It answers with the request it checked, and weighs the positions it keeps,
+    /// each counted once: one root of two segments, one file of three, its real path
+    /// of two.
+    #[test]
+    fn a_kept_batch_weighs_its_positions() {
+        let request = EvaluationRequest {
+            project: "p".into(),
+            sources: vec![SourceHeader {
+                id: "s".into(),
+                scope: SourceScope {
+                    scope: Scope::Project,
+                    owner: "p".into(),
+                },
+            }],
+            packages: vec![PackageCandidate {
+                key: "k".into(),
+                origin: Origin::Source("s".into()),
+                root: "a/b".into(),
+                access_feature: None,
+                private_owner: None,
+            }],
+            files: vec![FileCandidate {
+                content_flagged: false,
+                downgraded_from: None,
+                package: 0,
+                path: "a/b/c.md".into(),
+                category: Category::Rule,
+                identity: false,
+                default_enabled: true,
+                required_features: Vec::new(),
+                private_owner: None,
+                real_path: Some("x/y.md".into()),
+            }],
+            data_sources: Vec::new(),
+        };
+        let kept = KeptBatch::new(Arc::new(request.clone())).expect("a valid batch");
+        assert_eq!(kept.request(), &request);
+        let range = size_of::<Range<usize>>();
+        let expected =
+            size_of::<Vec<Range<usize>>>() + 2 * range + 5 * range + size_of::<FilePaths>();
+        assert_eq!(kept.bytes(), expected);
+    }
+}
