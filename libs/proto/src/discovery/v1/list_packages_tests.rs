@@ -162,3 +162,17 @@ fn a_bad_package_is_refused_naming_the_field() {
         status.message()
     );
 }
+
+#[test]
+fn a_cleared_response_is_empty_and_debug_counts_the_encoded_bytes() {
+    let mut response = ListPackagesResponse {
+        packages: vec![Package::default()],
+        next_page_token: "t".into(),
+        encoded_packages: Bytes::from_static(&[0x0a, 0x00]),
+    };
+    let shown = format!("{response:?}");
+    assert!(shown.contains("encoded_packages: 2"), "{shown}");
+    assert!(shown.contains("next_page_token: \"t\""), "{shown}");
+    response.clear();
+    assert_eq!(response, ListPackagesResponse::default());
+}
