@@ -176,3 +176,14 @@ fn a_cleared_response_is_empty_and_debug_counts_the_encoded_bytes() {
     response.clear();
     assert_eq!(response, ListPackagesResponse::default());
 }
+
+proptest! {
+    /// The kept parts weigh their bytes: the message encoded without the per-call fields.
+    #[test]
+    fn the_kept_parts_weigh_their_bytes(message in file(), head in head()) {
+        let file_weight = PackageFile { state: 0, ..message.clone() }.encoded_len();
+        prop_assert_eq!(EncodedFile::new(&message).bytes(), file_weight);
+        let head_weight = Package { enabled: false, ..head.clone() }.encoded_len();
+        prop_assert_eq!(EncodedHead::new(&head).bytes(), head_weight);
+    }
+}
