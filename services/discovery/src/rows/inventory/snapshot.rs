@@ -149,6 +149,38 @@ fn file_under(
     }
 }
 
+/// `rows` filed per source id, each source's in the order they came. Rows arrive a
+/// source at a time, in path order: each source's are collected as they come (one
+/// comparison of the source id per row), then its map is built in one pass.
+///
+/// A function of its own so that the rows' vector is freed when it returns: held until
+/// the end of [`ProjectSnapshot::build`], it stayed beside every source's grouping, the
+/// largest part of a cold fill's peak (22 of 71 MB of heap for 100,000 rows, heaptrack).
+fn by_source(rows: Vec<IndexRow>) -> BTreeMap<String, Vec<(String, Kept)>> {
+    let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
+    let mut current: Option<(String, Vec<(String, Kept)>)> = None;
+    let mut rows = rows.into_iter();
+    while let Some(mut row) = rows.next() {
+        match &mut current {
+            Some((id, held)) if *id == row.source_id => held.push(kept(row)),
+            _ => {
+                let source = std::mem::take(&mut row.source_id);
+                // Room for every row left: most projects' rows are one source's, and a
+                // vector grown by doubling copies each row about twice.
+                let mut held = Vec::with_capacity(rows.len() + 1);
+                held.push(kept(row));
+                if let Some((id, held)) = current.replace((source, held)) {
+                    file_under(&mut files, id, held);
+                }
+            }
+        }
+    }
+    if let Some((id, held)) = current {
+        file_under(&mut files, id, held);
+    }
+    files
+}
+
 impl ProjectSnapshot {
     /// Groups `rows` per source with the layout core.
     pub fn build(rows: ProjectRows, sources: &[SourceInfo]) -> Self {
@@ -157,30 +189,7 @@ impl ProjectSnapshot {
             .iter()
             .map(|s| (s.id.as_str(), s.slug.as_str()))
             .collect();
-        // Rows arrive a source at a time, in path order: each source's are collected
-        // as they come (one comparison of the source id per row), then its map is
-        // built in one pass.
-        let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
-        let mut current: Option<(String, Vec<(String, Kept)>)> = None;
-        let mut rows = rows.rows.into_iter();
-        while let Some(mut row) = rows.next() {
-            match &mut current {
-                Some((id, held)) if *id == row.source_id => held.push(kept(row)),
-                _ => {
-                    let source = std::mem::take(&mut row.source_id);
-                    // Room for every row left: most projects' rows are one source's,
-                    // and a vector grown by doubling copies each row about twice.
-                    let mut held = Vec::with_capacity(rows.len() + 1);
-                    held.push(kept(row));
-                    if let Some((id, held)) = current.replace((source, held)) {
-                        file_under(&mut files, id, held);
-                    }
-                }
-            }
-        }
-        if let Some((id, held)) = current {
-            file_under(&mut files, id, held);
-        }
+        let files = by_source(rows.rows);
         let revision = rows_revision;
         let sources = files
             .into_iter()
