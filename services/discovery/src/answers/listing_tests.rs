@@ -175,6 +175,64 @@ fn decisions_that_do_not_match_the_batch_are_refused() {
     assert!(prepared.listing.list(&prepared.order, &short).is_err());
 }
 
+/// Every page of `request`'s size, in order, each in `form`, decoded: the packages the
+/// caller reaches by following `next_page_token` to the end.
+fn every_page(
+    prepared: &Prepared,
+    snapshot: &ProjectSnapshot,
+    evaluation: &Evaluation,
+    page_size: i32,
+    form: Form,
+) -> Vec<pb::Package> {
+    use prost::Message;
+    let mut request = pb::ListPackagesRequest {
+        page_size,
+        ..Default::default()
+    };
+    let mut packages = Vec::new();
+    for _ in 0..100 {
+        let answer = list_packages(prepared, evaluation, snapshot, &request, form)
+            .expect("the batch's decisions");
+        let answer = pb::ListPackagesResponse::decode(&answer.encode_to_vec()[..]).unwrap();
+        packages.extend(answer.packages);
+        if answer.next_page_token.is_empty() {
+            return packages;
+        }
+        request.page_token = answer.next_page_token;
+    }
+    panic!("more than 100 pages of size {page_size}")
+}
+
+#[test]
+fn following_the_page_tokens_lists_the_whole_answer_once_on_both_paths() {
+    let snapshot = snapshot();
+    let prepared = Prepared::new(candidates::build("p1", &[], &[source()], &snapshot), None);
+    let packages = vec![1; prepared.request.packages.len()];
+    let every_file = vec![1; prepared.request.files.len()];
+    let mut hidden_skill = every_file.clone();
+    let skill = prepared
+        .request
+        .files
+        .iter()
+        .position(|f| f.path == "tools/b/skills/same/SKILL.md")
+        .expect("sent");
+    hidden_skill[skill] = 0;
+    for (path, files) in [
+        ("the prepared listing", every_file),
+        ("the general path", hidden_skill),
+    ] {
+        let evaluation = evaluation(&packages, &files);
+        let whole = of_answer(assemble(&prepared, &evaluation).expect("answer"), &snapshot);
+        assert!(whole.len() >= 3, "{path}: room for several pages");
+        for page_size in 1..=3 {
+            for form in [Form::Messages, Form::Encoded] {
+                let paged = every_page(&prepared, &snapshot, &evaluation, page_size, form);
+                assert_eq!(paged, whole, "{path}, pages of {page_size}, {form:?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn the_listing_answers_as_the_views_would(
