@@ -242,6 +242,8 @@ struct Tally {
     retried: HashMap<String, u32>,
     /// Calls that failed after their retry.
     failed: u32,
+    /// What each of them failed with (the figure alone did not say why).
+    failures: Vec<String>,
     /// Answers that were not the source asked for, or a sync that did not end `done`.
     wrong: u32,
     /// The longest `SyncSource` after the kill (waiting out a lapsed lease included).
@@ -345,7 +347,10 @@ async fn a_replica_killed_under_steady_calls_costs_nothing_with_one_retry() {
         match call_with_one_retry(first, second, tally.sent, &mut tally).await {
             Ok(true) => {}
             Ok(false) => tally.wrong += 1,
-            Err(_) => tally.failed += 1,
+            Err(error) => {
+                tally.failed += 1;
+                tally.failures.push(format!("call {}: {error}", tally.sent));
+            }
         }
         if killed.is_some() && tally.sent.is_multiple_of(3) {
             tally.longest_sync_after_kill = tally.longest_sync_after_kill.max(started.elapsed());
