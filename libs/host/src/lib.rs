@@ -4,11 +4,13 @@
 //! ([`grpc`]), graceful shutdown with a deadline ([`shutdown`]), TLS from PEM files ([`tls`]),
 //! a span, a latency histogram and a log line per call ([`rpc`]), calls to peers
 //! balanced over their replicas with deadlines and budgeted retries ([`peer`],
-//! [`retry`]), and the admin port with `/metrics`, `/livez` and `/readyz` ([`admin`]).
+//! [`retry`]), a call lost in transport read as UNAVAILABLE ([`lost`]), and the admin
+//! port with `/metrics`, `/livez` and `/readyz` ([`admin`]).
 #![forbid(unsafe_code)]
 
 pub mod admin;
 pub mod grpc;
+pub mod lost;
 pub mod peer;
 pub mod propagation;
 pub mod retry;

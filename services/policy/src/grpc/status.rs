@@ -47,6 +47,10 @@ pub fn from_status(status: &Status) -> PolicyError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             PolicyError::Unavailable(message)
         }
+        // The connection broke under the call: no server answered (`neuralis_host::lost`).
+        Code::Unknown | Code::Internal if neuralis_host::lost::in_transport(status) => {
+            PolicyError::Unavailable(message)
+        }
         _ => PolicyError::Internal(message),
     }
 }
@@ -122,5 +126,17 @@ mod tests {
                 PolicyError::Unavailable(_)
             ));
         }
+    }
+
+    #[test]
+    fn a_call_lost_in_transport_is_unavailable_and_a_servers_internal_is_not() {
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
+        let lost = Status::from_error(Box::new(reset));
+        assert_eq!(lost.code(), Code::Unknown, "as tonic makes it");
+        assert!(matches!(from_status(&lost), PolicyError::Unavailable(_)));
+        assert!(matches!(
+            from_status(&Status::internal("boom")),
+            PolicyError::Internal(_)
+        ));
     }
 }

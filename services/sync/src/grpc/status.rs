@@ -48,6 +48,10 @@ pub fn from_status(status: &Status) -> SyncError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             SyncError::Unavailable(message)
         }
+        // The connection broke under the call: no server answered (`neuralis_host::lost`).
+        Code::Unknown | Code::Internal if neuralis_host::lost::in_transport(status) => {
+            SyncError::Unavailable(message)
+        }
         Code::ResourceExhausted => SyncError::ResourceExhausted {
             message,
             retry_after: details::retry_after_of(status).unwrap_or(SyncError::BUDGET_RETRY),
@@ -137,5 +141,17 @@ mod tests {
     fn a_timeout_reads_as_unavailable() {
         let status = Status::deadline_exceeded("slow");
         assert_eq!(from_status(&status), SyncError::Unavailable("slow".into()));
+    }
+
+    #[test]
+    fn a_call_lost_in_transport_is_unavailable_and_a_servers_internal_is_not() {
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
+        let lost = Status::from_error(Box::new(reset));
+        assert_eq!(lost.code(), Code::Unknown, "as tonic makes it");
+        assert!(matches!(from_status(&lost), SyncError::Unavailable(_)));
+        assert!(matches!(
+            from_status(&Status::internal("boom")),
+            SyncError::Internal(_)
+        ));
     }
 }

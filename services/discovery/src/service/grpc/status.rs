@@ -49,6 +49,10 @@ pub fn from_status(status: &Status) -> DiscoveryError {
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
             DiscoveryError::Unavailable(message)
         }
+        // The connection broke under the call: no server answered (`neuralis_host::lost`).
+        Code::Unknown | Code::Internal if neuralis_host::lost::in_transport(status) => {
+            DiscoveryError::Unavailable(message)
+        }
         Code::ResourceExhausted => DiscoveryError::ResourceExhausted {
             message,
             retry_after: details::retry_after_of(status).unwrap_or_default(),
@@ -140,5 +144,17 @@ mod tests {
             Some(RETRY_UNAVAILABLE),
             "a retrying client waits this long, not its own guess"
         );
+    }
+
+    #[test]
+    fn a_call_lost_in_transport_is_unavailable_and_a_servers_internal_is_not() {
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
+        let lost = Status::from_error(Box::new(reset));
+        assert_eq!(lost.code(), Code::Unknown, "as tonic makes it");
+        assert!(matches!(from_status(&lost), DiscoveryError::Unavailable(_)));
+        assert!(matches!(
+            from_status(&Status::internal("boom")),
+            DiscoveryError::Internal(_)
+        ));
     }
 }
