@@ -144,10 +144,9 @@ fn the_fixture_holds_bundles_with_flagged_entries_and_colliding_skills() {
     assert_eq!(private.files, vec!["SKILL.md".to_owned()], "never alias.md");
 }
 
-#[test]
-fn a_hidden_skill_is_answered_by_the_general_path() {
-    let snapshot = snapshot();
-    let prepared = Prepared::new(candidates::build("p1", &[], &[source()], &snapshot), None);
+/// Every file visible but one skill (`tools/b/skills/same`), hidden: the prepared
+/// activation ids may then differ, so the general path answers.
+fn one_skill_hidden(prepared: &Prepared) -> Vec<u8> {
     let mut files = vec![1; prepared.request.files.len()];
     let skill = prepared
         .request
@@ -156,6 +155,14 @@ fn a_hidden_skill_is_answered_by_the_general_path() {
         .position(|f| f.path == "tools/b/skills/same/SKILL.md")
         .expect("sent");
     files[skill] = 0;
+    files
+}
+
+#[test]
+fn a_hidden_skill_is_answered_by_the_general_path() {
+    let snapshot = snapshot();
+    let prepared = Prepared::new(candidates::build("p1", &[], &[source()], &snapshot), None);
+    let files = one_skill_hidden(&prepared);
     let (listed, _) = both(
         &prepared,
         &snapshot,
@@ -208,18 +215,12 @@ fn following_the_page_tokens_lists_the_whole_answer_once_on_both_paths() {
     let snapshot = snapshot();
     let prepared = Prepared::new(candidates::build("p1", &[], &[source()], &snapshot), None);
     let packages = vec![1; prepared.request.packages.len()];
-    let every_file = vec![1; prepared.request.files.len()];
-    let mut hidden_skill = every_file.clone();
-    let skill = prepared
-        .request
-        .files
-        .iter()
-        .position(|f| f.path == "tools/b/skills/same/SKILL.md")
-        .expect("sent");
-    hidden_skill[skill] = 0;
     for (path, files) in [
-        ("the prepared listing", every_file),
-        ("the general path", hidden_skill),
+        (
+            "the prepared listing",
+            vec![1; prepared.request.files.len()],
+        ),
+        ("the general path", one_skill_hidden(&prepared)),
     ] {
         let evaluation = evaluation(&packages, &files);
         let whole = of_answer(assemble(&prepared, &evaluation).expect("answer"), &snapshot);
