@@ -127,6 +127,7 @@ fn resident_bytes() -> u64 {
 struct Figures {
     list: Duration,
     reflected: Duration,
+    new_package: Duration,
     cold: Duration,
     plain: Duration,
 }
@@ -160,6 +161,43 @@ fn plain_read(db: &std::path::Path, project: &str) -> Result<(Duration, usize)> 
         ));
     }
     Ok((started.elapsed(), kept.len()))
+}
+
+/// Writes a one-file write `WRITES` times (the `k`-th at `target(k)`), each synced,
+/// and returns the median time from a write's finish to the first `ListPackages` of a
+/// member that lists it (its distribution printed as a row of the table) and in how
+/// many writes the first call after the finish listed it.
+async fn write_then_list(
+    cluster: &Cluster,
+    project: &Project,
+    what: &str,
+    target: impl Fn(usize) -> String,
+) -> Result<(Duration, usize)> {
+    let mut reflected = Vec::with_capacity(WRITES);
+    let mut first_call_reflected = 0;
+    for k in 0..WRITES {
+        let target = target(k);
+        let path = project.dir.path().join(&target);
+        std::fs::create_dir_all(path.parent().unwrap_or(project.dir.path()))?;
+        std::fs::write(&path, format!("---\nname: new{k}\n---\n"))?;
+        resync(cluster, &project.admin, &project.name, "repo").await?;
+        let finished = Instant::now();
+        let mut calls = 0;
+        loop {
+            calls += 1;
+            let seen = visible(cluster, &project.member, scope(&project.name, "a1", "")).await?;
+            if seen.iter().any(|(p, _)| *p == target) {
+                break;
+            }
+        }
+        reflected.push(finished.elapsed());
+        first_call_reflected += usize::from(calls == 1);
+    }
+    let (reflected50, _) = summary(
+        &format!("write finish -> ListPackages reflecting it (Redis bus), {what}"),
+        reflected,
+    );
+    Ok((reflected50, first_call_reflected))
 }
 
 async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Result<Figures> {
@@ -198,30 +236,16 @@ async fn measure(cluster: &Cluster, project: &Project, other: &Project) -> Resul
     let (list50, _) = summary("ListPackages, warm", list);
 
     let before = counters();
-    let mut reflected = Vec::with_capacity(WRITES);
-    let mut first_call_reflected = 0;
-    for k in 0..WRITES {
-        let target = format!("tools/t0/skills/new{k}/SKILL.md");
-        let path = project.dir.path().join(&target);
-        std::fs::create_dir_all(path.parent().unwrap_or(project.dir.path()))?;
-        std::fs::write(&path, format!("---\nname: new{k}\n---\n"))?;
-        resync(cluster, &project.admin, &project.name, "repo").await?;
-        let finished = Instant::now();
-        let mut calls = 0;
-        loop {
-            calls += 1;
-            let seen = visible(cluster, &project.member, scope(&project.name, "a1", "")).await?;
-            if seen.iter().any(|(p, _)| *p == target) {
-                break;
-            }
-        }
-        reflected.push(finished.elapsed());
-        first_call_reflected += usize::from(calls == 1);
-    }
-    let (reflected50, _) = summary(
-        "write finish -> ListPackages reflecting it (Redis bus)",
-        reflected,
-    );
+    // A skill added inside a package (the package's files are grouped again), then a
+    // new package (the roots move: the files below it are split again).
+    let (reflected, first_inside) = write_then_list(cluster, project, "inside a package", |k| {
+        format!("tools/t0/skills/new{k}/SKILL.md")
+    })
+    .await?;
+    let (new_package, first_new) = write_then_list(cluster, project, "a new package", |k| {
+        format!("tools/n{k}/skills/s/SKILL.md")
+    })
+    .await?;
 
     // A cold fill: the other project's call evicts this one (max_projects = 1).
     let mut cold = Vec::with_capacity(WRITES);
@@ -258,13 +282,15 @@ inventory holds {held:.0} bytes (its weighing) for {} rows: {:.0} bytes per row"
         held / project.files as f64
     );
     println!(
-        "\nthe first call after the finish reflected the write in {first_call_reflected} of {WRITES} writes\n\
+        "\nthe first call after the finish reflected the write in {first_inside} of {WRITES} \
+         writes inside a package, {first_new} of {WRITES} new packages\n\
          inventory counters before the writes: {before}\nafter the writes and cold fills: {}",
         counters()
     );
     Ok(Figures {
         list: list50,
-        reflected: reflected50,
+        reflected,
+        new_package,
         cold: cold50,
         plain: plain50,
     })
@@ -351,6 +377,11 @@ resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k on
     for (name, a, b) in [
         ("ListPackages, warm", f10.list, f100.list),
         ("finish -> reflected", f10.reflected, f100.reflected),
+        (
+            "finish -> reflected, a new package",
+            f10.new_package,
+            f100.new_package,
+        ),
         ("cold fill", f10.cold, f100.cold),
     ] {
         println!(
