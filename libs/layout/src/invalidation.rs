@@ -102,6 +102,31 @@ impl PackageRoots {
         self.binds(path) || other.binds(path) || could_form_or_feed_a_package(path)
     }
 
+    /// What moved from `before` to these roots, for a holder of files split by
+    /// [`PackageRoots::can_move_package`] that wants to re-split only the files whose
+    /// answer can have changed: `None` when whether the source root binds every file
+    /// changed (then any file's answer can have changed).
+    ///
+    /// A file's answer differs under the two only when it is bound by one and not the
+    /// other, so it lies at or below a root of [`RootsMoved::added`] or
+    /// [`RootsMoved::removed`] (the part that does not depend on the roots is the same).
+    pub fn moved_since<'a>(&'a self, before: &'a PackageRoots) -> Option<RootsMoved<'a>> {
+        if self.source_root_binds_all != before.source_root_binds_all {
+            return None;
+        }
+        let only_in = |these: &'a [String], other: &PackageRoots| -> Vec<&'a str> {
+            these
+                .iter()
+                .filter(|root| other.nested.binary_search(root).is_err())
+                .map(String::as_str)
+                .collect()
+        };
+        Some(RootsMoved {
+            added: only_in(&self.nested, before),
+            removed: only_in(&before.nested, self),
+        })
+    }
+
     /// Whether these roots bind `path`: the source root binds everything, or the path
     /// is a root or lies inside one (deleting a root's own folder entry is a write at
     /// the root path itself). The roots are sorted, so each of the path's few folders
@@ -119,6 +144,31 @@ impl PackageRoots {
             .any(|at| self.is_root(&path[..at]))
             || self.is_root(path)
     }
+}
+
+/// The roots that came and went between two [`PackageRoots`] (see
+/// [`PackageRoots::moved_since`]), each list sorted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootsMoved<'a> {
+    pub added: Vec<&'a str>,
+    pub removed: Vec<&'a str>,
+}
+
+impl RootsMoved<'_> {
+    /// Whether `path` lies at or below a root that came or went: only such a path can
+    /// be answered differently by [`PackageRoots::can_move_package`] under the two.
+    pub fn touches(&self, path: &str) -> bool {
+        self.added
+            .iter()
+            .chain(&self.removed)
+            .any(|root| at_or_below(path, root))
+    }
+}
+
+/// Whether `path` is `dir` or lies below it.
+pub fn at_or_below(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The free-function form: `roots` are every detected root of the current layout
@@ -238,6 +288,54 @@ mod tests {
     fn a_source_root_skill_makes_every_write_relevant() {
         let roots = PackageRoots::new([""], true);
         assert!(roots.can_move_package("src/main.rs"));
+    }
+
+    /// "What moved" names every path whose answer differs between two sets of roots:
+    /// a holder that re-splits only the paths below a root that came or went splits
+    /// exactly as one that asks of every path.
+    #[test]
+    fn only_a_path_below_a_root_that_came_or_went_changes_its_answer() {
+        use proptest::prelude::*;
+        let segment = prop::sample::select(vec![
+            "a",
+            "b",
+            "a-b",
+            "skills",
+            "rules",
+            ".claude",
+            "templates",
+            "SKILL.md",
+            "x.md",
+            "run.sh",
+        ]);
+        let path = prop::collection::vec(segment, 1..5).prop_map(|parts| parts.join("/"));
+        let roots = (prop::collection::vec(path.clone(), 0..4), any::<bool>())
+            .prop_map(|(roots, all)| PackageRoots::new(roots.iter().map(String::as_str), all));
+        proptest!(|(before in roots.clone(), after in roots, asked in path)| {
+            let changed = before.can_move_package(&asked) != after.can_move_package(&asked);
+            match after.moved_since(&before) {
+                None => prop_assert_ne!(before.source_root_binds_all, after.source_root_binds_all),
+                Some(moved) => {
+                    prop_assert!(!changed || moved.touches(&asked), "{asked}: {moved:?}");
+                    prop_assert!(moved.added.iter().all(|r| !before.nested.iter().any(|b| b == r)));
+                    prop_assert!(moved.removed.iter().all(|r| !after.nested.iter().any(|a| a == r)));
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn a_path_is_at_or_below_a_folder_only_at_a_segment_boundary() {
+        for (path, dir, expected) in [
+            ("a/b", "a", true),
+            ("a", "a", true),
+            ("a-b/c", "a", false),
+            ("ab", "a", false),
+            ("a/b/c", "a/b", true),
+            ("a/bc", "a/b", false),
+        ] {
+            assert_eq!(at_or_below(path, dir), expected, "{path} under {dir}");
+        }
     }
 
     /// Asking under two layouts at once is asking under each: a sync that asked the

@@ -146,6 +146,12 @@ const PATHS: &[&str] = &[
     "tools/t9/agents/a.md",
     "src/m0/f.rs",
     "src/m0/notes.md",
+    // A folder that a SKILL.md makes a skill around files already there, a subfolder of
+    // it, and a folder beside it whose name shares its prefix.
+    "lib/k/SKILL.md",
+    "lib/k/run.sh",
+    "lib/k/deep/x.txt",
+    "lib/k-x/y.txt",
     "src/.claude/skills/k/SKILL.md",
     "plugin/.claude-plugin/plugin.json",
     "plugin/skills/p/SKILL.md",

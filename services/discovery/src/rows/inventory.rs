@@ -218,7 +218,9 @@ impl InventoryShell {
             RowsSince::Delta(delta) => {
                 let (snapshot, regrouped) = base.apply(delta, sources);
                 neuralis_metrics::inventory_delta_apply();
-                neuralis_metrics::inventory_regroups(regrouped.relevant_only + regrouped.whole);
+                neuralis_metrics::inventory_regroups(
+                    regrouped.relevant_only + regrouped.resplit + regrouped.whole,
+                );
                 let snapshot = Arc::new(snapshot);
                 // Before it is stored: what it holds for reuse is weighed with it.
                 if let Some(beside) = self.beside.get() {

@@ -11,7 +11,9 @@
 //! Grouping only the relevant files gives the packages grouping every file gives (the
 //! predicate's contract: no other file can move a package), so a delta regroups a
 //! source only when one of its paths is relevant, and then only the relevant files;
-//! when the roots themselves move, it regroups the whole source from the kept payloads.
+//! when the roots themselves move, it splits again only the files below the roots that
+//! came or went, and regroups the whole source from the kept payloads only when the
+//! source root's own binding changed.
 //! Payloads are decoded once, when their row arrives.
 
 use std::collections::{BTreeMap, HashMap};
@@ -23,6 +25,7 @@ use neuralis_layout::{FilePayload, Layout, PackageRoots};
 use crate::base::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, SourceInfo};
 
 mod folders;
+mod moved;
 mod relevant;
 mod source;
 
@@ -100,10 +103,12 @@ pub struct ProjectSnapshot {
     pub sources: BTreeMap<String, Arc<SourceSnapshot>>,
 }
 
-/// What applying a delta cost: sources regrouped (relevant files only, or whole).
+/// What applying a delta cost: sources regrouped (relevant files only; relevant files
+/// only after splitting again those below the roots that moved; or whole).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Regrouped {
     pub relevant_only: u64,
+    pub resplit: u64,
     pub whole: u64,
 }
 

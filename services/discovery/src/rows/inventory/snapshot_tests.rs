@@ -38,7 +38,95 @@ fn a_write_inside_a_package_regroups_only_the_relevant_files() {
         removed: Vec::new(),
     };
     let (next, regrouped) = snapshot.apply(delta, &sources());
-    assert_eq!(regrouped.relevant_only + regrouped.whole, 1);
+    assert_eq!(
+        regrouped.whole, 0,
+        "no write inside a package regroups whole"
+    );
+    assert_eq!(regrouped.relevant_only + regrouped.resplit, 1);
+    assert_eq!(seen(&next), seen(&full(&rows, 2)));
+}
+
+fn delta(revision: u64, rows: Vec<IndexRow>, removed: &[&str]) -> ProjectDelta {
+    let removed = removed.iter().map(|path| RemovedRow::File {
+        slug: "repo".into(),
+        path: (*path).into(),
+    });
+    ProjectDelta {
+        revision,
+        rows,
+        removed: removed.collect(),
+    }
+}
+
+/// Issue 31: a new skill folder moves the roots, and the 100,000-file project was
+/// regrouped whole for it. Now only the files below a root that came or went change
+/// sides: a folder that becomes a skill takes its files (and its subfolders') into the
+/// package, a folder beside it whose name shares the prefix keeps its own, every folder
+/// no root touched stays shared, and the answer is a full re-read's. When the skill
+/// goes, its files go back outside every package.
+#[test]
+fn a_skill_folder_formed_around_files_splits_again_only_the_files_below_it() {
+    let mut rows = tree();
+    for path in ["lib/k/run.sh", "lib/k/deep/x.txt", "lib/k-x/y.txt"] {
+        rows.insert(path.into(), row(path, "data"));
+    }
+    let snapshot = full(&rows, 1);
+    let held = |s: &ProjectSnapshot| Arc::clone(&s.sources[SOURCE]);
+    let before = held(&snapshot);
+    assert!(!before.rows.contains_key("lib/k/run.sh"));
+
+    let new = row("lib/k/SKILL.md", &skill("k"));
+    rows.insert(new.path.clone(), new.clone());
+    let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
+    let only_resplit = Regrouped {
+        resplit: 1,
+        ..Regrouped::default()
+    };
+    assert_eq!(regrouped, only_resplit);
+    assert_eq!(seen(&next), seen(&full(&rows, 2)));
+    let after = held(&next);
+    for path in ["lib/k/run.sh", "lib/k/deep/x.txt"] {
+        assert!(after.rows.contains_key(path), "{path} joined the skill");
+        assert!(
+            folders::find(&after.others, path).is_none(),
+            "{path} held twice"
+        );
+    }
+    assert!(!after.rows.contains_key("lib/k-x/y.txt"));
+    for folder in ["lib/k-x", "src/m1"] {
+        assert!(
+            Arc::ptr_eq(&before.others[folder], &after.others[folder]),
+            "{folder}"
+        );
+    }
+    assert_eq!(next.row_count(), rows.len());
+
+    rows.remove("lib/k/SKILL.md");
+    let (last, regrouped) = next.apply(delta(3, Vec::new(), &["lib/k/SKILL.md"]), &sources());
+    assert_eq!(regrouped, only_resplit);
+    assert_eq!(seen(&last), seen(&full(&rows, 3)));
+    let gone = held(&last);
+    for path in ["lib/k/run.sh", "lib/k/deep/x.txt"] {
+        assert!(!gone.rows.contains_key(path), "{path} left with the skill");
+        assert!(folders::find(&gone.others, path).is_some(), "{path} lost");
+    }
+    assert_eq!(
+        every_row(&last, &["lib/k/run.sh".into()]),
+        every_row(&full(&rows, 3), &["lib/k/run.sh".into()])
+    );
+    assert_eq!(last.row_count(), rows.len());
+}
+
+/// A root `SKILL.md` makes the source root bind every file: every file can change
+/// sides, and the source is regrouped whole.
+#[test]
+fn a_skill_file_at_the_source_root_regroups_the_whole_source() {
+    let mut rows = tree();
+    let snapshot = full(&rows, 1);
+    let new = row("SKILL.md", &skill("repo"));
+    rows.insert(new.path.clone(), new.clone());
+    let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
+    assert_eq!(regrouped.whole, 1);
     assert_eq!(seen(&next), seen(&full(&rows, 2)));
 }
 

@@ -1,7 +1,8 @@
 //! One source's snapshot: grouped whole from its files, and changed by a delta: a path
 //! no package can see is filed with the other files of its folder, a relevant one
-//! regroups the relevant files only, and a move of the roots regroups the whole source
-//! from the payloads kept.
+//! regroups the relevant files only, and a move of the roots splits again the files
+//! below the roots that came or went (`moved.rs`), or regroups the whole source from
+//! the payloads kept when the source root's binding changed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -161,7 +162,18 @@ impl SourceSnapshot {
             next.layout = Arc::new(layout);
             return Some(next);
         }
-        // The roots moved: which files are relevant changed too.
+        // The roots moved: which files are relevant changed too, but only below a
+        // root that came or went (unless the source root's binding changed).
+        let next = match roots.moved_since(&self.roots) {
+            Some(moved) => match next.resplit(roots.clone(), &moved) {
+                Ok(resplit) => {
+                    regrouped.resplit += 1;
+                    return Some(resplit);
+                }
+                Err(next) => next,
+            },
+            None => next,
+        };
         regrouped.whole += 1;
         Some(Self::whole(
             self.slug.clone(),

@@ -1,0 +1,88 @@
+//! A source whose roots moved (a skill folder came, a package went): its files split
+//! again under the new roots without a regroup of the whole source. Only a file at or
+//! below a root that came or went can change sides ([`RootsMoved::touches`]), so the
+//! relevant files below a root that went are filed with the others of their folder, the
+//! folders below a root that came join the relevant files, and only the relevant files
+//! are grouped again. The folders no root touched stay shared with the snapshot before.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use neuralis_layout::{GroupOptions, IndexedFile, PackageRoots, RootsMoved, group};
+
+use super::folders::{Edited, Others};
+use super::{Kept, SourceSnapshot};
+
+impl SourceSnapshot {
+    /// This source with its files split under `roots` (moved from the roots they were
+    /// split under by `moved`) and its relevant files grouped again: `Ok` when that
+    /// grouping finds `roots` again, as it must; `Err` with every file still held
+    /// otherwise, for the caller to regroup whole.
+    pub(super) fn resplit(
+        mut self,
+        roots: PackageRoots,
+        moved: &RootsMoved<'_>,
+    ) -> Result<Self, Self> {
+        let others = Arc::clone(&self.others);
+        let mut folders = Edited::new(&others);
+        let mut rows = Arc::unwrap_or_clone(std::mem::take(&mut self.rows));
+        let held = Arc::unwrap_or_clone(std::mem::take(&mut self.relevant));
+        let mut relevant = Vec::with_capacity(held.len());
+        // Out: below a root that went, what the new roots no longer call relevant.
+        for file in held {
+            let leaves = moved.touches(&file.path) && !roots.can_move_package(&file.path);
+            // (A relevant file always has facts; one without stays where it is.)
+            match leaves.then(|| rows.remove(&file.path)).flatten() {
+                Some(facts) => {
+                    let kept = Kept {
+                        payload: file.payload,
+                        facts,
+                    };
+                    folders.insert(file.path, kept);
+                }
+                None => relevant.push(file),
+            }
+        }
+        // In: every file below a root that came (all of them bound now).
+        let mut arriving: Vec<(String, Kept)> = moved
+            .added
+            .iter()
+            .flat_map(|root| files_at_or_below(&others, root))
+            .collect();
+        arriving.sort_by(|(a, _), (b, _)| a.cmp(b));
+        arriving.dedup_by(|(a, _), (b, _)| a == b); // nested roots name a folder twice
+        for (path, kept) in arriving {
+            folders.remove(&path);
+            rows.insert(path.clone(), kept.facts.clone());
+            let real_path = kept.facts.real_path;
+            relevant.push(IndexedFile::new(path, kept.payload).with_real_path(real_path));
+        }
+        // Two sorted runs: the sort merges them.
+        relevant.sort_by(|a, b| a.path.cmp(&b.path));
+        folders.apply(&mut self.others);
+        let layout = group(&relevant, &GroupOptions::synced(self.slug.clone()));
+        self.rows = Arc::new(rows);
+        self.relevant = Arc::new(relevant);
+        if PackageRoots::from_layout(&layout) != roots {
+            return Err(self);
+        }
+        self.layout = Arc::new(layout);
+        self.roots = Arc::new(roots);
+        Ok(self)
+    }
+}
+
+/// The files of `others` in folders at or below `root` (a folder below it has the key
+/// `root/…`: those keys sort together, from `root/` on).
+fn files_at_or_below(others: &Others, root: &str) -> Vec<(String, Kept)> {
+    let below = format!("{root}/");
+    let under = others
+        .range::<str, _>((Bound::Included(below.as_str()), Bound::Unbounded))
+        .take_while(|(folder, _)| folder.starts_with(&below));
+    others
+        .get_key_value(root)
+        .into_iter()
+        .chain(under)
+        .flat_map(|(_, folder)| folder.iter().cloned())
+        .collect()
+}
