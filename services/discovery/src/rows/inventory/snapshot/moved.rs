@@ -5,13 +5,14 @@
 //! folders below a root that came join the relevant files, and only the relevant files
 //! are grouped again. The folders no root touched stay shared with the snapshot before.
 
+use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
 use neuralis_layout::{GroupOptions, IndexedFile, PackageRoots, RootsMoved, group};
 
 use super::folders::{Edited, Others};
-use super::{Kept, SourceSnapshot};
+use super::{Kept, RowFacts, SourceSnapshot};
 
 impl SourceSnapshot {
     /// This source with its files split under `roots` (moved from the roots they were
@@ -27,38 +28,8 @@ impl SourceSnapshot {
         let mut folders = Edited::new(&others);
         let mut rows = Arc::unwrap_or_clone(std::mem::take(&mut self.rows));
         let held = Arc::unwrap_or_clone(std::mem::take(&mut self.relevant));
-        let mut relevant = Vec::with_capacity(held.len());
-        // Out: below a root that went, what the new roots no longer call relevant.
-        for file in held {
-            let leaves = moved.touches(&file.path) && !roots.can_move_package(&file.path);
-            // (A relevant file always has facts; one without stays where it is.)
-            match leaves.then(|| rows.remove(&file.path)).flatten() {
-                Some(facts) => {
-                    let kept = Kept {
-                        payload: file.payload,
-                        facts,
-                    };
-                    folders.insert(file.path, kept);
-                }
-                None => relevant.push(file),
-            }
-        }
-        // In: every file below a root that came (all of them bound now).
-        let mut arriving: Vec<(String, Kept)> = moved
-            .added
-            .iter()
-            .flat_map(|root| files_at_or_below(&others, root))
-            .collect();
-        arriving.sort_by(|(a, _), (b, _)| a.cmp(b));
-        arriving.dedup_by(|(a, _), (b, _)| a == b); // nested roots name a folder twice
-        for (path, kept) in arriving {
-            folders.remove(&path);
-            rows.insert(path.clone(), kept.facts.clone());
-            let real_path = kept.facts.real_path;
-            relevant.push(IndexedFile::new(path, kept.payload).with_real_path(real_path));
-        }
-        // Two sorted runs: the sort merges them.
-        relevant.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut relevant = leave(held, &roots, moved, &mut rows, &mut folders);
+        arrive(&others, moved, &mut relevant, &mut rows, &mut folders);
         folders.apply(&mut self.others);
         let layout = group(&relevant, &GroupOptions::synced(self.slug.clone()));
         self.rows = Arc::new(rows);
@@ -70,6 +41,63 @@ impl SourceSnapshot {
         self.roots = Arc::new(roots);
         Ok(self)
     }
+}
+
+/// Out: of the relevant files `held` (sorted), those below a root that went which
+/// `roots` no longer call relevant are filed with the others of their folder; the rest
+/// are returned, still sorted.
+fn leave(
+    held: Vec<IndexedFile>,
+    roots: &PackageRoots,
+    moved: &RootsMoved<'_>,
+    rows: &mut HashMap<String, RowFacts>,
+    folders: &mut Edited<'_>,
+) -> Vec<IndexedFile> {
+    let mut relevant = Vec::with_capacity(held.len());
+    for file in held {
+        let leaves = moved.touches(&file.path) && !roots.can_move_package(&file.path);
+        // (A relevant file always has facts; one without stays where it is.)
+        match leaves.then(|| rows.remove(&file.path)).flatten() {
+            Some(facts) => {
+                let kept = Kept {
+                    payload: file.payload,
+                    facts,
+                };
+                folders.insert(file.path, kept);
+            }
+            None => relevant.push(file),
+        }
+    }
+    relevant
+}
+
+/// In: every file of `others` below a root that came (all of them bound now) joins
+/// the relevant files, which stay sorted.
+fn arrive(
+    others: &Others,
+    moved: &RootsMoved<'_>,
+    relevant: &mut Vec<IndexedFile>,
+    rows: &mut HashMap<String, RowFacts>,
+    folders: &mut Edited<'_>,
+) {
+    let mut arriving: Vec<(String, Kept)> = moved
+        .added
+        .iter()
+        .flat_map(|root| files_at_or_below(others, root))
+        .collect();
+    if arriving.is_empty() {
+        return;
+    }
+    arriving.sort_by(|(a, _), (b, _)| a.cmp(b));
+    arriving.dedup_by(|(a, _), (b, _)| a == b); // nested roots name a folder twice
+    for (path, kept) in arriving {
+        folders.remove(&path);
+        rows.insert(path.clone(), kept.facts.clone());
+        let real_path = kept.facts.real_path;
+        relevant.push(IndexedFile::new(path, kept.payload).with_real_path(real_path));
+    }
+    // Two sorted runs: the sort merges them.
+    relevant.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
 /// The files of `others` in folders at or below `root` (a folder below it has the key
