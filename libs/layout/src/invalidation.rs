@@ -324,6 +324,36 @@ mod tests {
         });
     }
 
+    /// Only a path at or below a root that came or went is named (the property above
+    /// checks that every path whose answer changed is; this, that the others are not).
+    #[test]
+    fn what_moved_names_only_the_paths_below_a_root_that_came_or_went() {
+        let before = PackageRoots::new(["a", "c"], false);
+        let after = PackageRoots::new(["a", "a/b"], false);
+        let moved = after
+            .moved_since(&before)
+            .expect("the source root binds the same");
+        assert_eq!(
+            (moved.added.clone(), moved.removed.clone()),
+            (vec!["a/b"], vec!["c"])
+        );
+        for (path, expected) in [
+            ("a/b", true),
+            ("a/b/x.sh", true),
+            ("c/x.sh", true),
+            ("a/x.sh", false),
+            ("a/bc/x.sh", false),
+            ("cd/x.sh", false),
+        ] {
+            assert_eq!(moved.touches(path), expected, "{path}");
+        }
+        assert!(
+            PackageRoots::new(["a"], true)
+                .moved_since(&before)
+                .is_none()
+        );
+    }
+
     #[test]
     fn a_path_is_at_or_below_a_folder_only_at_a_segment_boundary() {
         for (path, dir, expected) in [

@@ -146,6 +146,31 @@ mod tests {
         assert!(walk.can_move_package("x/y"));
     }
 
+    /// A folder is entered a segment at a time from the end of the folder kept: a
+    /// name of several bytes per character must not be cut inside a character.
+    #[test]
+    fn a_walk_in_order_enters_folders_named_in_any_script() {
+        let roots = PackageRoots::new(["é/x", "技能/工具"], false);
+        let mut paths: Vec<String> = [
+            "é/a.txt",
+            "é/x/f.txt",
+            "é/y/f.txt",
+            "技能/a.txt",
+            "技能/工具/f.txt",
+            "技能/其他/f.txt",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        paths.sort();
+        let answers = answers_in_order(&roots, &paths);
+        assert_eq!(answers, answers_alone(&roots, &paths));
+        assert_eq!(
+            answers.iter().filter(|a| **a).count(),
+            2,
+            "{paths:?}: {answers:?}"
+        );
+    }
+
     fn segment() -> impl Strategy<Value = String> {
         prop_oneof![
             Just("a".to_owned()),
