@@ -13,12 +13,7 @@ fn a_busy_file_outside_every_root_regroups_nothing() {
     for k in 0..50u64 {
         let busy = row("src/m0/busy.log", &"x".repeat(k as usize));
         rows.insert(busy.path.clone(), busy.clone());
-        let delta = ProjectDelta {
-            revision: 2 + k,
-            rows: vec![busy],
-            removed: Vec::new(),
-        };
-        let (next, regrouped) = snapshot.apply(delta, &sources());
+        let (next, regrouped) = snapshot.apply(delta(2 + k, vec![busy], &[]), &sources());
         assert_eq!(regrouped, Regrouped::default(), "write {k} regrouped");
         assert_eq!(seen(&next), seen(&full(&rows, 2 + k)));
         snapshot = next;
@@ -26,24 +21,30 @@ fn a_busy_file_outside_every_root_regroups_nothing() {
     assert_eq!(snapshot.row_count(), rows.len());
 }
 
+/// Each write regroups as little as it can: a skill added inside a package regroups
+/// that source's relevant files only (the roots stay), a new package splits again
+/// only the files below it, and only a change of the source root's own binding (a root
+/// `SKILL.md`) regroups the whole source. Each answers as a full re-read.
 #[test]
-fn a_write_inside_a_package_regroups_only_the_relevant_files() {
-    let mut rows = tree();
-    let snapshot = full(&rows, 1);
-    let new = row("tools/t0/skills/new/SKILL.md", &skill("new"));
-    rows.insert(new.path.clone(), new.clone());
-    let delta = ProjectDelta {
-        revision: 2,
-        rows: vec![new],
-        removed: Vec::new(),
+fn each_write_regroups_only_what_it_can_move() {
+    let by = |relevant_only, resplit, whole| Regrouped {
+        relevant_only,
+        resplit,
+        whole,
     };
-    let (next, regrouped) = snapshot.apply(delta, &sources());
-    assert_eq!(
-        regrouped.whole, 0,
-        "no write inside a package regroups whole"
-    );
-    assert_eq!(regrouped.relevant_only + regrouped.resplit, 1);
-    assert_eq!(seen(&next), seen(&full(&rows, 2)));
+    for (path, expected) in [
+        ("tools/t0/skills/new/SKILL.md", by(1, 0, 0)),
+        ("tools/t9/skills/new/SKILL.md", by(0, 1, 0)),
+        ("SKILL.md", by(0, 0, 1)),
+    ] {
+        let mut rows = tree();
+        let snapshot = full(&rows, 1);
+        let new = row(path, &skill("new"));
+        rows.insert(new.path.clone(), new.clone());
+        let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
+        assert_eq!(regrouped, expected, "{path}");
+        assert_eq!(seen(&next), seen(&full(&rows, 2)), "{path}");
+    }
 }
 
 fn delta(revision: u64, rows: Vec<IndexRow>, removed: &[&str]) -> ProjectDelta {
@@ -115,19 +116,6 @@ fn a_skill_folder_formed_around_files_splits_again_only_the_files_below_it() {
         every_row(&full(&rows, 3), &["lib/k/run.sh".into()])
     );
     assert_eq!(last.row_count(), rows.len());
-}
-
-/// A root `SKILL.md` makes the source root bind every file: every file can change
-/// sides, and the source is regrouped whole.
-#[test]
-fn a_skill_file_at_the_source_root_regroups_the_whole_source() {
-    let mut rows = tree();
-    let snapshot = full(&rows, 1);
-    let new = row("SKILL.md", &skill("repo"));
-    rows.insert(new.path.clone(), new.clone());
-    let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
-    assert_eq!(regrouped.whole, 1);
-    assert_eq!(seen(&next), seen(&full(&rows, 2)));
 }
 
 /// Issue 13, "cost proportional to the change": a write inside a package copies none
