@@ -1,7 +1,7 @@
 //! Issue 10 item 5 (seed 000: "high-rate writes that cannot affect a package cost
 //! nothing"): a busy file outside every package root, rewritten and synced again and
 //! again, causes no refill and no regroup, even when every call revalidates; a write
-//! inside a package is still reflected, by a delta.
+//! inside a package, and a new package, are still reflected, by a delta.
 //!
 //! Alone in its test binary: it reads the process's metric counters, which another
 //! test in the same process would move.
@@ -87,5 +87,29 @@ async fn a_busy_file_outside_every_root_causes_zero_refills() {
     assert!(answer.iter().any(|(path, _)| path == skill), "{answer:?}");
     assert_eq!(full_refills(), refills, "still no full refill");
     assert!(regroups() > regrouped, "the package's source was regrouped");
+
+    // A new package moves the roots: its source is split again and regrouped (counted
+    // like any regroup), still by a delta.
+    let regrouped = regroups();
+    let new_package = "lib/helper/SKILL.md";
+    let body = "---\nname: helper\ndescription: Helps\n---\nHelp.\n";
+    fixture::write_tree(dir.path(), &[(new_package, body)]).unwrap();
+    resync(&cluster, &admin, P, "repo").await.unwrap();
+    let answer = visible(&cluster, &member, scope(P, "a1", ""))
+        .await
+        .unwrap();
+    assert!(
+        answer.iter().any(|(path, _)| path == new_package),
+        "{answer:?}"
+    );
+    assert_eq!(
+        full_refills(),
+        refills,
+        "a new package needs no full refill"
+    );
+    assert!(
+        regroups() > regrouped,
+        "the new package's source was regrouped"
+    );
     cluster.stop().await.unwrap();
 }
