@@ -1,7 +1,8 @@
 //! Issue 10 item 5 (seed 000: "high-rate writes that cannot affect a package cost
 //! nothing"): a busy file outside every package root, rewritten and synced again and
 //! again, causes no refill and no regroup, even when every call revalidates; a write
-//! inside a package, and a new package, are still reflected, by a delta.
+//! inside a package, a new package and a skill at the source root are still
+//! reflected, by a delta.
 //!
 //! Alone in its test binary: it reads the process's metric counters, which another
 //! test in the same process would move.
@@ -111,5 +112,22 @@ async fn a_busy_file_outside_every_root_causes_zero_refills() {
         regroups() > regrouped,
         "the new package's source was regrouped"
     );
+
+    // A SKILL.md at the source root binds every file: the whole source is regrouped,
+    // still by a delta.
+    let regrouped = regroups();
+    let root_skill = "SKILL.md";
+    let body = "---\nname: repo\ndescription: The whole repository\n---\nAll.\n";
+    fixture::write_tree(dir.path(), &[(root_skill, body)]).unwrap();
+    resync(&cluster, &admin, P, "repo").await.unwrap();
+    let answer = visible(&cluster, &member, scope(P, "a1", ""))
+        .await
+        .unwrap();
+    assert!(
+        answer.iter().any(|(path, _)| path == root_skill),
+        "{answer:?}"
+    );
+    assert_eq!(full_refills(), refills, "a root skill needs no full refill");
+    assert!(regroups() > regrouped, "the whole source was regrouped");
     cluster.stop().await.unwrap();
 }
