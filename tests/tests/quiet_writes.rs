@@ -78,56 +78,36 @@ async fn a_busy_file_outside_every_root_causes_zero_refills() {
         "the moved revisions were caught up by deltas"
     );
 
-    // A write inside a package is reflected, by a delta, not a refill.
-    let skill = ".claude/skills/fresh/SKILL.md";
-    fixture::write_tree(dir.path(), &[(skill, "---\nname: fresh\n---\nNew.\n")]).unwrap();
-    resync(&cluster, &admin, P, "repo").await.unwrap();
-    let answer = visible(&cluster, &member, scope(P, "a1", ""))
-        .await
-        .unwrap();
-    assert!(answer.iter().any(|(path, _)| path == skill), "{answer:?}");
-    assert_eq!(full_refills(), refills, "still no full refill");
-    assert!(regroups() > regrouped, "the package's source was regrouped");
-
-    // A new package moves the roots: its source is split again and regrouped (counted
-    // like any regroup), still by a delta.
-    let regrouped = regroups();
-    let new_package = "lib/helper/SKILL.md";
-    let body = "---\nname: helper\ndescription: Helps\n---\nHelp.\n";
-    fixture::write_tree(dir.path(), &[(new_package, body)]).unwrap();
-    resync(&cluster, &admin, P, "repo").await.unwrap();
-    let answer = visible(&cluster, &member, scope(P, "a1", ""))
-        .await
-        .unwrap();
-    assert!(
-        answer.iter().any(|(path, _)| path == new_package),
-        "{answer:?}"
-    );
-    assert_eq!(
-        full_refills(),
-        refills,
-        "a new package needs no full refill"
-    );
-    assert!(
-        regroups() > regrouped,
-        "the new package's source was regrouped"
-    );
-
-    // A SKILL.md at the source root binds every file: the whole source is regrouped,
-    // still by a delta.
-    let regrouped = regroups();
-    let root_skill = "SKILL.md";
-    let body = "---\nname: repo\ndescription: The whole repository\n---\nAll.\n";
-    fixture::write_tree(dir.path(), &[(root_skill, body)]).unwrap();
-    resync(&cluster, &admin, P, "repo").await.unwrap();
-    let answer = visible(&cluster, &member, scope(P, "a1", ""))
-        .await
-        .unwrap();
-    assert!(
-        answer.iter().any(|(path, _)| path == root_skill),
-        "{answer:?}"
-    );
-    assert_eq!(full_refills(), refills, "a root skill needs no full refill");
-    assert!(regroups() > regrouped, "the whole source was regrouped");
+    // Writes that move packages are reflected, by a delta, not a refill, and each
+    // regroups its source: inside a package (its relevant files), a new package (the
+    // roots move: the files below it split again), a SKILL.md at the source root (it
+    // binds every file: the whole source).
+    for (path, body) in [
+        (
+            ".claude/skills/fresh/SKILL.md",
+            "---\nname: fresh\n---\nNew.\n",
+        ),
+        (
+            "lib/helper/SKILL.md",
+            "---\nname: helper\ndescription: Helps\n---\nHelp.\n",
+        ),
+        (
+            "SKILL.md",
+            "---\nname: repo\ndescription: The repository\n---\nAll.\n",
+        ),
+    ] {
+        let regrouped = regroups();
+        fixture::write_tree(dir.path(), &[(path, body)]).unwrap();
+        resync(&cluster, &admin, P, "repo").await.unwrap();
+        let answer = visible(&cluster, &member, scope(P, "a1", ""))
+            .await
+            .unwrap();
+        assert!(
+            answer.iter().any(|(seen, _)| seen == path),
+            "{path}: {answer:?}"
+        );
+        assert_eq!(full_refills(), refills, "{path}: still no full refill");
+        assert!(regroups() > regrouped, "{path}: its source was regrouped");
+    }
     cluster.stop().await.unwrap();
 }

@@ -166,7 +166,7 @@ impl RootsMoved<'_> {
 }
 
 /// Whether `path` is `dir` or lies below it.
-pub fn at_or_below(path: &str, dir: &str) -> bool {
+fn at_or_below(path: &str, dir: &str) -> bool {
     path.strip_prefix(dir)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }

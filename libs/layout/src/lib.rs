@@ -49,5 +49,5 @@ pub use sanitize::{Posture, sanitize};
 pub mod invalidation;
 pub mod privacy;
 
-pub use invalidation::{PackageRoots, RootsMoved, at_or_below, can_move_package};
+pub use invalidation::{PackageRoots, RootsMoved, can_move_package};
 pub use privacy::{DEFAULT_AGENT_PRIVATE_PATTERN, privacy_owner};
