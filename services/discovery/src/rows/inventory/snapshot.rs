@@ -26,10 +26,11 @@ use crate::base::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, Source
 
 mod folders;
 mod moved;
+mod others;
 mod relevant;
 mod source;
 
-use folders::Others;
+use others::Others;
 use relevant::Relevant;
 
 /// Per-row facts the answer needs besides the layout. (The privacy marker the sync

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::others::Others;
 use super::{Files, Kept, parent};
 
 /// One folder's files outside every package, sorted by path. A slice, not a map: most
@@ -12,9 +13,6 @@ use super::{Files, Kept, parent};
 /// folder of two files: on a tree of small folders that was most of a cold fill's
 /// memory, and much of its time).
 pub(super) type Folder = Arc<[(String, Kept)]>;
-
-/// Folders by path (`""`: the source's top folder).
-pub(super) type Others = BTreeMap<String, Folder>;
 
 /// The file at `path`, when it is held outside every package.
 pub(super) fn find<'a>(others: &'a Others, path: &str) -> Option<&'a Kept> {
@@ -41,8 +39,8 @@ pub(super) fn by_folder(mut files: Vec<(String, Kept)>) -> Others {
         }
         folders.push((folder, Folder::from(held)));
     }
-    // In folder order: the map is built in one pass, with no key compared per insert.
-    folders.into_iter().collect()
+    // In folder order: each run's map is built in one pass, with no key compared.
+    Others::from_sorted(folders)
 }
 
 /// A delta's changes to the folders of one source: each folder copied once, on its

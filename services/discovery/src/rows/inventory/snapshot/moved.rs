@@ -6,12 +6,12 @@
 //! are grouped again. The folders no root touched stay shared with the snapshot before.
 
 use std::collections::HashMap;
-use std::ops::Bound;
 use std::sync::Arc;
 
 use neuralis_layout::{GroupOptions, IndexedFile, PackageRoots, RootsMoved, group};
 
-use super::folders::{Edited, Others};
+use super::folders::Edited;
+use super::others::Others;
 use super::{Kept, RowFacts, SourceSnapshot};
 
 impl SourceSnapshot {
@@ -105,12 +105,13 @@ fn arrive(
 fn files_at_or_below(others: &Others, root: &str) -> Vec<(String, Kept)> {
     let below = format!("{root}/");
     let under = others
-        .range::<str, _>((Bound::Included(below.as_str()), Bound::Unbounded))
-        .take_while(|(folder, _)| folder.starts_with(&below));
+        .from(&below)
+        .take_while(|(folder, _)| folder.starts_with(&below))
+        .map(|(_, files)| files);
     others
-        .get_key_value(root)
+        .get(root)
         .into_iter()
         .chain(under)
-        .flat_map(|(_, folder)| folder.iter().cloned())
+        .flat_map(|files| files.iter().cloned())
         .collect()
 }

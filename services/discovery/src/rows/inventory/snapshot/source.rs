@@ -90,7 +90,7 @@ impl SourceSnapshot {
                 Some((file.path.clone(), kept))
             })
             .collect();
-        let others = self.others.values().flat_map(|folder| folder.iter());
+        let others = self.others.iter().flat_map(|(_, folder)| folder.iter());
         files.extend(others.map(|(path, kept)| (path.clone(), kept.clone())));
         files
     }
