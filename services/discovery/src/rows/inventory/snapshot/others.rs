@@ -52,8 +52,14 @@ impl Others {
         Some(at.min(last))
     }
 
+    /// [`Self::run_for`], with the run to change.
+    fn run_mut(&mut self, folder: &str) -> Option<(usize, &mut Arc<Run>)> {
+        let at = self.run_for(folder)?;
+        Some((at, self.runs.get_mut(at)?))
+    }
+
     pub(super) fn get(&self, folder: &str) -> Option<&Folder> {
-        self.runs[self.run_for(folder)?].get(folder)
+        self.runs.get(self.run_for(folder)?)?.get(folder)
     }
 
     /// Every folder in path order.
@@ -67,18 +73,19 @@ impl Others {
         start: &'a str,
     ) -> impl Iterator<Item = (&'a String, &'a Folder)> {
         let at = self.run_for(start).unwrap_or(self.runs.len());
-        self.runs[at..]
+        self.runs
             .iter()
+            .skip(at)
             .flat_map(move |run| run.range::<str, _>((Bound::Included(start), Bound::Unbounded)))
     }
 
     /// Puts `files` as `folder`'s, copying only the run it goes in.
     pub(super) fn insert(&mut self, folder: String, files: Folder) {
-        let Some(at) = self.run_for(&folder) else {
+        let Some((at, run)) = self.run_mut(&folder) else {
             self.runs.push(Arc::new(Run::from([(folder, files)])));
             return;
         };
-        let run = Arc::make_mut(&mut self.runs[at]);
+        let run = Arc::make_mut(run);
         run.insert(folder, files);
         if run.len() > 2 * RUN
             && let Some(middle) = run.keys().nth(RUN).cloned()
@@ -90,13 +97,13 @@ impl Others {
 
     /// Drops `folder`, copying only the run it was in (a run left empty goes).
     pub(super) fn remove(&mut self, folder: &str) {
-        let Some(at) = self.run_for(folder) else {
+        let Some((at, run)) = self.run_mut(folder) else {
             return;
         };
-        if !self.runs[at].contains_key(folder) {
+        if !run.contains_key(folder) {
             return;
         }
-        let run = Arc::make_mut(&mut self.runs[at]);
+        let run = Arc::make_mut(run);
         run.remove(folder);
         if run.is_empty() {
             self.runs.remove(at);
