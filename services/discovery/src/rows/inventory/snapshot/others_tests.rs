@@ -113,14 +113,17 @@ fn a_change_copies_only_the_run_its_folder_is_in() {
     }
 }
 
-/// A run that grows past twice its size splits, and one left empty goes.
+/// A run that grows past twice its size splits in two halves, and one left empty goes.
 #[test]
 fn a_run_splits_when_it_doubles_and_goes_when_it_empties() {
     let mut others = Others::default();
-    for n in 0..=2 * RUN {
+    for n in 0..2 * RUN {
         others.insert(format!("a/{n:04}"), folder("a"));
     }
-    assert_eq!(others.runs.len(), 2);
+    assert_eq!(others.runs.len(), 1, "a run of twice its size stays whole");
+    others.insert(format!("a/{:04}", 2 * RUN), folder("a"));
+    let sizes: Vec<usize> = others.runs.iter().map(|run| run.len()).collect();
+    assert_eq!(sizes, [RUN, RUN + 1], "one past it splits in the middle");
     check_runs(&others);
     for n in 0..=2 * RUN {
         others.remove(&format!("a/{n:04}"));
