@@ -5,14 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::others::Others;
+use super::others::{Folder, Others};
 use super::{Files, Kept, parent};
-
-/// One folder's files outside every package, sorted by path. A slice, not a map: most
-/// folders hold a few files, and a map's node is sized for eleven (about 1.3 KB for a
-/// folder of two files: on a tree of small folders that was most of a cold fill's
-/// memory, and much of its time).
-pub(super) type Folder = Arc<[(String, Kept)]>;
 
 /// The file at `path`, when it is held outside every package.
 pub(super) fn find<'a>(others: &'a Others, path: &str) -> Option<&'a Kept> {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::folders::Folder;
+use super::Kept;
 
 /// Folders per run when the runs are built; a run that grows to twice as many splits.
 #[cfg(not(test))]
@@ -18,6 +18,12 @@ const RUN: usize = 128;
 /// Small in tests, so that every test of the snapshot crosses runs.
 #[cfg(test)]
 const RUN: usize = 4;
+
+/// One folder's files outside every package, sorted by path. A slice, not a map: most
+/// folders hold a few files, and a map's node is sized for eleven (about 1.3 KB for a
+/// folder of two files: on a tree of small folders that was most of a cold fill's
+/// memory, and much of its time).
+pub(super) type Folder = Arc<[(String, Kept)]>;
 
 type Run = BTreeMap<String, Folder>;
 

@@ -3,9 +3,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::{Others, RUN};
+use super::{Folder, Others, RUN};
 use crate::rows::fixtures::row;
-use crate::rows::inventory::snapshot::folders::Folder;
 use crate::rows::inventory::snapshot::kept;
 
 /// A folder holding one file, `{folder}/f`.
