@@ -9,7 +9,8 @@ use crate::path_order::sort_by_bytes;
 use crate::path_set::{PathHashing, PathSet};
 use crate::rows::Row;
 use crate::vocabulary::{
-    basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir, segments,
+    SKILL_FILE, basename, category_folder, is_marker, is_never_contribution_dir, is_reserved_dir,
+    segments, split_parent,
 };
 
 /// An accepted package root.
@@ -180,6 +181,15 @@ fn folder_signals<'a>(
         }
         start = slash + 1;
     }
+}
+
+/// Whether [`scan`] records anything for a file at `path` without a usable manifest:
+/// it does when the file is a `SKILL.md`, or when one of its folders is a marker or a
+/// category folder ([`folder_signals`]); for any other such file it records nothing.
+pub(crate) fn path_signals(path: &str) -> bool {
+    let (dir, base) = split_parent(path);
+    base == SKILL_FILE
+        || segments(dir).any(|segment| is_marker(segment) || category_folder(segment).is_some())
 }
 
 /// The key `dir/` of `dir`, a folder of `path` ("" for the source root).

@@ -210,4 +210,28 @@ proptest! {
             );
         }
     }
+
+    /// The roots read nothing of a file without a usable manifest that is no
+    /// `SKILL.md` and lies in no marker or category folder: leaving every such file
+    /// out (as the sync's move predicate does) gives the same roots.
+    #[test]
+    fn roots_do_not_depend_on_files_whose_path_signals_nothing(files in tree()) {
+        let kept: Vec<IndexedFile> = files
+            .iter()
+            .filter(|file| {
+                let manifest = file.payload.manifest.as_ref().is_some_and(|m| m.usable);
+                manifest || PackageRoots::depend_on_path(&file.path)
+            })
+            .cloned()
+            .collect();
+        for options in [
+            GroupOptions::synced("source"),
+            GroupOptions::installed("pkg", neuralis_layout::Trust::Untrusted),
+        ] {
+            prop_assert_eq!(
+                PackageRoots::of_files(&kept, &options),
+                PackageRoots::of_files(&files, &options)
+            );
+        }
+    }
 }
