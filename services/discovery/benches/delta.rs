@@ -68,10 +68,7 @@ fn project(per_folder: usize) -> ProjectRows {
         rows.push(row(format!("src/m{folder}/f{file}.rs"), "fn f() {}\n"));
     }
     rows.sort_by(|a, b| a.path.cmp(&b.path));
-    ProjectRows {
-        revision: 1,
-        rows: rows.into(),
-    }
+    ProjectRows { revision: 1, rows }
 }
 
 fn delta(rows: Vec<IndexRow>) -> ProjectDelta {

@@ -77,74 +77,7 @@ pub struct RawHit {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectRows {
     pub revision: u64,
-    pub rows: RowPages,
-}
-
-/// Rows in the pages they were read in. Taken by value, each page is freed once its
-/// rows are taken, so a fill that files the rows never holds every row twice: in one
-/// vector, grown by doubling, 100,000 rows took 22 MB beside the 12 MB they were filed
-/// into (BENCHMARKS.md, issue 31 round 10). A page is as long as the feed's.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RowPages {
-    pages: Vec<Vec<IndexRow>>,
-    len: usize,
-}
-
-impl RowPages {
-    /// Adds `page` after the others (an empty page is not kept).
-    pub fn push_page(&mut self, page: Vec<IndexRow>) {
-        if !page.is_empty() {
-            self.len += page.len();
-            self.pages.push(page);
-        }
-    }
-
-    /// How many rows there are.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Every row, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &IndexRow> {
-        self.pages.iter().flatten()
-    }
-
-    /// Keeps the rows for which `keep` (which may change them) answers true.
-    pub fn retain_mut(&mut self, mut keep: impl FnMut(&mut IndexRow) -> bool) {
-        for page in &mut self.pages {
-            page.retain_mut(&mut keep);
-        }
-        self.pages.retain(|page| !page.is_empty());
-        self.len = self.pages.iter().map(Vec::len).sum();
-    }
-}
-
-impl IntoIterator for RowPages {
-    type Item = IndexRow;
-    // `Flatten` drops a page's iterator, and with it the page, when it runs out.
-    type IntoIter = std::iter::Flatten<std::vec::IntoIter<Vec<IndexRow>>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.pages.into_iter().flatten()
-    }
-}
-
-impl From<Vec<IndexRow>> for RowPages {
-    fn from(rows: Vec<IndexRow>) -> Self {
-        let mut pages = Self::default();
-        pages.push_page(rows);
-        pages
-    }
-}
-
-impl FromIterator<IndexRow> for RowPages {
-    fn from_iter<I: IntoIterator<Item = IndexRow>>(rows: I) -> Self {
-        Self::from(rows.into_iter().collect::<Vec<_>>())
-    }
+    pub rows: Vec<IndexRow>,
 }
 
 /// The rows changed in a project after a revision (DESIGN.md section 3, deltas).
@@ -408,7 +341,3 @@ impl InstalledCatalog for EmptyCatalog {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "ports_tests.rs"]
-mod tests;

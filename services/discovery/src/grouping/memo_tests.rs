@@ -108,7 +108,7 @@ fn a_successor_weighs_the_earlier_answer_it_holds_until_its_own_is_prepared() {
     let sources = vec![source(&[])];
     let rows = ProjectRows {
         revision: 1,
-        rows: vec![row("tools/t/skills/s/SKILL.md")].into(),
+        rows: vec![row("tools/t/skills/s/SKILL.md")],
     };
     let grouped = ProjectSnapshot::build(rows, &sources);
     let build = || Prepared::new(candidates::build("p1", &[], &sources, &grouped), None);

@@ -179,7 +179,7 @@ fn a_later_row_of_the_same_path_replaces_the_earlier_in_a_full_build() {
     let snapshot = ProjectSnapshot::build(
         ProjectRows {
             revision: 1,
-            rows: sent.into(),
+            rows: sent,
         },
         &sources(),
     );
@@ -266,7 +266,7 @@ fn a_source_whose_rows_come_in_two_runs_holds_them_all() {
         ProjectSnapshot::build(
             ProjectRows {
                 revision: 1,
-                rows: sent.into(),
+                rows: sent,
             },
             &sources(),
         )

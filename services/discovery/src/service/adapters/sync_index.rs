@@ -18,18 +18,25 @@ use neuralis_sync::{IndexFeedApi, SyncError};
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowPages,
-    RowsSince, SourceInfo,
+    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince,
+    SourceInfo,
 };
 
-/// Rows a stream brought, decoded as their page arrived, one page of rows per page
-/// of entries; each row's `source_id` holds its source's slug until [`keyed`].
+/// Rows a stream brought, decoded as their page arrived, before they are keyed by
+/// source id.
 #[derive(Default)]
 struct Streamed {
     revision: u64,
     delta: bool,
-    rows: RowPages,
+    rows: Vec<Decoded>,
     removed: Vec<feed::Tombstone>,
+}
+
+/// A row decoded from its entry, its source still named by slug (`row.source_id` is
+/// empty until [`keyed`]).
+struct Decoded {
+    slug: String,
+    row: IndexRow,
 }
 
 /// The index as sync's feed serves it.
@@ -136,9 +143,8 @@ fn payload_of(text: &str) -> Result<FilePayload, serde_json::Error> {
     serde_json::from_str(text)
 }
 
-/// A row decoded from its entry, its `source_id` the source's slug; `None` when its
-/// payload cannot be read.
-fn decoded(entry: feed::Entry) -> Option<IndexRow> {
+/// A row decoded from its entry; `None` when its payload cannot be read.
+fn decoded(entry: feed::Entry) -> Option<Decoded> {
     let payload = match payload_of(&entry.payload_json) {
         Ok(payload) => payload,
         Err(error) => {
@@ -151,8 +157,8 @@ fn decoded(entry: feed::Entry) -> Option<IndexRow> {
     // A hash that cannot be read gives no fingerprint: the row is listed as decided,
     // but its content is never served (fail closed).
     let fingerprint = neuralis_connector::fingerprint_of_hash(&entry.content_hash).unwrap_or(0);
-    Some(IndexRow {
-        source_id: entry.source,
+    let row = IndexRow {
+        source_id: String::new(),
         path: entry.path,
         size: entry.size,
         payload,
@@ -162,19 +168,19 @@ fn decoded(entry: feed::Entry) -> Option<IndexRow> {
             entry.content_flags.iter().map(String::as_str),
         ),
         fingerprint,
+    };
+    Some(Decoded {
+        slug: entry.source,
+        row,
     })
 }
 
-/// Keys a decoded row by its source's id in place; false for a row of a source not
-/// listed (deleted since, or created after the listing), which is dropped.
-fn keyed(ids: &HashMap<String, String>, row: &mut IndexRow) -> bool {
-    match ids.get(&row.source_id) {
-        Some(id) => {
-            row.source_id.clone_from(id);
-            true
-        }
-        None => false,
-    }
+/// A decoded row keyed by its source's id; a row of a source not listed (deleted
+/// since, or created after the listing) is dropped.
+fn keyed(ids: &HashMap<String, String>, decoded: Decoded) -> Option<IndexRow> {
+    let mut row = decoded.row;
+    row.source_id.clone_from(ids.get(&decoded.slug)?);
+    Some(row)
 }
 
 fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, String> {
@@ -194,7 +200,7 @@ fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, Stri
 fn keys_every_row(streamed: &Streamed, listed: &[SourceInfo]) -> bool {
     let is_listed = |slug: &str| listed.iter().any(|source| source.slug == slug);
     streamed.removed.iter().all(|t| !t.path.is_empty())
-        && streamed.rows.iter().all(|row| is_listed(&row.source_id))
+        && streamed.rows.iter().all(|decoded| is_listed(&decoded.slug))
 }
 
 impl SyncIndex {
@@ -222,7 +228,7 @@ impl SyncIndex {
             // Decoded while the next page is read: the store reads ahead of this loop.
             streamed
                 .rows
-                .push_page(page.entries.into_iter().filter_map(decoded).collect());
+                .extend(page.entries.into_iter().filter_map(decoded));
             streamed.removed.extend(page.removed);
         }
         // Rows name their source by slug; policy knows it by id. The sources are listed
@@ -235,8 +241,11 @@ impl SyncIndex {
         } else {
             ids_of(self.sources(project).await?)
         };
-        let mut rows = streamed.rows;
-        rows.retain_mut(|row| keyed(&ids, row));
+        let rows: Vec<IndexRow> = streamed
+            .rows
+            .into_iter()
+            .filter_map(|decoded| keyed(&ids, decoded))
+            .collect();
         if !streamed.delta {
             return Ok(RowsSince::Full(ProjectRows {
                 revision: streamed.revision,
@@ -259,7 +268,7 @@ impl SyncIndex {
             .collect();
         Ok(RowsSince::Delta(ProjectDelta {
             revision: streamed.revision,
-            rows: rows.into_iter().collect(),
+            rows,
             removed,
         }))
     }

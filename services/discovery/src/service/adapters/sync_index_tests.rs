@@ -129,10 +129,7 @@ fn a_row_carries_its_source_id_and_real_path() {
         real_path: "agents/alice/rules/secret.md".into(),
         ..Default::default()
     };
-    let index_row = |ids: &HashMap<String, String>, entry| {
-        let mut row = decoded(entry)?;
-        keyed(ids, &mut row).then_some(row)
-    };
+    let index_row = |ids: &HashMap<String, String>, entry| keyed(ids, decoded(entry)?);
     let row = index_row(&ids, entry("repo")).expect("a row");
     assert_eq!(row.source_id, "p1/repo.00000000000000aa");
     assert_eq!(
