@@ -153,22 +153,24 @@ async fn a_sync_that_only_changes_chunk_rows_or_an_unrelated_file_publishes_noth
     assert!(done.revision > revision_before, "the writes were committed");
 }
 
-/// The predicate is asked under the roots before the run too: a plain file of a
-/// package whose manifest goes in the same run is announced with it, not written in a
-/// quiet batch after the announced one (which a reader could catch up between).
-#[tokio::test]
-async fn a_file_of_a_package_that_goes_in_the_same_run_is_announced_with_it() {
-    let channel = support::unique_channel("package-goes");
+const MANIFEST: &str = "tools/helper/package.json";
+const NOTES: &str = "tools/helper/notes.txt";
+
+/// Syncs a source of `first`, then again after `change`, and checks that the second
+/// run is announced and that its `finish` carries its last revision: no quiet batch
+/// was committed after the announced one (a reader could catch up between them).
+async fn second_run_is_announced_whole(
+    name: &str,
+    first: &[(&str, &str)],
+    change: impl FnOnce(&std::path::Path),
+) {
+    let channel = support::unique_channel(name);
     let (bus, mut subscription) = subscriber(&channel).await;
     let harness = support::start(Setup::redis(&channel).await).await;
     let repo = tempfile::tempdir().expect("tempdir");
-    let manifest = "tools/helper/package.json";
-    tree::write(
-        repo.path(),
-        manifest,
-        r#"{"name": "helper", "neuralis": {}}"#,
-    );
-    tree::write(repo.path(), "tools/helper/notes.txt", "first\n");
+    for (path, content) in first {
+        tree::write(repo.path(), path, content);
+    }
     support::create(
         &harness.client,
         support::local_spec(PROJECT, "repo", repo.path(), "manual"),
@@ -177,50 +179,42 @@ async fn a_file_of_a_package_that_goes_in_the_same_run_is_announced_with_it() {
     support::synced(&harness.client, PROJECT, "repo").await;
     support::events_until_sentinel(&bus, &mut subscription).await;
 
-    std::fs::remove_file(repo.path().join(manifest)).expect("manifest removed");
-    tree::write(repo.path(), "tools/helper/notes.txt", "second, longer\n");
+    change(repo.path());
     let done = support::synced(&harness.client, PROJECT, "repo").await;
     let events = support::events_until_sentinel(&bus, &mut subscription).await;
 
-    assert_eq!(phases(&events), [Phase::Start, Phase::Finish]);
+    assert_eq!(phases(&events), [Phase::Start, Phase::Finish], "{name}");
     assert_eq!(
         events[1].revision, done.revision,
-        "the notes were written in the announced batch, nothing after it"
+        "{name}: the notes were written in the announced batch, nothing after it"
     );
+}
+
+/// The predicate is asked under the roots before the run too: a plain file of a
+/// package whose manifest goes in the same run is announced with it.
+#[tokio::test]
+async fn a_file_of_a_package_that_goes_in_the_same_run_is_announced_with_it() {
+    let first = [
+        (MANIFEST, r#"{"name": "helper", "neuralis": {}}"#),
+        (NOTES, "first\n"),
+    ];
+    second_run_is_announced_whole("package-goes", &first, |repo| {
+        std::fs::remove_file(repo.join(MANIFEST)).expect("manifest removed");
+        tree::write(repo, NOTES, "second, longer\n");
+    })
+    .await;
 }
 
 /// And under the roots after it: a plain file of a package whose manifest comes in the
 /// same run is announced with it.
 #[tokio::test]
 async fn a_file_of_a_package_that_comes_in_the_same_run_is_announced_with_it() {
-    let channel = support::unique_channel("package-comes");
-    let (bus, mut subscription) = subscriber(&channel).await;
-    let harness = support::start(Setup::redis(&channel).await).await;
-    let repo = tempfile::tempdir().expect("tempdir");
-    tree::write(repo.path(), "src/main.rs", "fn main() {}\n");
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
+    let first = [("src/main.rs", "fn main() {}\n")];
+    second_run_is_announced_whole("package-comes", &first, |repo| {
+        tree::write(repo, MANIFEST, r#"{"name": "helper", "neuralis": {}}"#);
+        tree::write(repo, NOTES, "notes\n");
+    })
     .await;
-    support::synced(&harness.client, PROJECT, "repo").await;
-    support::events_until_sentinel(&bus, &mut subscription).await;
-
-    let manifest = "tools/helper/package.json";
-    tree::write(
-        repo.path(),
-        manifest,
-        r#"{"name": "helper", "neuralis": {}}"#,
-    );
-    tree::write(repo.path(), "tools/helper/notes.txt", "notes\n");
-    let done = support::synced(&harness.client, PROJECT, "repo").await;
-    let events = support::events_until_sentinel(&bus, &mut subscription).await;
-
-    assert_eq!(phases(&events), [Phase::Start, Phase::Finish]);
-    assert_eq!(
-        events[1].revision, done.revision,
-        "the notes were written in the announced batch, nothing after it"
-    );
 }
 
 #[tokio::test]
