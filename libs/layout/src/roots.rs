@@ -158,7 +158,10 @@ enum Signal<'a> {
     Manifest((u8, &'a str, &'a ManifestFacts)),
 }
 
-/// The signals of the folder segments of `path` from byte `unread` to `dir_len`.
+/// The signals of the folder segments of `path` from byte `unread` to `dir_len`. A new
+/// kind of signal here must be added to [`path_signals`] too: the sync leaves out of
+/// its move predicate every file that answers false there
+/// (`roots_do_not_depend_on_files_whose_path_signals_nothing` checks the two agree).
 fn folder_signals<'a>(
     path: &'a str,
     unread: usize,
