@@ -119,6 +119,17 @@ pub struct DecidedRow<'a> {
     pub real_path: Option<&'a str>,
 }
 
+/// Where a full read puts its rows as they arrive, keyed by source id: the inventory
+/// files them for grouping at once, so no read holds every decoded row beside the
+/// filing (the largest part of a cold fill's memory peak; issue 31).
+pub trait RowSink: Send {
+    /// One row of the source `source_id` (the row's own `source_id` is not read).
+    fn put(&mut self, source_id: &str, row: IndexRow);
+    /// The rows put under `from` are `to`'s (its slug was listed under a new id after
+    /// the read), or nobody's (`None`: the source was deleted during the read).
+    fn rekey(&mut self, from: &str, to: Option<&str>);
+}
+
 /// What discovery reads from sync.
 #[async_trait]
 pub trait IndexPort: Send + Sync + 'static {
@@ -126,6 +137,24 @@ pub trait IndexPort: Send + Sync + 'static {
     async fn sources(&self, project: &str) -> Result<Vec<SourceInfo>, DiscoveryError>;
     /// Every file row of the project, with the revision they were read at.
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError>;
+    /// [`IndexPort::rows`], each row put into `sink` as it is read; the revision they
+    /// were read at. The rows are keyed as `rows` keys them (by the sources as listed
+    /// after the read); `listed` are the project's sources as this request read them
+    /// before, by which a port may key rows as they arrive and mend the keys after.
+    async fn rows_into(
+        &self,
+        project: &str,
+        listed: &[SourceInfo],
+        sink: &mut dyn RowSink,
+    ) -> Result<u64, DiscoveryError> {
+        let _ = listed;
+        let rows = self.rows(project).await?;
+        for mut row in rows.rows {
+            let source_id = std::mem::take(&mut row.source_id);
+            sink.put(&source_id, row);
+        }
+        Ok(rows.revision)
+    }
     /// The rows changed after `since`, or every row when that cannot be told. A port
     /// that keeps no changes always answers in full. `listed` are the project's sources
     /// as this request read them, before the rows: a port may key the changed rows by

@@ -32,7 +32,7 @@ mod snapshot;
 pub use beside::Beside;
 #[cfg(test)]
 pub(crate) use beside::weighed;
-pub use snapshot::{ProjectSnapshot, Regrouped, RowFacts, SourceSnapshot};
+pub use snapshot::{Filing, ProjectSnapshot, Regrouped, RowFacts, SourceSnapshot};
 
 use beside::Kept;
 
@@ -194,9 +194,11 @@ impl InventoryShell {
         index: &dyn IndexPort,
         ticket: Option<FillTicket>,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
-        let rows = index.rows(project).await?;
+        // Filed as they arrive: no vector of every decoded row is held beside the filing.
+        let mut filing = Filing::default();
+        let revision = index.rows_into(project, sources, &mut filing).await?;
         neuralis_metrics::inventory_full_refill();
-        let snapshot = Arc::new(ProjectSnapshot::build(rows, sources));
+        let snapshot = Arc::new(filing.snapshot(revision, sources));
         if let Some(ticket) = ticket {
             self.keep(&ticket, &snapshot);
         }

@@ -22,14 +22,16 @@ use std::sync::Arc;
 use neuralis_inventory::Weigh;
 use neuralis_layout::{FilePayload, Layout, PackageRoots};
 
-use crate::base::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, SourceInfo};
+use crate::base::ports::{IndexRow, ProjectDelta, ProjectRows, RemovedRow, RowSink, SourceInfo};
 
+mod filing;
 mod folders;
 mod moved;
 mod others;
 mod relevant;
 mod source;
 
+pub use filing::Filing;
 use others::Others;
 use relevant::Relevant;
 
@@ -137,79 +139,16 @@ fn kept(row: IndexRow) -> (String, Kept) {
     )
 }
 
-/// Files a source's `held` rows under its `id`: moved when they are its first, added
-/// to the earlier ones when its rows came in more than one run.
-fn file_under(
-    files: &mut BTreeMap<String, Vec<(String, Kept)>>,
-    id: String,
-    mut held: Vec<(String, Kept)>,
-) {
-    match files.entry(id) {
-        std::collections::btree_map::Entry::Vacant(entry) => {
-            if held.len() < held.capacity() / 2 {
-                held.shrink_to_fit();
-            }
-            entry.insert(held);
-        }
-        std::collections::btree_map::Entry::Occupied(mut entry) => entry.get_mut().extend(held),
-    }
-}
-
-/// `rows` filed per source id, each source's in the order they came. Rows arrive a
-/// source at a time, in path order: each source's are collected as they come (one
-/// comparison of the source id per row), then its map is built in one pass.
-///
-/// A function of its own so that the rows' vector is freed when it returns: held until
-/// the end of [`ProjectSnapshot::build`], it stayed beside every source's grouping, the
-/// largest part of a cold fill's peak (22 of 71 MB of heap for 100,000 rows, heaptrack).
-fn by_source(rows: Vec<IndexRow>) -> BTreeMap<String, Vec<(String, Kept)>> {
-    let mut files: BTreeMap<String, Vec<(String, Kept)>> = BTreeMap::new();
-    let mut current: Option<(String, Vec<(String, Kept)>)> = None;
-    let mut rows = rows.into_iter();
-    while let Some(mut row) = rows.next() {
-        match &mut current {
-            Some((id, held)) if *id == row.source_id => held.push(kept(row)),
-            _ => {
-                let source = std::mem::take(&mut row.source_id);
-                // Room for every row left: most projects' rows are one source's, and a
-                // vector grown by doubling copies each row about twice.
-                let mut held = Vec::with_capacity(rows.len() + 1);
-                held.push(kept(row));
-                if let Some((id, held)) = current.replace((source, held)) {
-                    file_under(&mut files, id, held);
-                }
-            }
-        }
-    }
-    if let Some((id, held)) = current {
-        file_under(&mut files, id, held);
-    }
-    files
-}
-
 impl ProjectSnapshot {
-    /// Groups `rows` per source with the layout core.
+    /// Groups `rows` per source with the layout core (as a [`Filing`] they are put
+    /// into, in order, would).
     pub fn build(rows: ProjectRows, sources: &[SourceInfo]) -> Self {
-        let rows_revision = rows.revision;
-        let slugs: HashMap<&str, &str> = sources
-            .iter()
-            .map(|s| (s.id.as_str(), s.slug.as_str()))
-            .collect();
-        let files = by_source(rows.rows);
-        let revision = rows_revision;
-        let sources = files
-            .into_iter()
-            .map(|(id, files)| {
-                let slug = slugs
-                    .get(id.as_str())
-                    .copied()
-                    .unwrap_or(id.as_str())
-                    .to_owned();
-                let whole = SourceSnapshot::whole(slug, sorted_unique(files));
-                (id, Arc::new(whole))
-            })
-            .collect();
-        Self { revision, sources }
+        let mut filing = Filing::default();
+        for mut row in rows.rows {
+            let source_id = std::mem::take(&mut row.source_id);
+            filing.put(&source_id, row);
+        }
+        filing.snapshot(rows.revision, sources)
     }
 
     /// This snapshot with `delta` applied: untouched sources are shared, a touched

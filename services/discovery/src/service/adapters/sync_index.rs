@@ -3,24 +3,23 @@
 //! listener in split mode.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use neuralis_access::{Scope, SourceScope};
 use neuralis_identity::{BearerToken, ServiceSigner};
-use neuralis_layout::FilePayload;
-use neuralis_proto::common::v1 as common;
 use neuralis_proto::sync::internal::v1 as feed;
-use neuralis_proto::sync::v1 as pb;
-use neuralis_sync::{IndexFeedApi, SyncError};
+use neuralis_sync::{IndexFeedApi, SyncError, SyncStream};
 
 use crate::base::error::DiscoveryError;
 use crate::base::ports::{
-    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowsSince,
-    SourceInfo,
+    DecidedRow, IndexPort, IndexRow, ProjectDelta, ProjectRows, RawHit, RemovedRow, RowSink,
+    RowsSince, SourceInfo,
 };
+
+mod entry;
+
+use entry::{Collected, Decoded, decoded, ids_of, keyed, source_info};
 
 /// Rows a stream brought, decoded as their page arrived, before they are keyed by
 /// source id.
@@ -30,13 +29,6 @@ struct Streamed {
     delta: bool,
     rows: Vec<Decoded>,
     removed: Vec<feed::Tombstone>,
-}
-
-/// A row decoded from its entry, its source still named by slug (`row.source_id` is
-/// empty until [`keyed`]).
-struct Decoded {
-    slug: String,
-    row: IndexRow,
 }
 
 /// The index as sync's feed serves it.
@@ -91,105 +83,6 @@ fn slug_of<'a>(project: &str, source_id: &'a str) -> &'a str {
     rest.split_once('.').map_or(rest, |(slug, _)| slug)
 }
 
-fn source_info(source: pb::Source) -> Option<SourceInfo> {
-    // A source without its id cannot be keyed in policy: it contributes nothing.
-    let id = Some(source.id).filter(|id| !id.is_empty())?;
-    let spec = source.spec?;
-    let scope = match common::SourceScope::try_from(spec.scope).ok()? {
-        common::SourceScope::Project => Scope::Project,
-        common::SourceScope::User => Scope::User,
-        common::SourceScope::Agent => Scope::Agent,
-        common::SourceScope::Unspecified => return None,
-    };
-    let owner = if spec.owner.is_empty() && scope == Scope::Project {
-        spec.project.clone()
-    } else {
-        spec.owner
-    };
-    let machine = pb::SourceKind::try_from(spec.kind).ok() == Some(pb::SourceKind::Machine);
-    let (root_uri, local_root) = if machine && !spec.machine_uri.is_empty() {
-        (spec.machine_uri.clone(), None)
-    } else {
-        (
-            format!("file://{}", spec.root),
-            Some(PathBuf::from(&spec.root)),
-        )
-    };
-    Some(SourceInfo {
-        id,
-        slug: spec.slug,
-        scope: SourceScope { scope, owner },
-        root_uri,
-        local_root,
-        privacy_patterns: spec.privacy_patterns,
-        data_tree: pb::SourceKind::try_from(spec.kind).ok() == Some(pb::SourceKind::Data),
-        recognizes_packages: spec.recognizes_packages,
-    })
-}
-
-/// The stored text of a plain file's payload (the layout core's default, as the sync
-/// encodes it): most rows carry exactly it, and a row whose text is it decodes to the
-/// default without a parse.
-static PLAIN_PAYLOAD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    serde_json::to_value(FilePayload::default())
-        .map(|value| value.to_string())
-        .unwrap_or_default()
-});
-
-fn payload_of(text: &str) -> Result<FilePayload, serde_json::Error> {
-    if text == PLAIN_PAYLOAD.as_str() {
-        return Ok(FilePayload::default());
-    }
-    serde_json::from_str(text)
-}
-
-/// A row decoded from its entry; `None` when its payload cannot be read.
-fn decoded(entry: feed::Entry) -> Option<Decoded> {
-    let payload = match payload_of(&entry.payload_json) {
-        Ok(payload) => payload,
-        Err(error) => {
-            // A row whose payload cannot be read contributes nothing (fail closed).
-            tracing::warn!(%error, "index row with an unreadable payload skipped");
-            return None;
-        }
-    };
-    let real_path = Some(entry.real_path).filter(|p| !p.is_empty());
-    // A hash that cannot be read gives no fingerprint: the row is listed as decided,
-    // but its content is never served (fail closed).
-    let fingerprint = neuralis_connector::fingerprint_of_hash(&entry.content_hash).unwrap_or(0);
-    let row = IndexRow {
-        source_id: String::new(),
-        path: entry.path,
-        size: entry.size,
-        payload,
-        real_path,
-        // A flag this version does not know is left out (shown to nobody).
-        content_flags: neuralis_content_flags::FlagSet::from_names(
-            entry.content_flags.iter().map(String::as_str),
-        ),
-        fingerprint,
-    };
-    Some(Decoded {
-        slug: entry.source,
-        row,
-    })
-}
-
-/// A decoded row keyed by its source's id; a row of a source not listed (deleted
-/// since, or created after the listing) is dropped.
-fn keyed(ids: &HashMap<String, String>, decoded: Decoded) -> Option<IndexRow> {
-    let mut row = decoded.row;
-    row.source_id.clone_from(ids.get(&decoded.slug)?);
-    Some(row)
-}
-
-fn ids_of(sources: impl IntoIterator<Item = SourceInfo>) -> HashMap<String, String> {
-    sources
-        .into_iter()
-        .map(|source| (source.slug, source.id))
-        .collect()
-}
-
 /// Whether the sources a request listed before reading a delta key its rows as a
 /// listing after the read would (then the second listing is skipped: it cost one more
 /// read of the source records per delta). True when every row names a listed slug and
@@ -204,22 +97,31 @@ fn keys_every_row(streamed: &Streamed, listed: &[SourceInfo]) -> bool {
 }
 
 impl SyncIndex {
-    /// `ListEntries`, in full or since a revision (with the sources the request listed
-    /// before it), rows keyed by source id.
+    /// `ListEntries`' pages, in full or since a revision.
+    async fn pages(
+        &self,
+        project: &str,
+        since_revision: Option<u64>,
+    ) -> Result<SyncStream<feed::ListEntriesResponse>, DiscoveryError> {
+        let request = feed::ListEntriesRequest {
+            project: project.to_owned(),
+            since_revision,
+        };
+        self.feed
+            .list_entries(&self.credential()?, request)
+            .await
+            .map_err(from_sync)
+    }
+
+    /// `ListEntries` since a revision (with the sources the request listed before it),
+    /// rows keyed by source id; in full when sync cannot answer from that revision.
     async fn entries(
         &self,
         project: &str,
-        since: Option<(u64, &[SourceInfo])>,
+        since: u64,
+        listed: &[SourceInfo],
     ) -> Result<RowsSince, DiscoveryError> {
-        let request = feed::ListEntriesRequest {
-            project: project.to_owned(),
-            since_revision: since.map(|(revision, _)| revision),
-        };
-        let mut pages = self
-            .feed
-            .list_entries(&self.credential()?, request)
-            .await
-            .map_err(from_sync)?;
+        let mut pages = self.pages(project, Some(since)).await?;
         let mut streamed = Streamed::default();
         while let Some(page) = pages.next().await {
             let page = page.map_err(from_sync)?;
@@ -235,7 +137,6 @@ impl SyncIndex {
         // after the rows, so a source created before the rows were read is listed: its
         // rows are kept (a delta never brings them again). A source deleted since the
         // read drops its rows, and its tombstone comes with the next delta.
-        let listed = since.map(|(_, listed)| listed).unwrap_or_default();
         let ids: HashMap<String, String> = if streamed.delta && keys_every_row(&streamed, listed) {
             ids_of(listed.iter().cloned())
         } else {
@@ -293,14 +194,62 @@ impl IndexPort for SyncIndex {
     }
 
     async fn rows(&self, project: &str) -> Result<ProjectRows, DiscoveryError> {
-        match self.entries(project, None).await? {
-            RowsSince::Full(rows) => Ok(rows),
-            // Never without `since_revision`; a sync that answered so anyway is not
-            // trusted with the whole project.
-            RowsSince::Delta(_) => Err(DiscoveryError::Unavailable(
-                "sync answered a full read with a delta".into(),
-            )),
+        let listed = self.sources(project).await?;
+        let mut rows = Collected::default();
+        let revision = self.rows_into(project, &listed, &mut rows).await?;
+        Ok(ProjectRows {
+            revision,
+            rows: rows.0,
+        })
+    }
+
+    /// Each row is keyed as its page arrives by the sources the request listed before
+    /// the read; a row of a slug not listed then waits for the listing after it. That
+    /// second listing mends the keys, so every row ends keyed as a listing after the
+    /// read would key it (as `rows_since` keys a full answer): a source deleted during
+    /// the read drops its rows, one created again under a new id takes them, one
+    /// created during the read keeps the rows it had (a delta never brings them again).
+    async fn rows_into(
+        &self,
+        project: &str,
+        listed: &[SourceInfo],
+        sink: &mut dyn RowSink,
+    ) -> Result<u64, DiscoveryError> {
+        let mut pages = self.pages(project, None).await?;
+        let before = ids_of(listed.iter().cloned());
+        let mut unlisted: Vec<Decoded> = Vec::new();
+        let mut revision = 0;
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(from_sync)?;
+            if page.delta {
+                // Never without `since_revision`; a sync that answered so anyway is not
+                // trusted with the whole project.
+                return Err(DiscoveryError::Unavailable(
+                    "sync answered a full read with a delta".into(),
+                ));
+            }
+            revision = page.revision;
+            // Decoded while the next page is read: the store reads ahead of this loop.
+            for decoded in page.entries.into_iter().filter_map(decoded) {
+                match before.get(&decoded.slug) {
+                    Some(id) => sink.put(id, decoded.row),
+                    None => unlisted.push(decoded),
+                }
+            }
         }
+        let after = ids_of(self.sources(project).await?);
+        for (slug, id) in &before {
+            let now = after.get(slug);
+            if now != Some(id) {
+                sink.rekey(id, now.map(String::as_str));
+            }
+        }
+        for decoded in unlisted {
+            if let Some(id) = after.get(&decoded.slug) {
+                sink.put(id, decoded.row);
+            }
+        }
+        Ok(revision)
     }
 
     async fn rows_since(
@@ -309,7 +258,7 @@ impl IndexPort for SyncIndex {
         since: u64,
         listed: &[SourceInfo],
     ) -> Result<RowsSince, DiscoveryError> {
-        self.entries(project, Some((since, listed))).await
+        self.entries(project, since, listed).await
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {
@@ -379,3 +328,7 @@ impl IndexPort for SyncIndex {
 #[cfg(test)]
 #[path = "sync_index_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sync_index_fill_tests.rs"]
+mod fill_tests;

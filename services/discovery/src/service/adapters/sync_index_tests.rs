@@ -1,5 +1,10 @@
 //! How rows and sources from sync's feed are keyed.
 
+use neuralis_layout::FilePayload;
+use neuralis_proto::common::v1 as common;
+use neuralis_proto::sync::v1 as pb;
+
+use super::entry::payload_of;
 use super::*;
 
 #[test]

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, PackageRoots, group};
+use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, Layout, PackageRoots, group};
 
 use super::folders::{Edited, by_folder, find as find_other};
 use super::relevant::{Copied, Relevant, find};
@@ -19,44 +19,85 @@ impl SourceSnapshot {
     /// splits them by the roots found.
     pub(super) fn whole(slug: String, files: Vec<(String, Kept)>) -> Self {
         let count = files.len();
-        let path_bytes = files.iter().map(|(path, _)| path.len()).sum();
-        let (input, facts): (Vec<IndexedFile>, Vec<RowFacts>) = files
-            .into_iter()
-            .map(|(path, kept)| {
-                let file = IndexedFile::new(path, kept.payload)
-                    .with_real_path(kept.facts.real_path.clone());
-                (file, kept.facts)
-            })
-            .unzip();
         let options = GroupOptions::synced(slug.clone());
+        let mut input: Vec<IndexedFile> = Vec::with_capacity(count);
+        let mut facts: Vec<RowFacts> = Vec::with_capacity(count);
+        for (path, kept) in files {
+            let file =
+                IndexedFile::new(path, kept.payload).with_real_path(kept.facts.real_path.clone());
+            input.push(file);
+            facts.push(kept.facts);
+        }
         let layout = group(&input, &options);
         let roots = PackageRoots::from_layout(&layout);
+        let files = input.into_iter().zip(facts).map(|(file, facts)| {
+            let kept = Kept {
+                payload: file.payload,
+                facts,
+            };
+            (file.path, kept)
+        });
+        let mut split = Self::split(slug, std::iter::once(files), count, roots);
+        split.layout = Arc::new(layout);
+        split
+    }
+
+    /// [`SourceSnapshot::whole`] of the files in `runs` (in path order, one per path,
+    /// `count` in all), each run freed once it is read: the roots are found first,
+    /// from the few files they can depend on, then the files are split by them and
+    /// only the relevant ones grouped. Grouping every file is left for a source whose
+    /// relevant files do not find those roots again (as a delta's regroup does).
+    pub(super) fn grouped(slug: String, runs: Vec<Vec<(String, Kept)>>, count: usize) -> Self {
+        let roots = PackageRoots::of_files(&view(&runs), &GroupOptions::synced(slug.clone()));
+        Self::split(slug, runs.into_iter().map(Vec::into_iter), count, roots).regrouped()
+    }
+
+    /// This source's relevant files grouped, when they find the roots they were split
+    /// under again; every file grouped whole otherwise.
+    fn regrouped(mut self) -> Self {
+        let layout = group(&self.relevant, &GroupOptions::synced(self.slug.clone()));
+        if PackageRoots::from_layout(&layout) != *self.roots {
+            return Self::whole(self.slug.clone(), self.all_files().into_iter().collect());
+        }
+        self.layout = Arc::new(layout);
+        self
+    }
+
+    /// The files of `runs` (in path order, about `count`) split under `roots`, with an
+    /// empty layout.
+    fn split(
+        slug: String,
+        runs: impl Iterator<Item = impl Iterator<Item = (String, Kept)>>,
+        count: usize,
+        roots: PackageRoots,
+    ) -> Self {
         let mut relevant = Relevant::new();
         let mut rows = HashMap::new();
+        let (mut held, mut path_bytes) = (0, 0);
         // Most rows lie outside every package: room for all of them at once.
         let mut others = Vec::with_capacity(count);
         // The rows come in path order: each folder is decided once.
         let mut walk = roots.in_order();
-        for (file, facts) in input.into_iter().zip(facts) {
-            if walk.can_move_package(&file.path) {
-                rows.insert(file.path.clone(), facts);
-                relevant.push(file); // still sorted: the input was
+        for (path, kept) in runs.flatten() {
+            held += 1;
+            path_bytes += path.len();
+            if walk.can_move_package(&path) {
+                rows.insert(path.clone(), kept.facts.clone());
+                let file =
+                    IndexedFile::new(path, kept.payload).with_real_path(kept.facts.real_path);
+                relevant.push(file); // still sorted: the rows were
             } else {
-                let kept = Kept {
-                    payload: file.payload,
-                    facts,
-                };
-                others.push((file.path, kept));
+                others.push((path, kept));
             }
         }
         Self {
             rows: Arc::new(rows),
             slug,
-            layout: Arc::new(layout),
+            layout: Arc::new(Layout::default()),
             relevant: Arc::new(relevant),
             others: Arc::new(by_folder(others)),
             roots: Arc::new(roots),
-            count,
+            count: held,
             path_bytes,
         }
     }
@@ -189,3 +230,23 @@ impl SourceSnapshot {
         }
     }
 }
+
+/// The files of `runs` the roots can depend on (`PackageRoots::depend_on_path`, or a
+/// usable manifest): of a tree of code, a few thousand of 100,000.
+fn view(runs: &[Vec<(String, Kept)>]) -> Vec<IndexedFile> {
+    runs.iter()
+        .flatten()
+        .filter(|(path, kept)| {
+            let manifest = kept.payload.manifest.as_ref().is_some_and(|m| m.usable);
+            manifest || PackageRoots::depend_on_path(path)
+        })
+        .map(|(path, kept)| {
+            IndexedFile::new(path.clone(), kept.payload.clone())
+                .with_real_path(kept.facts.real_path.clone())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "source_tests.rs"]
+mod tests;
