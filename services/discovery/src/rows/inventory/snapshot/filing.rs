@@ -22,7 +22,6 @@ const LONGEST_RUN: usize = 4096;
 #[derive(Default)]
 struct Held {
     runs: Vec<Vec<(String, Kept)>>,
-    count: usize,
     /// Every path greater than the one before it (the store's order): then the rows
     /// are grouped as they are, with no sort and no duplicate to drop.
     ascending: bool,
@@ -46,24 +45,21 @@ impl Held {
         if let Some(run) = self.runs.last_mut() {
             run.push(file);
         }
-        self.count += 1;
     }
 
     /// `later`'s rows after these, as if they had come after them.
     fn append(&mut self, later: Held) {
         self.ascending = false; // grouped after a sort, which keeps the later of a path
-        self.count += later.count;
         self.runs.extend(later.runs);
     }
 
     /// The source grouped whole.
     fn grouped(self, slug: String) -> SourceSnapshot {
         if self.ascending {
-            return SourceSnapshot::grouped(slug, self.runs, self.count);
+            return SourceSnapshot::grouped(slug, self.runs);
         }
         let files = sorted_unique(self.runs.into_iter().flatten().collect());
-        let count = files.len();
-        SourceSnapshot::grouped(slug, vec![files], count)
+        SourceSnapshot::grouped(slug, vec![files])
     }
 }
 

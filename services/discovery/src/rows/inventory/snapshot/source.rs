@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use neuralis_layout::{FilePayload, GroupOptions, IndexedFile, Layout, PackageRoots, group};
 
-use super::folders::{Edited, by_folder, find as find_other};
+use super::folders::{ByFolder, Edited, find as find_other};
 use super::relevant::{Copied, Relevant, find};
 use super::{Files, Kept, Regrouped, RowFacts, SourceSnapshot, kept};
 use crate::base::ports::IndexRow;
@@ -37,19 +37,19 @@ impl SourceSnapshot {
             };
             (file.path, kept)
         });
-        let mut split = Self::split(slug, std::iter::once(files), count, roots);
+        let mut split = Self::split(slug, std::iter::once(files), roots);
         split.layout = Arc::new(layout);
         split
     }
 
-    /// [`SourceSnapshot::whole`] of the files in `runs` (in path order, one per path,
-    /// `count` in all), each run freed once it is read: the roots are found first,
+    /// [`SourceSnapshot::whole`] of the files in `runs` (in path order, one per path),
+    /// each run freed once it is read: the roots are found first,
     /// from the few files they can depend on, then the files are split by them and
     /// only the relevant ones grouped. Grouping every file is left for a source whose
     /// relevant files do not find those roots again (as a delta's regroup does).
-    pub(super) fn grouped(slug: String, runs: Vec<Vec<(String, Kept)>>, count: usize) -> Self {
+    pub(super) fn grouped(slug: String, runs: Vec<Vec<(String, Kept)>>) -> Self {
         let roots = PackageRoots::of_files(&view(&runs), &GroupOptions::synced(slug.clone()));
-        Self::split(slug, runs.into_iter().map(Vec::into_iter), count, roots).regrouped()
+        Self::split(slug, runs.into_iter().map(Vec::into_iter), roots).regrouped()
     }
 
     /// This source's relevant files grouped, when they find the roots they were split
@@ -63,19 +63,16 @@ impl SourceSnapshot {
         self
     }
 
-    /// The files of `runs` (in path order, about `count`) split under `roots`, with an
-    /// empty layout.
+    /// The files of `runs` (in path order) split under `roots`, with an empty layout.
     fn split(
         slug: String,
         runs: impl Iterator<Item = impl Iterator<Item = (String, Kept)>>,
-        count: usize,
         roots: PackageRoots,
     ) -> Self {
         let mut relevant = Relevant::new();
         let mut rows = HashMap::new();
         let (mut held, mut path_bytes) = (0, 0);
-        // Most rows lie outside every package: room for all of them at once.
-        let mut others = Vec::with_capacity(count);
+        let mut others = ByFolder::default();
         // The rows come in path order: each folder is decided once.
         let mut walk = roots.in_order();
         for (path, kept) in runs.flatten() {
@@ -87,7 +84,7 @@ impl SourceSnapshot {
                     IndexedFile::new(path, kept.payload).with_real_path(kept.facts.real_path);
                 relevant.push(file); // still sorted: the rows were
             } else {
-                others.push((path, kept));
+                others.push(path, kept);
             }
         }
         Self {
@@ -95,7 +92,7 @@ impl SourceSnapshot {
             slug,
             layout: Arc::new(Layout::default()),
             relevant: Arc::new(relevant),
-            others: Arc::new(by_folder(others)),
+            others: Arc::new(others.finish()),
             roots: Arc::new(roots),
             count: held,
             path_bytes,

@@ -115,7 +115,7 @@ proptest! {
     fn a_source_grouped_from_its_relevant_files_is_the_source_grouped_whole(files in files()) {
         let whole = SourceSnapshot::whole("repo".into(), files.clone());
         let runs: Vec<Vec<_>> = files.chunks(3).map(<[_]>::to_vec).collect();
-        let grouped = SourceSnapshot::grouped("repo".into(), runs, files.len());
+        let grouped = SourceSnapshot::grouped("repo".into(), runs);
         prop_assert_eq!(held(&grouped), held(&whole));
     }
 
@@ -127,7 +127,7 @@ proptest! {
         let wrong = PackageRoots::new(["src", "docs"], false);
         prop_assume!(wrong != *whole.roots);
         let runs = std::iter::once(files.clone().into_iter());
-        let split = SourceSnapshot::split("repo".into(), runs, files.len(), wrong);
+        let split = SourceSnapshot::split("repo".into(), runs, wrong);
         prop_assert_eq!(held(&split.regrouped()), held(&whole));
     }
 }
