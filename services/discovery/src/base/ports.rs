@@ -370,3 +370,7 @@ impl InstalledCatalog for EmptyCatalog {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "ports_tests.rs"]
+mod tests;

@@ -230,3 +230,26 @@ async fn a_full_read_answered_with_a_delta_is_refused() {
         "{refused:?}"
     );
 }
+
+/// A delta request that sync answers in full (a gap) is keyed as a full read is, by
+/// the listing after it, never by the request's own: a source deleted during the read
+/// drops its rows.
+#[tokio::test]
+async fn a_delta_answered_in_full_is_keyed_by_the_listing_after_it() {
+    let listed: Vec<SourceInfo> = [stored("a", "01"), stored("b", "02")]
+        .into_iter()
+        .filter_map(source_info)
+        .collect();
+    let read = index(
+        vec![vec![stored("b", "02")]],
+        pages(&[("a", "x.md"), ("b", "y.md")]),
+    );
+    let answer = read.rows_since("p1", 3, &listed).await.expect("an answer");
+    let RowsSince::Full(rows) = answer else {
+        panic!("a full answer is a full answer");
+    };
+    assert_eq!(
+        keys(&rows.rows),
+        [("p1/b.02".to_owned(), "y.md".to_owned())]
+    );
+}
