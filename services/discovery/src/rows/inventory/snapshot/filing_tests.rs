@@ -145,3 +145,37 @@ fn mended_keys_move_or_drop_a_sources_rows() {
     assert_eq!(snapshot.sources.keys().collect::<Vec<_>>(), [IDS[1]]);
     assert_eq!(snapshot.row_count(), 1);
 }
+
+/// Rows in the store's order (each path after the one before) fill runs that double
+/// from the first size to the longest, and are grouped with no sort; a path that does
+/// not come after the one before it (the same again, or an earlier one) means a sort.
+#[test]
+fn rows_in_the_stores_order_fill_doubling_runs_and_need_no_sort() {
+    let n = 9_000;
+    let mut filing = Filing::default();
+    for i in 0..n {
+        filing.put(IDS[0], row(&format!("src/f{i:06}.rs"), "x"));
+    }
+    filing.close();
+    let held = &filing.sources[IDS[0]];
+    assert!(held.ascending, "the store's order needs no sort");
+    let mut expected = Vec::new();
+    let (mut left, mut room) = (n, FIRST_RUN);
+    while left > 0 {
+        expected.push(left.min(room));
+        left -= left.min(room);
+        room = (2 * room).min(LONGEST_RUN);
+    }
+    let lens: Vec<usize> = held.runs.iter().map(Vec::len).collect();
+    assert_eq!(lens, expected);
+    let rooms: Vec<usize> = held.runs.iter().map(Vec::capacity).collect();
+    assert!(rooms.iter().all(|room| *room <= LONGEST_RUN), "{rooms:?}");
+
+    for (first, then) in [("a.md", "a.md"), ("b.md", "a.md")] {
+        let mut held = Held::default();
+        held.push(kept(row(first, "1")));
+        assert!(held.ascending);
+        held.push(kept(row(then, "2")));
+        assert!(!held.ascending, "{first} then {then}");
+    }
+}
