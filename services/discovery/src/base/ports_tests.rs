@@ -1,7 +1,21 @@
 //! What a port gives by default.
 
 use super::*;
-use crate::rows::fixtures::{SOURCE, row};
+
+const SOURCE: &str = "p/repo.00000000000000aa";
+
+/// A plain file's row of the source `SOURCE` (this layer's own: no fixture from above).
+fn row(path: &str, body: &str) -> IndexRow {
+    IndexRow {
+        source_id: SOURCE.into(),
+        path: path.into(),
+        size: body.len() as u64,
+        payload: FilePayload::default(),
+        real_path: None,
+        content_flags: Default::default(),
+        fingerprint: 1,
+    }
+}
 
 /// A port that answers rows only (as the test fakes do).
 struct RowsOnly(ProjectRows);
