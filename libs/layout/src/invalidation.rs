@@ -195,30 +195,64 @@ pub fn can_move_package(path: &str, roots: &[&str]) -> bool {
 /// every file it writes).
 fn could_form_or_feed_a_package(path: &str) -> bool {
     let (parent, base) = split_parent(path);
-    let forms_a_root = |dir: &str| is_marker(dir) || category_folder(dir).is_some();
-    let mut formed_above = false;
+    let mut above = FoldersAbove::default();
     if !parent.is_empty() {
-        for dir in segments(parent).filter(|dir| !dir.is_empty()) {
-            // No root forms under template(s)/ or workflows/, and nothing there is a
-            // contribution; but a marker or category folder above one still forms a
-            // root (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a
-            // skill whose bundle the file joins (`skills/a/templates/…`).
-            if NEVER_CONTRIBUTION_DIRS.contains(&dir) {
-                return formed_above;
-            }
-            formed_above = formed_above || forms_a_root(dir);
+        above = segments(parent).fold(above, FoldersAbove::enter);
+    }
+    above.could_form_or_feed(parent, base, path)
+}
+
+/// What the folders above a file say of it, whatever the roots: read one folder at a
+/// time from the source root, so a walk in path order ([`InOrder`]) reads each folder
+/// once and not once per file below it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct FoldersAbove {
+    /// A marker or category folder above forms a root.
+    formed: bool,
+    /// A template(s)/ or workflows/ folder was entered: nothing below it forms a root
+    /// or is a contribution, so only what formed above it counts.
+    closed: bool,
+}
+
+impl FoldersAbove {
+    /// These folders and `dir` below them.
+    fn enter(self, dir: &str) -> Self {
+        if self.closed || dir.is_empty() {
+            return self;
+        }
+        // No root forms under template(s)/ or workflows/, and nothing there is a
+        // contribution; but a marker or category folder above one still forms a
+        // root (`kit/skills/templates/…` makes `kit` hold `skills/`), or holds a
+        // skill whose bundle the file joins (`skills/a/templates/…`).
+        if NEVER_CONTRIBUTION_DIRS.contains(&dir) {
+            return Self {
+                closed: true,
+                ..self
+            };
+        }
+        Self {
+            formed: self.formed || is_marker(dir) || category_folder(dir).is_some(),
+            closed: false,
         }
     }
-    let creates_root = formed_above
-        || base == SKILL_FILE
-        || manifest_kind(path).is_some()
-        || is_marker(base)
-        || category_folder(base).is_some();
-    let binds_at_source_root = parent.is_empty()
-        && (IDENTITY_BASENAMES.contains(&base)
-            || ROOT_RULE_FILES.contains(&base)
-            || base == COPILOT_IDENTITY);
-    creates_root || binds_at_source_root
+
+    /// [`could_form_or_feed_a_package`] of the file `base` in `parent` (`path`), these
+    /// being the folders of `parent`.
+    fn could_form_or_feed(self, parent: &str, base: &str, path: &str) -> bool {
+        if self.closed {
+            return self.formed;
+        }
+        let creates_root = self.formed
+            || base == SKILL_FILE
+            || manifest_kind(path).is_some()
+            || is_marker(base)
+            || category_folder(base).is_some();
+        let binds_at_source_root = parent.is_empty()
+            && (IDENTITY_BASENAMES.contains(&base)
+                || ROOT_RULE_FILES.contains(&base)
+                || base == COPILOT_IDENTITY);
+        creates_root || binds_at_source_root
+    }
 }
 
 #[cfg(test)]
