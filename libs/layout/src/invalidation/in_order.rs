@@ -122,10 +122,9 @@ impl PackageRoots {
 
     /// [`PackageRoots::is_root`] for a `dir` that, if a root, is one of `range`.
     fn is_root_in(&self, (from, to): (usize, usize), dir: &str) -> bool {
-        from < to
-            && self.nested[from..to]
-                .binary_search_by(|root| root.as_str().cmp(dir))
-                .is_ok()
+        self.nested[from..to]
+            .binary_search_by(|root| root.as_str().cmp(dir))
+            .is_ok()
     }
 
     /// The roots of `range` that lie below `dir`: sorted, they are the ones between
@@ -232,6 +231,24 @@ mod tests {
         assert!(paths.is_sorted(), "the cases are a walk in order");
         assert_eq!(answers_alone(&roots, &paths), expected);
         assert_eq!(answers_in_order(&roots, &paths), expected);
+    }
+
+    /// The walk holds one entry per folder of the last path: the files of one folder
+    /// add none, however many there are (a cache that grew with every file would
+    /// answer the same but hold a cold fill's every row).
+    #[test]
+    fn a_walk_holds_one_entry_per_folder_it_is_in() {
+        let roots = PackageRoots::new(["a/b"], false);
+        let mut walk = roots.in_order();
+        for file in 0..10 {
+            walk.can_move_package(&format!("a/b/c/f{file}.txt"));
+            assert_eq!(walk.stack.len(), 3, "after the file {file} of a/b/c");
+        }
+        walk.can_move_package("a/x.txt");
+        assert_eq!(walk.stack.len(), 1, "back in a");
+        walk.can_move_package("top.txt");
+        walk.can_move_package("z/y/f.txt");
+        assert_eq!(walk.stack.len(), 2, "in z/y");
     }
 
     /// The roots below a folder are the run of the sorted roots that begin with the
