@@ -172,3 +172,63 @@ fn a_plain_payload_decodes_to_the_default_and_an_unreadable_one_drops_its_row() 
     assert!(decoded(entry(plain)).is_some());
     assert!(decoded(entry("{\"version\": \"x\"".into())).is_none());
 }
+
+fn source_of(
+    kind: pb::SourceKind,
+    scope: common::SourceScope,
+    owner: &str,
+    uri: &str,
+) -> SourceInfo {
+    let source = pb::Source {
+        id: "p1/repo.0123456789abcdef".into(),
+        spec: Some(pb::SourceSpec {
+            project: "p1".into(),
+            slug: "repo".into(),
+            kind: kind as i32,
+            root: "/srv/repo".into(),
+            machine_uri: uri.into(),
+            scope: scope as i32,
+            owner: owner.into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    source_info(source).expect("a source")
+}
+
+/// A project source's owner is its project when sync stored none; a user or agent
+/// source keeps its own owner, even an empty one (policy then grants it nothing), and
+/// a project source with an owner keeps it.
+#[test]
+fn a_project_source_without_an_owner_is_owned_by_its_project() {
+    use common::SourceScope as S;
+    for (scope, owner, expected) in [
+        (S::Project, "", "p1"),
+        (S::Project, "team", "team"),
+        (S::User, "u1", "u1"),
+        (S::User, "", ""),
+        (S::Agent, "", ""),
+    ] {
+        let info = source_of(pb::SourceKind::Local, scope, owner, "");
+        assert_eq!(info.scope.owner, expected, "{scope:?} owned by {owner:?}");
+    }
+}
+
+/// A machine source with its URI is addressed by that URI and has no local root (its
+/// files are not read from this host); any other source, or a machine source without
+/// a URI, by its root directory.
+#[test]
+fn only_a_machine_source_with_a_uri_is_addressed_by_it() {
+    use pb::SourceKind as K;
+    let project = common::SourceScope::Project;
+    for (kind, uri, root_uri, local) in [
+        (K::Machine, "machine://m1/work", "machine://m1/work", false),
+        (K::Machine, "", "file:///srv/repo", true),
+        (K::Local, "machine://m1/work", "file:///srv/repo", true),
+        (K::Data, "", "file:///srv/repo", true),
+    ] {
+        let info = source_of(kind, project, "", uri);
+        assert_eq!(info.root_uri, root_uri, "{kind:?} with {uri:?}");
+        assert_eq!(info.local_root.is_some(), local, "{kind:?} with {uri:?}");
+    }
+}
