@@ -179,3 +179,40 @@ fn rows_in_the_stores_order_fill_doubling_runs_and_need_no_sort() {
         assert!(!held.ascending, "{first} then {then}");
     }
 }
+
+/// The roots' view a filing takes as rows come in the store's order is the view of its
+/// runs after the last row; once a row comes out of order it is dropped (found after
+/// the sort instead), and grouping still finds the same packages.
+#[test]
+fn the_view_taken_as_rows_come_is_the_view_of_the_runs() {
+    let paths = [
+        ".claude/skills/a/SKILL.md",
+        "README.md",
+        "src/lib.rs",
+        "tools/t/package.json",
+        "tools/t/skills/s/SKILL.md",
+        "tools/t/src/x.rs",
+    ];
+    let mut held = Held::default();
+    for path in paths {
+        held.push(kept(row(path, &skill("s"))));
+    }
+    assert!(held.ascending);
+    let taken: Vec<&str> = held.view.iter().map(|file| file.path.as_str()).collect();
+    let after: Vec<String> = view(&held.runs).into_iter().map(|f| f.path).collect();
+    assert_eq!(taken, after);
+    assert!(taken.contains(&"tools/t/skills/s/SKILL.md"), "{taken:?}");
+    assert!(!taken.contains(&"src/lib.rs"), "{taken:?}");
+
+    held.push(kept(row("a.md", "x")));
+    assert!(
+        !held.ascending && held.view.is_empty(),
+        "out of order: found after"
+    );
+    let grouped = held.grouped("repo".into());
+    assert!(
+        grouped.layout.packages.len() >= 2,
+        "{:?}",
+        grouped.layout.packages
+    );
+}

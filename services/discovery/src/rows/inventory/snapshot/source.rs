@@ -47,8 +47,15 @@ impl SourceSnapshot {
     /// from the few files they can depend on, then the files are split by them and
     /// only the relevant ones grouped. Grouping every file is left for a source whose
     /// relevant files do not find those roots again (as a delta's regroup does).
-    pub(super) fn grouped(slug: String, runs: Vec<Vec<(String, Kept)>>) -> Self {
-        let roots = PackageRoots::of_files(&view(&runs), &GroupOptions::synced(slug.clone()));
+    ///
+    /// `view` is [`view`] of `runs`, which a filing builds as the rows come.
+    pub(super) fn grouped(
+        slug: String,
+        runs: Vec<Vec<(String, Kept)>>,
+        view: Vec<IndexedFile>,
+    ) -> Self {
+        let roots = PackageRoots::of_files(&view, &GroupOptions::synced(slug.clone()));
+        drop(view);
         Self::split(slug, runs.into_iter().map(Vec::into_iter), roots).regrouped()
     }
 
@@ -230,18 +237,20 @@ impl SourceSnapshot {
 
 /// The files of `runs` the roots can depend on (`PackageRoots::depend_on_path`, or a
 /// usable manifest): of a tree of code, a few thousand of 100,000.
-fn view(runs: &[Vec<(String, Kept)>]) -> Vec<IndexedFile> {
+pub(super) fn view(runs: &[Vec<(String, Kept)>]) -> Vec<IndexedFile> {
     runs.iter()
         .flatten()
-        .filter(|(path, kept)| {
-            let manifest = kept.payload.manifest.as_ref().is_some_and(|m| m.usable);
-            manifest || PackageRoots::depend_on_path(path)
-        })
-        .map(|(path, kept)| {
-            IndexedFile::new(path.clone(), kept.payload.clone())
-                .with_real_path(kept.facts.real_path.clone())
-        })
+        .filter_map(|(path, kept)| in_view(path, kept))
         .collect()
+}
+
+/// The file at `path` as [`view`] holds it, when the roots can depend on it.
+pub(super) fn in_view(path: &str, kept: &Kept) -> Option<IndexedFile> {
+    let manifest = kept.payload.manifest.as_ref().is_some_and(|m| m.usable);
+    (manifest || PackageRoots::depend_on_path(path)).then(|| {
+        IndexedFile::new(path.to_owned(), kept.payload.clone())
+            .with_real_path(kept.facts.real_path.clone())
+    })
 }
 
 #[cfg(test)]

@@ -115,7 +115,8 @@ proptest! {
     fn a_source_grouped_from_its_relevant_files_is_the_source_grouped_whole(files in files()) {
         let whole = SourceSnapshot::whole("repo".into(), files.clone());
         let runs: Vec<Vec<_>> = files.chunks(3).map(<[_]>::to_vec).collect();
-        let grouped = SourceSnapshot::grouped("repo".into(), runs);
+        let found = view(&runs);
+        let grouped = SourceSnapshot::grouped("repo".into(), runs, found);
         prop_assert_eq!(held(&grouped), held(&whole));
     }
 
