@@ -107,12 +107,14 @@ pub struct ProjectSnapshot {
 }
 
 /// What applying a delta cost: sources regrouped (relevant files only; relevant files
-/// only after splitting again those below the roots that moved; or whole).
+/// only after splitting again those below the roots that moved; or whole), and how
+/// many times the layout core grouped a source's files for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Regrouped {
     pub relevant_only: u64,
     pub resplit: u64,
     pub whole: u64,
+    pub groupings: u64,
 }
 
 /// Estimated bytes per held row besides its path and payload text: the map entries,
@@ -204,6 +206,7 @@ impl ProjectSnapshot {
                     let files: Files = touch.puts.into_iter().map(kept).collect();
                     (!files.is_empty()).then(|| {
                         regrouped.whole += 1;
+                        regrouped.groupings += 1;
                         SourceSnapshot::whole(slug, files.into_iter().collect())
                     })
                 }

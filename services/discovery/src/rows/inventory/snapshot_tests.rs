@@ -24,18 +24,23 @@ fn a_busy_file_outside_every_root_regroups_nothing() {
 /// Each write regroups as little as it can: a skill added inside a package regroups
 /// that source's relevant files only (the roots stay), a new package splits again
 /// only the files below it, and only a change of the source root's own binding (a root
-/// `SKILL.md`) regroups the whole source. Each answers as a full re-read.
+/// `SKILL.md`) regroups the whole source. Each answers as a full re-read. A new
+/// package whose folder holds no other file groups the relevant files once (none
+/// changes sides, so the grouping that found the new roots is the answer); one formed
+/// around files groups them again after they joined.
 #[test]
 fn each_write_regroups_only_what_it_can_move() {
-    let by = |relevant_only, resplit, whole| Regrouped {
+    let by = |relevant_only, resplit, whole, groupings| Regrouped {
         relevant_only,
         resplit,
         whole,
+        groupings,
     };
     for (path, expected) in [
-        ("tools/t0/skills/new/SKILL.md", by(1, 0, 0)),
-        ("tools/t9/skills/new/SKILL.md", by(0, 1, 0)),
-        ("SKILL.md", by(0, 0, 1)),
+        ("tools/t0/skills/new/SKILL.md", by(1, 0, 0, 1)),
+        ("tools/t9/skills/new/SKILL.md", by(0, 1, 0, 1)),
+        ("src/m0/SKILL.md", by(0, 1, 0, 2)),
+        ("SKILL.md", by(0, 0, 1, 2)),
     ] {
         let mut rows = tree();
         let snapshot = full(&rows, 1);
@@ -79,8 +84,10 @@ fn a_skill_folder_formed_around_files_splits_again_only_the_files_below_it() {
     let new = row("lib/k/SKILL.md", &skill("k"));
     rows.insert(new.path.clone(), new.clone());
     let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
+    // Grouped twice each way: once finding the new roots, again after files changed sides.
     let only_resplit = Regrouped {
         resplit: 1,
+        groupings: 2,
         ..Regrouped::default()
     };
     assert_eq!(regrouped, only_resplit);

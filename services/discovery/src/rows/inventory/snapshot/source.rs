@@ -155,6 +155,7 @@ impl SourceSnapshot {
                 return None;
             }
             regrouped.whole += 1;
+            regrouped.groupings += 1;
             return Some(Self::whole(self.slug.clone(), files.into_iter().collect()));
         }
         let mut next = self.clone();
@@ -201,6 +202,7 @@ impl SourceSnapshot {
             return Some(next);
         }
         let layout = group(&next.relevant, &GroupOptions::synced(self.slug.clone()));
+        regrouped.groupings += 1;
         let roots = PackageRoots::from_layout(&layout);
         if roots == *self.roots {
             regrouped.relevant_only += 1;
@@ -210,7 +212,7 @@ impl SourceSnapshot {
         // The roots moved: which files are relevant changed too, but only below a
         // root that came or went (unless the source root's binding changed).
         let next = match roots.moved_since(&self.roots) {
-            Some(moved) => match next.resplit(roots.clone(), &moved) {
+            Some(moved) => match next.resplit(roots.clone(), &moved, layout, regrouped) {
                 Ok(resplit) => {
                     regrouped.resplit += 1;
                     return Some(resplit);
@@ -220,6 +222,7 @@ impl SourceSnapshot {
             None => next,
         };
         regrouped.whole += 1;
+        regrouped.groupings += 1;
         Some(Self::whole(
             self.slug.clone(),
             next.all_files().into_iter().collect(),
