@@ -2,6 +2,8 @@
 //! payload stored with each index row (seed 000: "Indexing also captures contribution
 //! metadata at sync time"). Pure and infallible: bad input becomes diagnostics.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Diagnostic, cap_diagnostics};
@@ -23,11 +25,14 @@ pub const PAYLOAD_VERSION: u32 = 2;
 pub struct FilePayload {
     /// [`PAYLOAD_VERSION`] at capture time.
     pub version: u32,
-    /// The whitelisted frontmatter, when the file has a readable block. Boxed, as is
-    /// `manifest`: most rows have neither, and a row is held per indexed file (by the
-    /// inventory, by inspect): inline they made every payload 300 bytes larger.
+    /// The whitelisted frontmatter, when the file has a readable block. Behind a
+    /// pointer, as is `manifest`: most rows have neither, and a row is held per indexed
+    /// file (by the inventory, by inspect): inline they made every payload 300 bytes
+    /// larger. Shared, not boxed: it never changes once captured, and a row is copied
+    /// whole where a delta copies the relevant files of a source (profile of a write's
+    /// catch-up, BENCHMARKS.md issue 31 round 14), so a copy is a count, not its text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frontmatter: Option<Box<Frontmatter>>,
+    pub frontmatter: Option<Arc<Frontmatter>>,
     /// How the frontmatter was read; `malformed` keeps a flat file out.
     #[serde(default)]
     pub frontmatter_status: FrontmatterStatus,
@@ -112,7 +117,7 @@ fn capture_markdown(payload: &mut FilePayload, content: Option<&[u8]>) {
         return;
     };
     let outcome = parse_frontmatter(content);
-    payload.frontmatter = outcome.frontmatter.map(Box::new);
+    payload.frontmatter = outcome.frontmatter.map(Arc::new);
     payload.frontmatter_status = outcome.status;
     payload.diagnostics = outcome.diagnostics;
 }
