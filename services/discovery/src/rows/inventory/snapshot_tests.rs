@@ -52,6 +52,58 @@ fn each_write_regroups_only_what_it_can_move() {
     }
 }
 
+/// A delta's first rows of a source the snapshot did not hold group that source whole,
+/// once, and leave the source held untouched (shared as it was).
+#[test]
+fn a_source_new_in_a_delta_is_grouped_whole_once() {
+    let snapshot = full(&tree(), 1);
+    let mut new = row("skills/x/SKILL.md", &skill("x"));
+    new.source_id = "p/other.0123456789abcdef".into();
+    let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
+    let whole_once = Regrouped {
+        whole: 1,
+        groupings: 1,
+        ..Regrouped::default()
+    };
+    assert_eq!(regrouped, whole_once);
+    assert_eq!(
+        next.sources["p/other.0123456789abcdef"]
+            .layout
+            .packages
+            .len(),
+        1
+    );
+    assert!(Arc::ptr_eq(
+        &snapshot.sources[SOURCE],
+        &next.sources[SOURCE]
+    ));
+}
+
+/// A source deleted and synced again within one delta is grouped whole from the rows
+/// the delta brings, once; nothing of what it held before is kept.
+#[test]
+fn a_source_deleted_and_synced_again_in_one_delta_is_grouped_whole_once() {
+    let snapshot = full(&tree(), 1);
+    let again = row("skills/y/SKILL.md", &skill("y"));
+    let delta = ProjectDelta {
+        revision: 2,
+        rows: vec![again.clone()],
+        removed: vec![RemovedRow::Source {
+            slug: "repo".into(),
+        }],
+    };
+    let (next, regrouped) = snapshot.apply(delta, &sources());
+    let whole_once = Regrouped {
+        whole: 1,
+        groupings: 1,
+        ..Regrouped::default()
+    };
+    assert_eq!(regrouped, whole_once);
+    let only: BTreeMap<String, IndexRow> = [(again.path.clone(), again)].into();
+    assert_eq!(seen(&next), seen(&full(&only, 2)));
+    assert_eq!(next.row_count(), 1);
+}
+
 fn delta(revision: u64, rows: Vec<IndexRow>, removed: &[&str]) -> ProjectDelta {
     let removed = removed.iter().map(|path| RemovedRow::File {
         slug: "repo".into(),
