@@ -169,6 +169,19 @@ pub trait IndexPort: Send + Sync + 'static {
         let _ = (since, listed);
         Ok(RowsSince::Full(self.rows(project).await?))
     }
+    /// The project's sources and the rows changed after `since`, keyed by them, for a
+    /// catch-up that needs both: [`IndexPort::rows_since`] with the sources listed
+    /// before, or what it answers when a port reads the two at once. The sources
+    /// returned are the listing the rows were keyed by.
+    async fn sources_and_rows_since(
+        &self,
+        project: &str,
+        since: u64,
+    ) -> Result<(Vec<SourceInfo>, RowsSince), DiscoveryError> {
+        let listed = self.sources(project).await?;
+        let rows = self.rows_since(project, since, &listed).await?;
+        Ok((listed, rows))
+    }
     /// The project's current revision (cheap; for revalidation).
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError>;
     /// A file's content through the source's connector, only as it was decided: the

@@ -216,7 +216,20 @@ impl InventoryShell {
         revision: u64,
         ticket: FillTicket,
     ) -> Result<Arc<ProjectSnapshot>, DiscoveryError> {
-        let snapshot = match index.rows_since(project, revision, sources).await? {
+        let rows = index.rows_since(project, revision, sources).await?;
+        Ok(self.caught_up(sources, base, rows, &ticket))
+    }
+
+    /// `base` caught up by `rows` (the rows changed since its revision, or every row),
+    /// stored under the race rule like a fill.
+    fn caught_up(
+        &self,
+        sources: &[SourceInfo],
+        base: &Arc<ProjectSnapshot>,
+        rows: RowsSince,
+        ticket: &FillTicket,
+    ) -> Arc<ProjectSnapshot> {
+        let snapshot = match rows {
             RowsSince::Delta(delta) => {
                 let (snapshot, regrouped) = base.apply(delta, sources);
                 neuralis_metrics::inventory_delta_apply();
@@ -235,8 +248,8 @@ impl InventoryShell {
                 Arc::new(ProjectSnapshot::build(rows, sources))
             }
         };
-        self.keep(&ticket, &snapshot);
-        Ok(snapshot)
+        self.keep(ticket, &snapshot);
+        snapshot
     }
 
     /// Counts what was derived from `snapshot` since it was kept (what is kept beside

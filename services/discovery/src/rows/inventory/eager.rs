@@ -19,7 +19,8 @@ use neuralis_inventory::Lookup;
 use tokio::sync::watch;
 
 use super::{InventoryShell, State, retire};
-use crate::base::ports::IndexPort;
+use crate::base::error::DiscoveryError;
+use crate::base::ports::{IndexPort, SourceInfo};
 
 /// What the background catch-up reads with.
 pub(super) struct Eager {
@@ -92,13 +93,8 @@ impl Running {
             return;
         };
         let (index, project) = (eager.index.as_ref(), self.project.as_str());
-        let sources = match index.sources(project).await {
-            Ok(sources) => sources,
-            Err(error) => {
-                tracing::debug!(%error, "background catch-up: sources unreadable; left to the next call");
-                return;
-            }
-        };
+        // Read with the first delta's rows (both at once), or alone when none is due.
+        let mut sources: Option<Vec<SourceInfo>> = None;
         for _ in 0..ROUNDS {
             let lookup = self
                 .shell
@@ -107,6 +103,13 @@ impl Running {
                 .lookup(project, std::time::Instant::now());
             match lookup {
                 Lookup::Hit(kept) => {
+                    let sources = match sources {
+                        Some(sources) => sources,
+                        None => match index.sources(project).await {
+                            Ok(sources) => sources,
+                            Err(error) => return unreadable(&error),
+                        },
+                    };
                     if let Some(beside) = self.shell.beside.get() {
                         beside.caught_up(project, &sources, &kept.snapshot, &self.shell);
                     }
@@ -117,19 +120,31 @@ impl Running {
                     revision,
                     ticket,
                 } => {
-                    let caught_up = self
-                        .shell
-                        .catch_up(project, &sources, index, &base.snapshot, revision, ticket)
-                        .await;
+                    let read = match sources.take() {
+                        Some(listed) => index
+                            .rows_since(project, revision, &listed)
+                            .await
+                            .map(|rows| (listed, rows)),
+                        None => index.sources_and_rows_since(project, revision).await,
+                    };
+                    let (listed, rows) = match read {
+                        Ok(read) => read,
+                        Err(error) => {
+                            retire(base);
+                            return unreadable(&error);
+                        }
+                    };
+                    self.shell.caught_up(&listed, &base.snapshot, rows, &ticket);
+                    sources = Some(listed);
                     retire(base);
-                    if let Err(error) = caught_up {
-                        tracing::debug!(%error, "background catch-up failed; left to the next call");
-                        return;
-                    }
                 }
                 // A fill, a bypass (open write) or a revalidation: the calls' to do.
                 Lookup::Fill(_) | Lookup::Bypass | Lookup::Revalidate { .. } => return,
             }
         }
     }
+}
+
+fn unreadable(error: &DiscoveryError) {
+    tracing::debug!(%error, "background catch-up: sync unreadable; left to the next call");
 }

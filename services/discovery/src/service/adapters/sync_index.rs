@@ -121,6 +121,12 @@ impl SyncIndex {
         since: u64,
         listed: &[SourceInfo],
     ) -> Result<RowsSince, DiscoveryError> {
+        let streamed = self.streamed(project, since).await?;
+        Ok(self.keyed_since(project, streamed, listed).await?.1)
+    }
+
+    /// `ListEntries` since a revision, each page decoded as it arrives; not keyed yet.
+    async fn streamed(&self, project: &str, since: u64) -> Result<Streamed, DiscoveryError> {
         let mut pages = self.pages(project, Some(since)).await?;
         let mut streamed = Streamed::default();
         while let Some(page) = pages.next().await {
@@ -133,25 +139,39 @@ impl SyncIndex {
                 .extend(page.entries.into_iter().filter_map(decoded));
             streamed.removed.extend(page.removed);
         }
+        Ok(streamed)
+    }
+
+    /// `streamed` keyed by source id, in full when sync could not answer from the
+    /// revision; with the sources listed again when `listed` did not key it (`Some`).
+    async fn keyed_since(
+        &self,
+        project: &str,
+        streamed: Streamed,
+        listed: &[SourceInfo],
+    ) -> Result<(Option<Vec<SourceInfo>>, RowsSince), DiscoveryError> {
         // Rows name their source by slug; policy knows it by id. The sources are listed
         // after the rows, so a source created before the rows were read is listed: its
         // rows are kept (a delta never brings them again). A source deleted since the
         // read drops its rows, and its tombstone comes with the next delta.
-        let ids: HashMap<String, String> = if streamed.delta && keys_every_row(&streamed, listed) {
-            ids_of(listed.iter().cloned())
+        let relisted = if streamed.delta && keys_every_row(&streamed, listed) {
+            None
         } else {
-            ids_of(self.sources(project).await?)
+            Some(self.sources(project).await?)
         };
+        let ids: HashMap<String, String> =
+            ids_of(relisted.as_deref().unwrap_or(listed).iter().cloned());
         let rows: Vec<IndexRow> = streamed
             .rows
             .into_iter()
             .filter_map(|decoded| keyed(&ids, decoded))
             .collect();
         if !streamed.delta {
-            return Ok(RowsSince::Full(ProjectRows {
+            let full = ProjectRows {
                 revision: streamed.revision,
                 rows,
-            }));
+            };
+            return Ok((relisted, RowsSince::Full(full)));
         }
         let removed = streamed
             .removed
@@ -167,11 +187,12 @@ impl SyncIndex {
                 }
             })
             .collect();
-        Ok(RowsSince::Delta(ProjectDelta {
+        let delta = ProjectDelta {
             revision: streamed.revision,
             rows,
             removed,
-        }))
+        };
+        Ok((relisted, RowsSince::Delta(delta)))
     }
 }
 
@@ -259,6 +280,23 @@ impl IndexPort for SyncIndex {
         listed: &[SourceInfo],
     ) -> Result<RowsSince, DiscoveryError> {
         self.entries(project, since, listed).await
+    }
+
+    /// The two reads at once (a catch-up waits for both, and each is a round trip to
+    /// the store): the listing may then be made before, during or after the rows are
+    /// read. Its keys are checked as a listing made before the read is
+    /// (`keys_every_row`: every row's slug listed, no source deleted since `since`),
+    /// and the sources are listed again after the read when they do not key it.
+    async fn sources_and_rows_since(
+        &self,
+        project: &str,
+        since: u64,
+    ) -> Result<(Vec<SourceInfo>, RowsSince), DiscoveryError> {
+        let (listed, streamed) =
+            futures::join!(self.sources(project), self.streamed(project, since));
+        let (listed, streamed) = (listed?, streamed?);
+        let (relisted, rows) = self.keyed_since(project, streamed, &listed).await?;
+        Ok((relisted.unwrap_or(listed), rows))
     }
 
     async fn revision(&self, project: &str) -> Result<u64, DiscoveryError> {

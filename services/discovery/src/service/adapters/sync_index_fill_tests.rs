@@ -253,3 +253,53 @@ async fn a_delta_answered_in_full_is_keyed_by_the_listing_after_it() {
         [("p1/b.02".to_owned(), "y.md".to_owned())]
     );
 }
+
+/// A catch-up reads the sources and the delta at once: the rows are keyed by that
+/// listing when it keys them all, else by a listing after the read (a source created
+/// meanwhile), and the listing returned is the one they were keyed by (the catch-up
+/// groups and prepares with it).
+#[tokio::test]
+async fn a_catch_up_keys_its_delta_by_the_listing_it_returns() {
+    let delta_pages = |rows: &[(&str, &str)]| {
+        let mut pages = pages(rows);
+        pages.iter_mut().for_each(|page| page.delta = true);
+        pages
+    };
+    let ids = |sources: &[SourceInfo]| -> Vec<String> {
+        sources.iter().map(|source| source.id.clone()).collect()
+    };
+    let cases = [
+        (
+            "every row of a listed source: one listing",
+            vec![("a", "x.md")],
+            vec!["p1/a.01"],
+            vec![("p1/a.01", "x.md")],
+        ),
+        (
+            "a row of a source created meanwhile: listed again after the read",
+            vec![("a", "x.md"), ("b", "y.md")],
+            vec!["p1/a.01", "p1/b.02"],
+            vec![("p1/a.01", "x.md"), ("p1/b.02", "y.md")],
+        ),
+    ];
+    for (name, rows, sources, keyed) in cases {
+        let listings = vec![
+            vec![stored("a", "01")],
+            vec![stored("a", "01"), stored("b", "02")],
+        ];
+        let read = index(listings, delta_pages(&rows));
+        let (listed, answer) = read
+            .sources_and_rows_since("p1", 3)
+            .await
+            .expect("an answer");
+        let RowsSince::Delta(delta) = answer else {
+            panic!("{name}: a delta is a delta");
+        };
+        assert_eq!(ids(&listed), sources, "{name}");
+        let keyed: Vec<(String, String)> = keyed
+            .iter()
+            .map(|(id, path)| ((*id).to_owned(), (*path).to_owned()))
+            .collect();
+        assert_eq!(keys(&delta.rows), keyed, "{name}");
+    }
+}
