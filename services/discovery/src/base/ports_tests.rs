@@ -23,7 +23,19 @@ struct RowsOnly(ProjectRows);
 #[async_trait]
 impl IndexPort for RowsOnly {
     async fn sources(&self, _project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
-        Ok(Vec::new())
+        Ok(vec![SourceInfo {
+            id: SOURCE.into(),
+            slug: "repo".into(),
+            scope: neuralis_access::SourceScope {
+                scope: neuralis_access::Scope::Project,
+                owner: "p".into(),
+            },
+            root_uri: "file:///srv/repo".into(),
+            local_root: None,
+            privacy_patterns: Vec::new(),
+            data_tree: false,
+            recognizes_packages: false,
+        }])
     }
     async fn rows(&self, _project: &str) -> Result<ProjectRows, DiscoveryError> {
         Ok(self.0.clone())
@@ -81,4 +93,22 @@ async fn a_port_puts_every_row_it_reads_into_the_sink_by_default() {
             ("p/other.00000000000000bb".to_owned(), "b.md".to_owned()),
         ]
     );
+}
+
+/// By default a catch-up's read is the sources, then the rows as `rows_since` answers
+/// them (in full, for a port that keeps no changes), with the sources it listed.
+#[tokio::test]
+async fn a_port_reads_the_sources_then_the_rows_since_by_default() {
+    let port = RowsOnly(ProjectRows {
+        revision: 9,
+        rows: vec![row("a.md", "a")],
+    });
+    let (listed, rows) = port.sources_and_rows_since("p", 3).await.expect("a read");
+    let ids: Vec<&str> = listed.iter().map(|source| source.id.as_str()).collect();
+    assert_eq!(ids, [SOURCE]);
+    let RowsSince::Full(rows) = rows else {
+        panic!("a port that keeps no changes answers in full");
+    };
+    assert_eq!(rows.revision, 9);
+    assert_eq!(rows.rows.len(), 1);
 }
