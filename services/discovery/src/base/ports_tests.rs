@@ -23,19 +23,7 @@ struct RowsOnly(ProjectRows);
 #[async_trait]
 impl IndexPort for RowsOnly {
     async fn sources(&self, _project: &str) -> Result<Vec<SourceInfo>, DiscoveryError> {
-        Ok(vec![SourceInfo {
-            id: SOURCE.into(),
-            slug: "repo".into(),
-            scope: neuralis_access::SourceScope {
-                scope: neuralis_access::Scope::Project,
-                owner: "p".into(),
-            },
-            root_uri: "file:///srv/repo".into(),
-            local_root: None,
-            privacy_patterns: Vec::new(),
-            data_tree: false,
-            recognizes_packages: false,
-        }])
+        Ok(vec![crate::base::fixtures::source(&[])])
     }
     async fn rows(&self, _project: &str) -> Result<ProjectRows, DiscoveryError> {
         Ok(self.0.clone())
@@ -105,7 +93,7 @@ async fn a_port_reads_the_sources_then_the_rows_since_by_default() {
     });
     let (listed, rows) = port.sources_and_rows_since("p", 3).await.expect("a read");
     let ids: Vec<&str> = listed.iter().map(|source| source.id.as_str()).collect();
-    assert_eq!(ids, [SOURCE]);
+    assert_eq!(ids, [crate::base::fixtures::SOURCE_ID]);
     let RowsSince::Full(rows) = rows else {
         panic!("a port that keeps no changes answers in full");
     };
