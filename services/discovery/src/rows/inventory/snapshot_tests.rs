@@ -52,6 +52,14 @@ fn each_write_regroups_only_what_it_can_move() {
     }
 }
 
+/// A source grouped whole, once, and nothing else regrouped.
+const WHOLE_ONCE: Regrouped = Regrouped {
+    relevant_only: 0,
+    resplit: 0,
+    whole: 1,
+    groupings: 1,
+};
+
 /// A delta's first rows of a source the snapshot did not hold group that source whole,
 /// once, and leave the source held untouched (shared as it was).
 #[test]
@@ -60,12 +68,7 @@ fn a_source_new_in_a_delta_is_grouped_whole_once() {
     let mut new = row("skills/x/SKILL.md", &skill("x"));
     new.source_id = "p/other.0123456789abcdef".into();
     let (next, regrouped) = snapshot.apply(delta(2, vec![new], &[]), &sources());
-    let whole_once = Regrouped {
-        whole: 1,
-        groupings: 1,
-        ..Regrouped::default()
-    };
-    assert_eq!(regrouped, whole_once);
+    assert_eq!(regrouped, WHOLE_ONCE);
     assert_eq!(
         next.sources["p/other.0123456789abcdef"]
             .layout
@@ -93,12 +96,7 @@ fn a_source_deleted_and_synced_again_in_one_delta_is_grouped_whole_once() {
         }],
     };
     let (next, regrouped) = snapshot.apply(delta, &sources());
-    let whole_once = Regrouped {
-        whole: 1,
-        groupings: 1,
-        ..Regrouped::default()
-    };
-    assert_eq!(regrouped, whole_once);
+    assert_eq!(regrouped, WHOLE_ONCE);
     let only: BTreeMap<String, IndexRow> = [(again.path.clone(), again)].into();
     assert_eq!(seen(&next), seen(&full(&only, 2)));
     assert_eq!(next.row_count(), 1);
