@@ -19,8 +19,14 @@
 //!
 //! Ids are assigned over what this caller can see only, so a denied skill never
 //! shifts anyone's id (and so never reveals that it exists).
+//!
+//! The rule reads only what [`SkillClaim`] borrows of each skill, so a caller that
+//! needs the ids alone (the answer prepared for every caller) assigns them without
+//! copying its views ([`activation_ids`]). A bare id only one skill claims is that
+//! skill's, with nothing to compare; only contested ids run the rest of the rule, in id
+//! order (a qualified id taken by one contest is not free for the next).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use neuralis_layout::Category;
 
@@ -52,113 +58,184 @@ impl SkillIndex {
     }
 }
 
-/// A skill competing for a bare id.
+/// What the rule reads of one skill: its package's origin, key and root, and its own
+/// path and id.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillClaim<'a> {
+    pub origin: &'a Origin,
+    pub key: &'a str,
+    pub root: &'a str,
+    pub path: &'a str,
+    pub id: &'a str,
+}
+
+impl<'a> SkillClaim<'a> {
+    /// The claim of `package`'s skill `file`.
+    pub fn of(package: &'a PackageView, file: &'a crate::view::FileView) -> Self {
+        Self {
+            origin: &package.origin,
+            key: &package.key,
+            root: &package.root,
+            path: &file.path,
+            id: &file.id,
+        }
+    }
+}
+
+/// A skill competing for a bare id (`at`: its index among the claims).
 struct Claimant {
-    at: SkillRef,
+    at: usize,
     installed: bool,
     qualified: String,
 }
 
+/// What the rule assigns: per claim, index for index, the id it is advertised under;
+/// and the qualified ids the bare owners of contested ids also answer to, by claim.
+struct Assigned {
+    ids: Vec<String>,
+    also_answers: Vec<(String, usize)>,
+}
+
 /// Fills every skill's `activation_id` and returns the id index.
 pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
-    let mut groups: BTreeMap<String, Vec<SkillRef>> = BTreeMap::new();
-    for (pi, package) in packages.iter().enumerate() {
-        for (fi, file) in package.files.iter().enumerate() {
-            if file.category == Category::Skill {
-                groups.entry(file.id.clone()).or_default().push((pi, fi));
-            }
-        }
-    }
+    let (claims, at): (Vec<SkillClaim<'_>>, Vec<SkillRef>) = packages
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, package)| {
+            let skills = package.files.iter().enumerate();
+            skills
+                .filter(|(_, file)| file.category == Category::Skill)
+                .map(move |(fi, file)| (SkillClaim::of(package, file), (pi, fi)))
+        })
+        .unzip();
+    let Assigned { ids, also_answers } = assign(&claims);
+    drop(claims);
     let mut index = SkillIndex::default();
-    // Every bare id has its owner; an advertised qualified id must not be one of them.
-    let mut advertised: HashSet<String> = groups.keys().cloned().collect();
-    let mut also_answers = Vec::new();
-    for (bare, refs) in &groups {
-        let mut claimants = qualify(packages, bare, refs);
-        claimants.sort_by(|a, b| (!a.installed, &a.qualified).cmp(&(!b.installed, &b.qualified)));
-        let contested = claimants.len() > 1;
-        for (rank, claimant) in claimants.into_iter().enumerate() {
-            let (pi, fi) = claimant.at;
-            let id = if rank == 0 {
-                if contested {
-                    also_answers.push((claimant.qualified, claimant.at));
-                }
-                bare.clone()
-            } else {
-                unadvertised(claimant.qualified, &mut advertised)
-            };
-            index.by_id.insert(id.clone(), claimant.at);
-            packages[pi].files[fi].activation_id = id;
-        }
+    // Every advertised id is distinct: the order they go in does not matter.
+    for (id, &(pi, fi)) in ids.into_iter().zip(&at) {
+        index.by_id.insert(id.clone(), (pi, fi));
+        packages[pi].files[fi].activation_id = id;
     }
     // The bare owner of a contested id also answers to its qualified id, unless that id
     // is advertised on another skill.
-    for (id, at) in also_answers {
-        index.by_id.entry(id).or_insert(at);
+    for (id, claim) in also_answers {
+        index.by_id.entry(id).or_insert(at[claim]);
     }
     index
 }
 
-/// `id`, or the first `<id>.<n>` (n = 2, 3, …) no skill is advertised under yet; taken.
-fn unadvertised(id: String, advertised: &mut HashSet<String>) -> String {
-    let id = if advertised.contains(&id) {
-        (2..)
-            .map(|n| format!("{id}.{n}"))
-            .find(|candidate| !advertised.contains(candidate))
-            .unwrap_or(id)
-    } else {
-        id
-    };
-    advertised.insert(id.clone());
-    id
+/// The id each of `claims` is advertised under, index for index (what
+/// [`assign_activation_ids`] fills in, for views given as their claims).
+pub fn activation_ids(claims: &[SkillClaim<'_>]) -> Vec<String> {
+    assign(claims).ids
 }
 
-fn qualify(packages: &[PackageView], bare: &str, refs: &[SkillRef]) -> Vec<Claimant> {
+fn assign(claims: &[SkillClaim<'_>]) -> Assigned {
+    // The claims by bare id, in id order; each id's claims in the order given.
+    let mut order: Vec<usize> = (0..claims.len()).collect();
+    order.sort_by_key(|&at| claims[at].id);
+    let groups: Vec<&[usize]> = order
+        .chunk_by(|a, b| claims[*a].id == claims[*b].id)
+        .collect();
+    // Every bare id has its owner; an advertised qualified id must not be one of them.
+    let mut advertised = Advertised {
+        bare: groups.iter().map(|refs| claims[refs[0]].id).collect(),
+        qualified: HashSet::new(),
+    };
+    let mut ids = vec![String::new(); claims.len()];
+    let mut also_answers = Vec::new();
+    for refs in groups {
+        let bare = claims[refs[0]].id;
+        if let [only] = refs {
+            ids[*only] = bare.to_owned(); // uncontested
+            continue;
+        }
+        let mut claimants = qualify(claims, bare, refs);
+        claimants.sort_by(|a, b| (!a.installed, &a.qualified).cmp(&(!b.installed, &b.qualified)));
+        for (rank, claimant) in claimants.into_iter().enumerate() {
+            ids[claimant.at] = if rank == 0 {
+                also_answers.push((claimant.qualified, claimant.at));
+                bare.to_owned()
+            } else {
+                advertised.take(claimant.qualified)
+            };
+        }
+    }
+    Assigned { ids, also_answers }
+}
+
+/// The ids advertised so far: every bare id, and the qualified ids taken.
+struct Advertised<'a> {
+    bare: HashSet<&'a str>,
+    qualified: HashSet<String>,
+}
+
+impl Advertised<'_> {
+    fn contains(&self, id: &str) -> bool {
+        self.bare.contains(id) || self.qualified.contains(id)
+    }
+
+    /// `id`, or the first `<id>.<n>` (n = 2, 3, …) no skill is advertised under yet;
+    /// taken.
+    fn take(&mut self, id: String) -> String {
+        let id = if self.contains(&id) {
+            (2..)
+                .map(|n| format!("{id}.{n}"))
+                .find(|candidate| !self.contains(candidate))
+                .unwrap_or(id)
+        } else {
+            id
+        };
+        self.qualified.insert(id.clone());
+        id
+    }
+}
+
+fn qualify(claims: &[SkillClaim<'_>], bare: &str, refs: &[usize]) -> Vec<Claimant> {
     let claimants = refs
         .iter()
-        .map(|&(pi, fi)| {
-            let package = &packages[pi];
-            let qualified = match &package.origin {
+        .map(|&at| {
+            let claim = &claims[at];
+            let qualified = match claim.origin {
                 Origin::Installed { package_id } => format!("{bare}.{package_id}"),
                 Origin::Source { slug } => {
                     let same_source = refs
                         .iter()
-                        .filter(|(other, _)| packages[*other].source_slug() == Some(slug.as_str()))
+                        .filter(|other| matches!(claims[**other].origin, Origin::Source { slug: other } if other == slug))
                         .count();
                     if same_source > 1 {
-                        format!("{bare}.{slug}.{}", package.key)
+                        format!("{bare}.{slug}.{}", claim.key)
                     } else {
                         format!("{bare}.{slug}")
                     }
                 }
             };
             Claimant {
-                at: (pi, fi),
-                installed: matches!(package.origin, Origin::Installed { .. }),
+                at,
+                installed: matches!(claim.origin, Origin::Installed { .. }),
                 qualified,
             }
         })
         .collect::<Vec<_>>();
-    distinct(claimants, packages)
+    distinct(claimants, claims)
 }
 
 /// Claimants sharing a qualified id are skills of one package: each adds its folder
 /// relative to the package root (its own, so it does not depend on which other skills
 /// are visible), and an ordinal if even that is shared.
-fn distinct(mut claimants: Vec<Claimant>, packages: &[PackageView]) -> Vec<Claimant> {
+fn distinct(mut claimants: Vec<Claimant>, claims: &[SkillClaim<'_>]) -> Vec<Claimant> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     for claimant in &claimants {
         *counts.entry(claimant.qualified.clone()).or_default() += 1;
     }
     for claimant in claimants.iter_mut() {
         if counts.get(&claimant.qualified).copied().unwrap_or(0) > 1 {
-            let (pi, fi) = claimant.at;
-            let package = &packages[pi];
-            let path = &package.files[fi].path;
-            let relative = path
-                .strip_prefix(package.root.as_str())
+            let claim = &claims[claimant.at];
+            let relative = claim
+                .path
+                .strip_prefix(claim.root)
                 .map(|rest| rest.trim_start_matches('/'))
-                .unwrap_or(path);
+                .unwrap_or(claim.path);
             let folder = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
             claimant.qualified = format!(
                 "{}.{}",

@@ -81,3 +81,15 @@ pub(crate) fn in_source(prefix: &str, path: &str) -> String {
         format!("{prefix}/{path}")
     }
 }
+
+/// Whether `source_path` is [`in_source`]`(prefix, path)`, compared without building it.
+pub(crate) fn is_in_source(source_path: &str, prefix: &str, path: &str) -> bool {
+    if prefix.is_empty() {
+        source_path == path
+    } else {
+        source_path
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+            == Some(path)
+    }
+}

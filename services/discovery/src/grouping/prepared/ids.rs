@@ -1,13 +1,12 @@
-//! The activation ids an answer showing every skill assigns, computed over a skeleton
-//! of the answer: per package its origin, key and root, and only its skill files with
-//! their path and id. Those are all the rule (`neuralis_assembly::assign_activation_ids`)
-//! reads: only skills compete, by id, origin, package key and, within one package, the
-//! skill's folder below the root. Cloning the whole views instead (every file, every
-//! title and bundle) cost more than the rest of preparing an answer after a delta.
+//! The activation ids an answer showing every skill assigns: the rule
+//! (`neuralis_assembly::activation_ids`) reads only what it borrows of each skill (its
+//! package's origin, key and root, its path and id), so nothing of the views is copied
+//! for it. Cloning the whole views instead (every file, every title and bundle) cost
+//! more than the rest of preparing an answer after a delta.
 
 use std::sync::Arc;
 
-use neuralis_assembly::{FileState, FileView, PackageView, assign_activation_ids};
+use neuralis_assembly::{SkillClaim, activation_ids as assign};
 use neuralis_layout::Category;
 
 use super::shown::Shown;
@@ -18,63 +17,33 @@ pub(super) fn activation_ids(
     packages: &[Arc<Shown>],
     order: &[usize],
 ) -> (Vec<Vec<String>>, usize) {
-    let mut skeletons = Vec::with_capacity(order.len());
-    let mut skill_files: Vec<Vec<usize>> = Vec::with_capacity(order.len());
+    // The skills in answer order (packages in `order`, files in package order), as the
+    // rule reads the views of an answer.
+    let mut claims = Vec::new();
+    let mut places = Vec::new();
     for &at in order {
         let view = &packages[at].view;
-        let (files, index): (Vec<FileView>, Vec<usize>) = view
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(_, file)| file.category == Category::Skill)
-            .map(|(fi, file)| (skeleton_file(file), fi))
-            .unzip();
-        skeletons.push(PackageView {
-            origin: view.origin.clone(),
-            name: String::new(),
-            key: view.key.clone(),
-            policy_key: String::new(),
-            root: view.root.clone(),
-            rule: None,
-            enabled: true,
-            files,
-        });
-        skill_files.push(index);
-    }
-    assign_activation_ids(&mut skeletons);
-    let mut ids = vec![Vec::new(); packages.len()];
-    let mut skills = 0;
-    for ((skeleton, index), &at) in skeletons.into_iter().zip(skill_files).zip(order) {
-        skills += index.len();
-        let mut of_package = vec![String::new(); packages[at].view.files.len()];
-        for (file, fi) in skeleton.files.into_iter().zip(index) {
-            of_package[fi] = file.activation_id;
+        for (fi, file) in view.files.iter().enumerate() {
+            if file.category == Category::Skill {
+                claims.push(SkillClaim::of(view, file));
+                places.push((at, fi));
+            }
         }
-        ids[at] = of_package;
     }
-    (ids, skills)
-}
-
-fn skeleton_file(file: &FileView) -> FileView {
-    FileView {
-        path: file.path.clone(),
-        category: file.category,
-        id: file.id.clone(),
-        title: String::new(),
-        description: None,
-        identity: false,
-        default_enabled: false,
-        state: FileState::Active,
-        bundle: Vec::new(),
-        activation_id: String::new(),
-        size: 0,
-        allowed_tools: Vec::new(),
+    let assigned = assign(&claims);
+    let mut ids: Vec<Vec<String>> = packages
+        .iter()
+        .map(|package| vec![String::new(); package.view.files.len()])
+        .collect();
+    for (id, (at, fi)) in assigned.into_iter().zip(&places) {
+        ids[*at][*fi] = id;
     }
+    (ids, places.len())
 }
 
 #[cfg(test)]
 mod tests {
-    use neuralis_assembly::Origin;
+    use neuralis_assembly::{FileState, FileView, Origin, PackageView, assign_activation_ids};
 
     use super::*;
 

@@ -14,7 +14,7 @@ use neuralis_content_flags::FlagSet;
 use neuralis_layout::{Category, Contribution};
 
 use crate::grouping::candidates::{Candidate, entry_path, policy_key};
-use crate::grouping::content::{ContentAt, in_source};
+use crate::grouping::content::{ContentAt, in_source, is_in_source};
 
 /// A package candidate as an answer would show it were every file visible.
 #[derive(Debug, PartialEq)]
@@ -92,7 +92,7 @@ pub(super) fn shown(candidate: &Candidate<'_>) -> Shown {
             .files
             .iter()
             .map(|file| FileFlags {
-                own: flags(candidate, &file.path),
+                own: indexed(candidate, &file.path).1,
                 entries: entry_flags(candidate, file).collect(),
             })
             .collect(),
@@ -136,15 +136,16 @@ pub(super) fn unchanged(old: &Shown, candidate: &Candidate<'_>, key: &str) -> bo
             .zip(&old.flags)
             .zip(&package.files)
             .all(|(((view, at), flagged), file)| {
-                same_file(view, file, size(candidate, file))
+                let (size, own) = indexed(candidate, &file.path);
+                same_file(view, file, size)
                     && same_place(at, candidate, file)
-                    && same_flags(flagged, candidate, file)
+                    && flagged.own == own
+                    && flagged
+                        .entries
+                        .iter()
+                        .copied()
+                        .eq(entry_flags(candidate, file))
             })
-}
-
-fn same_flags(old: &FileFlags, candidate: &Candidate<'_>, file: &Contribution) -> bool {
-    old.own == flags(candidate, &file.path)
-        && old.entries.iter().copied().eq(entry_flags(candidate, file))
 }
 
 fn same_file(view: &FileView, file: &Contribution, indexed: u64) -> bool {
@@ -174,28 +175,59 @@ fn same_file(view: &FileView, file: &Contribution, indexed: u64) -> bool {
         && *allowed_tools == file.allowed_tools
 }
 
+/// Whether `at` is what [`content_at`] builds for `file` of `candidate`, compared in
+/// place (building it copies five strings per file of every package).
 fn same_place(at: &ContentAt, candidate: &Candidate<'_>, file: &Contribution) -> bool {
-    *at == content_at(candidate, file)
-}
-
-/// The file's size as indexed (0 when the index holds no row for it).
-fn size(candidate: &Candidate<'_>, file: &Contribution) -> u64 {
+    let source_place = |place: &ContentAt, id: &str, at_slug: &str, uri: &str, at_prefix: &str| {
+        let ContentAt::Source {
+            source_id,
+            slug,
+            path,
+            root_uri,
+            prefix,
+        } = place
+        else {
+            return false;
+        };
+        source_id == id
+            && slug == at_slug
+            && root_uri == uri
+            && prefix == at_prefix
+            && is_in_source(path, prefix, &file.path)
+    };
     match candidate {
-        Candidate::Installed(installed) => installed.sizes.get(&file.path).copied().unwrap_or(0),
-        Candidate::Source { snapshot, .. } => snapshot.rows.get(&file.path).map_or(0, |r| r.size),
+        Candidate::Installed(installed) => match (&installed.source, at) {
+            (Some(from), _) => source_place(
+                at,
+                &from.source_id,
+                &from.slug,
+                &from.root_uri,
+                &from.prefix,
+            ),
+            (None, ContentAt::Installed { package_id, path }) => {
+                *package_id == installed.package_id && *path == file.path
+            }
+            (None, ContentAt::Source { .. }) => false,
+        },
+        Candidate::Source { source, .. } => {
+            source_place(at, &source.id, &source.slug, &source.root_uri, "")
+        }
     }
 }
 
-/// The content flags of the row at `path` (none for an installed package's file, or a
-/// row the snapshot does not hold).
-fn flags(candidate: &Candidate<'_>, path: &str) -> FlagSet {
+/// The file's size and content flags as indexed, in one lookup: an installed
+/// package's file has its size and no flags (it is not indexed); a file the index
+/// holds no row for, 0 and none.
+fn indexed(candidate: &Candidate<'_>, path: &str) -> (u64, FlagSet) {
     match candidate {
-        Candidate::Installed(_) => FlagSet::default(),
+        Candidate::Installed(installed) => {
+            let size = installed.sizes.get(path).copied().unwrap_or(0);
+            (size, FlagSet::default())
+        }
         Candidate::Source { snapshot, .. } => snapshot
             .rows
             .get(path)
-            .map(|row| row.content_flags)
-            .unwrap_or_default(),
+            .map_or((0, FlagSet::default()), |row| (row.size, row.content_flags)),
     }
 }
 
@@ -212,7 +244,7 @@ fn entry_flags<'a>(
         if path == file.path {
             FlagSet::default()
         } else {
-            flags(candidate, &path)
+            indexed(candidate, &path).1
         }
     })
 }
@@ -229,7 +261,7 @@ fn file_view(candidate: &Candidate<'_>, file: &Contribution) -> FileView {
         state: FileState::Active,
         bundle: file.bundle.clone(),
         activation_id: String::new(),
-        size: size(candidate, file),
+        size: indexed(candidate, &file.path).0,
         allowed_tools: file.allowed_tools.clone(),
     }
 }
@@ -260,3 +292,7 @@ fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
         },
     }
 }
+
+#[cfg(test)]
+#[path = "shown_tests.rs"]
+mod tests;

@@ -1,0 +1,153 @@
+//! A package is shown alike only where every file's content lives in the same place:
+//! the place compared in place must agree with the place built, field for field.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use neuralis_assembly::DataArea;
+use neuralis_catalog::LogicalIdentity;
+use neuralis_layout::Trust;
+
+use super::*;
+use crate::base::fixtures::source;
+use crate::base::ports::{InstalledPackage, PackageSource};
+use crate::rows::fixtures::{full, tree};
+
+fn installed(package: neuralis_layout::Package, held: Option<PackageSource>) -> InstalledPackage {
+    InstalledPackage {
+        package_id: "acme.review".into(),
+        identity: LogicalIdentity {
+            id: "acme.review".into(),
+            version: None,
+            content: None,
+        },
+        trust: Trust::Trusted,
+        dir: PathBuf::from("/srv/packages/acme.review"),
+        source: held,
+        access_feature: None,
+        package,
+        sizes: HashMap::new(),
+        tools: Vec::new(),
+        data_area: DataArea {
+            zone_root: String::new(),
+            directories: Vec::new(),
+            agent_directories: Vec::new(),
+        },
+    }
+}
+
+/// Every place one field away from `place`, and the other kind of place.
+fn one_field_off(place: &ContentAt) -> Vec<ContentAt> {
+    let off = |s: &String| format!("{s}x");
+    let mut near = Vec::new();
+    match place {
+        ContentAt::Source {
+            source_id,
+            slug,
+            path,
+            root_uri,
+            prefix,
+        } => {
+            let at = |i: usize| {
+                let mut fields = [source_id, slug, path, root_uri, prefix].map(String::clone);
+                fields[i] = off(&fields[i]);
+                let [source_id, slug, path, root_uri, prefix] = fields;
+                ContentAt::Source {
+                    source_id,
+                    slug,
+                    path,
+                    root_uri,
+                    prefix,
+                }
+            };
+            near.extend((0..5).map(at));
+            // Another prefix with the path under it: the same row, another package.
+            let relative = match prefix.as_str() {
+                "" => path.as_str(),
+                prefix => path.strip_prefix(&format!("{prefix}/")).unwrap_or(path),
+            };
+            let moved = off(prefix);
+            near.push(ContentAt::Source {
+                source_id: source_id.clone(),
+                slug: slug.clone(),
+                path: in_source(&moved, relative),
+                root_uri: root_uri.clone(),
+                prefix: moved,
+            });
+            near.push(ContentAt::Installed {
+                package_id: source_id.clone(),
+                path: path.clone(),
+            });
+        }
+        ContentAt::Installed { package_id, path } => {
+            near.push(ContentAt::Installed {
+                package_id: off(package_id),
+                path: path.clone(),
+            });
+            near.push(ContentAt::Installed {
+                package_id: package_id.clone(),
+                path: off(path),
+            });
+            near.push(ContentAt::Source {
+                source_id: package_id.clone(),
+                slug: String::new(),
+                path: path.clone(),
+                root_uri: String::new(),
+                prefix: String::new(),
+            });
+        }
+    }
+    near
+}
+
+#[test]
+fn a_place_compared_in_place_is_the_same_exactly_when_built_alike() {
+    let snapshot = full(&tree(), 1);
+    let repo = source(&[]);
+    let held = snapshot.sources.values().next().expect("the tree's source");
+    let package = held.layout.packages.first().expect("a package").clone();
+    let flagged = PackageSource {
+        source_id: "p1/kit.01".into(),
+        slug: "kit".into(),
+        root_uri: "machine://m1/kit".into(),
+        scope: repo.scope.clone(),
+        prefix: "pkgs/acme".into(),
+        tools: Vec::new(),
+    };
+    let on_host = installed(package.clone(), None);
+    let in_source = installed(package.clone(), Some(flagged));
+    let candidates = [
+        Candidate::Source {
+            source: &repo,
+            snapshot: held,
+            package: &package,
+        },
+        Candidate::Installed(&on_host),
+        Candidate::Installed(&in_source),
+    ];
+    for candidate in &candidates {
+        for file in &package.files {
+            let built = content_at(candidate, file);
+            assert!(same_place(&built, candidate, file), "{built:?}");
+            for near in one_field_off(&built) {
+                assert!(
+                    !same_place(&near, candidate, file),
+                    "{near:?} is not {built:?}"
+                );
+            }
+        }
+    }
+    // A path that runs the prefix into the file's path (no `/` between) is not under it.
+    let file = &package.files[0];
+    let ContentAt::Source { path, .. } = content_at(&candidates[2], file) else {
+        panic!("a flagged source's package file is a source row");
+    };
+    let near = ContentAt::Source {
+        source_id: "p1/kit.01".into(),
+        slug: "kit".into(),
+        path: path.replacen("pkgs/acme/", "pkgs/acme", 1),
+        root_uri: "machine://m1/kit".into(),
+        prefix: "pkgs/acme".into(),
+    };
+    assert!(!same_place(&near, &candidates[2], file));
+}
