@@ -78,15 +78,25 @@ pub(crate) fn policy_key(candidate: &Candidate<'_>) -> String {
         Candidate::Installed(installed) => installed.package_id.clone(),
         Candidate::Source {
             source, package, ..
-        } => format!("{}/{}", source.id, package.key),
+        } => joined(&source.id, &package.key),
     }
+}
+
+/// `{dir}/{name}`, sized once (`format!` grows its string as it writes: a reallocation
+/// per part, for every file of every package an answer is prepared with).
+fn joined(dir: &str, name: &str) -> String {
+    let mut path = String::with_capacity(dir.len() + 1 + name.len());
+    path.push_str(dir);
+    path.push('/');
+    path.push_str(name);
+    path
 }
 
 /// The path of a skill's bundle entry, relative to where the skill's path is: the
 /// skill's directory joined with the dir-relative entry.
 pub(crate) fn entry_path(skill_path: &str, entry: &str) -> String {
     match skill_path.rsplit_once('/') {
-        Some((dir, _)) => format!("{dir}/{entry}"),
+        Some((dir, _)) => joined(dir, entry),
         None => entry.to_owned(),
     }
 }
@@ -133,7 +143,7 @@ pub(crate) fn build<'a>(
             if member_installed_elsewhere(candidate, &file.path, &identities) {
                 continue; // not sent: hidden for everyone
             }
-            let mut push = |path: &str, entry: Option<usize>| {
+            let mut push = |path: String, entry: Option<usize>| {
                 // A file nobody may see is not sent: it stays hidden (see `assemble`).
                 if let Some(file) = file_candidate(at, candidate, file, path) {
                     request.files.push(file);
@@ -144,11 +154,11 @@ pub(crate) fn build<'a>(
                     });
                 }
             };
-            push(&file.path, None);
+            push(file.path.clone(), None);
             for (ei, entry) in file.bundle.iter().enumerate() {
                 let path = entry_path(&file.path, entry);
                 if path != file.path {
-                    push(&path, Some(ei)); // the skill's own file is decided above
+                    push(path, Some(ei)); // the skill's own file is decided above
                 }
             }
         }
@@ -224,34 +234,29 @@ fn file_candidate(
     package: usize,
     candidate: &Candidate<'_>,
     file: &Contribution,
-    path: &str,
+    path: String,
 ) -> Option<FileCandidate> {
-    let (private_owner, real_path) = match candidate {
-        Candidate::Installed(_) => (None, None),
+    let (private_owner, real_path, content_flagged) = match candidate {
+        Candidate::Installed(_) => (None, None, false),
         Candidate::Source {
             source, snapshot, ..
         } => {
-            let real_path = real_path_of(snapshot, path);
-            let owner = match ownership(source, path, real_path) {
+            let row = snapshot.rows.get(&path);
+            let real_path = row.and_then(|row| row.real_path.as_deref());
+            let owner = match ownership(source, &path, real_path) {
                 Ownership::Shared => None,
                 Ownership::Agent(owner) => Some(owner),
                 Ownership::Conflicting => return None,
             };
-            (owner, real_path.map(str::to_owned))
+            let flagged = row.is_some_and(|row| !row.content_flags.is_empty());
+            (owner, real_path.map(str::to_owned), flagged)
         }
-    };
-    let content_flagged = match candidate {
-        Candidate::Installed(_) => false,
-        Candidate::Source { snapshot, .. } => snapshot
-            .rows
-            .get(path)
-            .is_some_and(|row| !row.content_flags.is_empty()),
     };
     Some(FileCandidate {
         content_flagged,
         downgraded_from: file.downgraded_from,
         package,
-        path: path.to_owned(),
+        path,
         category: file.category,
         identity: file.identity,
         default_enabled: file.default_enabled,
