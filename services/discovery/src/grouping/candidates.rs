@@ -101,6 +101,15 @@ pub(crate) fn entry_path(skill_path: &str, entry: &str) -> String {
     }
 }
 
+/// Whether a skill's bundle entry is the skill's own file ([`entry_path`] of it is the
+/// skill's path), told without building that path: the entry is the skill file's name.
+pub(crate) fn is_own_entry(skill_path: &str, entry: &str) -> bool {
+    let name = skill_path
+        .rsplit_once('/')
+        .map_or(skill_path, |(_, name)| name);
+    entry == name
+}
+
 /// Builds the batch for `project`.
 pub(crate) fn build<'a>(
     project: &str,
@@ -156,9 +165,8 @@ pub(crate) fn build<'a>(
             };
             push(file.path.clone(), None);
             for (ei, entry) in file.bundle.iter().enumerate() {
-                let path = entry_path(&file.path, entry);
-                if path != file.path {
-                    push(path, Some(ei)); // the skill's own file is decided above
+                if !is_own_entry(&file.path, entry) {
+                    push(entry_path(&file.path, entry), Some(ei)); // the skill's own file is decided above
                 }
             }
         }
@@ -357,3 +365,7 @@ fn member_installed_elsewhere(
         lies_in_installed(&folder(path), root_name(source), lookups, installed)
     })
 }
+
+#[cfg(test)]
+#[path = "candidates_tests.rs"]
+mod tests;

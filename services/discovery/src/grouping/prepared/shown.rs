@@ -13,7 +13,7 @@ use neuralis_assembly::{FileState, FileView, Origin, PackageView};
 use neuralis_content_flags::FlagSet;
 use neuralis_layout::{Category, Contribution};
 
-use crate::grouping::candidates::{Candidate, entry_path, policy_key};
+use crate::grouping::candidates::{Candidate, entry_path, is_own_entry, policy_key};
 use crate::grouping::content::{ContentAt, in_source, is_in_source};
 
 /// A package candidate as an answer would show it were every file visible.
@@ -84,7 +84,7 @@ pub(super) fn shown(candidate: &Candidate<'_>) -> Shown {
             .map(|file| {
                 file.bundle
                     .iter()
-                    .map(|entry| entry_path(&file.path, entry) == file.path)
+                    .map(|entry| is_own_entry(&file.path, entry))
                     .collect()
             })
             .collect(),
@@ -240,11 +240,10 @@ fn entry_flags<'a>(
     let skill = file.category == Category::Skill && matches!(candidate, Candidate::Source { .. });
     let bundle = if skill { file.bundle.as_slice() } else { &[] };
     bundle.iter().map(move |entry| {
-        let path = entry_path(&file.path, entry);
-        if path == file.path {
+        if is_own_entry(&file.path, entry) {
             FlagSet::default()
         } else {
-            indexed(candidate, &path).1
+            indexed(candidate, &entry_path(&file.path, entry)).1
         }
     })
 }
