@@ -98,6 +98,21 @@ struct Assigned {
 
 /// Fills every skill's `activation_id` and returns the id index.
 pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
+    let (index, assigned) = indexed(packages);
+    for (id, (pi, fi)) in assigned {
+        packages[pi].files[fi].activation_id = id;
+    }
+    index
+}
+
+/// The id index [`assign_activation_ids`] returns, for views whose ids are set or not:
+/// nothing is copied or filled in.
+pub fn skill_index(packages: &[PackageView]) -> SkillIndex {
+    indexed(packages).0
+}
+
+/// The id index of `packages`' skills, and each skill's id with where it goes.
+fn indexed(packages: &[PackageView]) -> (SkillIndex, Vec<(String, SkillRef)>) {
     let (claims, at): (Vec<SkillClaim<'_>>, Vec<SkillRef>) = packages
         .iter()
         .enumerate()
@@ -109,19 +124,17 @@ pub fn assign_activation_ids(packages: &mut [PackageView]) -> SkillIndex {
         })
         .unzip();
     let Assigned { ids, also_answers } = assign(&claims);
-    drop(claims);
     let mut index = SkillIndex::default();
     // Every advertised id is distinct: the order they go in does not matter.
-    for (id, &(pi, fi)) in ids.into_iter().zip(&at) {
-        index.by_id.insert(id.clone(), (pi, fi));
-        packages[pi].files[fi].activation_id = id;
+    for (id, place) in ids.iter().zip(&at) {
+        index.by_id.insert(id.clone(), *place);
     }
     // The bare owner of a contested id also answers to its qualified id, unless that id
     // is advertised on another skill.
     for (id, claim) in also_answers {
         index.by_id.entry(id).or_insert(at[claim]);
     }
-    index
+    (index, ids.into_iter().zip(at).collect())
 }
 
 /// The id each of `claims` is advertised under, index for index (what

@@ -23,7 +23,7 @@ pub mod overview;
 pub mod view;
 
 pub use budget::{BudgetError, Fitted, O200k, TokenCount, render_overview_within};
-pub use collision::{SkillClaim, SkillIndex, activation_ids, assign_activation_ids};
+pub use collision::{SkillClaim, SkillIndex, activation_ids, assign_activation_ids, skill_index};
 pub use data_areas::{DataArea, render_data_areas};
 pub use hydration::{FileRef, HydrationBudget, hydration_order};
 pub use overview::{escape_text, render_overview};

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use neuralis_assembly::{
     FileState, FileView, Origin, PackageView, SkillClaim, activation_ids, assign_activation_ids,
+    skill_index,
 };
 use neuralis_layout::Category;
 use proptest::prelude::*;
@@ -232,6 +233,9 @@ proptest! {
         for (id, at) in &by_id {
             prop_assert_eq!(index.resolve(id), Some(*at), "{}", id);
         }
+        // The index alone, of the views before or after their ids are filled in.
+        prop_assert_eq!(&skill_index(&packages), &index);
+        prop_assert_eq!(&skill_index(&now), &index);
         // The borrowed form assigns the same ids, skill for skill.
         let claims: Vec<SkillClaim<'_>> = packages
             .iter()

@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use neuralis_access::{DecisionCode, Evaluation};
-use neuralis_assembly::{FileState, Origin, PackageView, SkillIndex, assign_activation_ids};
+use neuralis_assembly::{
+    FileState, Origin, PackageView, SkillIndex, assign_activation_ids, skill_index,
+};
 use neuralis_layout::Category;
 
 use crate::base::error::DiscoveryError;
@@ -59,8 +61,7 @@ impl Answer {
     /// Every id a visible skill answers to.
     pub fn skills(&self) -> &SkillIndex {
         // The same assignment as the one that set the ids, so they agree.
-        self.skills
-            .get_or_init(|| assign_activation_ids(&mut self.packages.clone()))
+        self.skills.get_or_init(|| skill_index(&self.packages))
     }
 
     /// Where to read `path` of `holder`, when this caller may read it now.
