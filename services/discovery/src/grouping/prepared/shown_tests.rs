@@ -36,6 +36,17 @@ fn installed(package: neuralis_layout::Package, held: Option<PackageSource>) -> 
     }
 }
 
+/// A source place from its fields: source id, slug, path, root URI, prefix.
+fn source_place([source_id, slug, path, root_uri, prefix]: [String; 5]) -> ContentAt {
+    ContentAt::Source {
+        source_id,
+        slug,
+        path,
+        root_uri,
+        prefix,
+    }
+}
+
 /// Every place one field away from `place`, and the other kind of place.
 fn one_field_off(place: &ContentAt) -> Vec<ContentAt> {
     let off = |s: &String| format!("{s}x");
@@ -48,34 +59,28 @@ fn one_field_off(place: &ContentAt) -> Vec<ContentAt> {
             root_uri,
             prefix,
         } => {
-            let at = |i: usize| {
-                let mut fields = [source_id, slug, path, root_uri, prefix].map(String::clone);
-                fields[i] = off(&fields[i]);
-                let [source_id, slug, path, root_uri, prefix] = fields;
-                ContentAt::Source {
-                    source_id,
-                    slug,
-                    path,
-                    root_uri,
-                    prefix,
-                }
-            };
-            near.extend((0..5).map(at));
+            let fields = [source_id, slug, path, root_uri, prefix].map(String::clone);
+            for i in 0..fields.len() {
+                let mut one_off = fields.clone();
+                one_off[i] = off(&one_off[i]);
+                near.push(source_place(one_off));
+            }
             // Another prefix with the path under it: the same row, another package.
             let relative = match prefix.as_str() {
                 "" => path.as_str(),
                 prefix => path.strip_prefix(&format!("{prefix}/")).unwrap_or(path),
             };
             let moved = off(prefix);
-            near.push(ContentAt::Source {
-                source_id: source_id.clone(),
-                slug: slug.clone(),
-                path: in_source(&moved, relative),
-                root_uri: root_uri.clone(),
-                prefix: moved,
-            });
+            let [source_id, slug, _, root_uri, _] = fields;
+            near.push(source_place([
+                source_id.clone(),
+                slug,
+                in_source(&moved, relative),
+                root_uri,
+                moved,
+            ]));
             near.push(ContentAt::Installed {
-                package_id: source_id.clone(),
+                package_id: source_id,
                 path: path.clone(),
             });
         }
@@ -88,13 +93,14 @@ fn one_field_off(place: &ContentAt) -> Vec<ContentAt> {
                 package_id: package_id.clone(),
                 path: off(path),
             });
-            near.push(ContentAt::Source {
-                source_id: package_id.clone(),
-                slug: String::new(),
-                path: path.clone(),
-                root_uri: String::new(),
-                prefix: String::new(),
-            });
+            let empty = String::new;
+            near.push(source_place([
+                package_id.clone(),
+                empty(),
+                path.clone(),
+                empty(),
+                empty(),
+            ]));
         }
     }
     near
@@ -142,12 +148,12 @@ fn a_place_compared_in_place_is_the_same_exactly_when_built_alike() {
     let ContentAt::Source { path, .. } = content_at(&candidates[2], file) else {
         panic!("a flagged source's package file is a source row");
     };
-    let near = ContentAt::Source {
-        source_id: "p1/kit.01".into(),
-        slug: "kit".into(),
-        path: path.replacen("pkgs/acme/", "pkgs/acme", 1),
-        root_uri: "machine://m1/kit".into(),
-        prefix: "pkgs/acme".into(),
-    };
+    let near = source_place([
+        "p1/kit.01".into(),
+        "kit".into(),
+        path.replacen("pkgs/acme/", "pkgs/acme", 1),
+        "machine://m1/kit".into(),
+        "pkgs/acme".into(),
+    ]);
     assert!(!same_place(&near, &candidates[2], file));
 }
