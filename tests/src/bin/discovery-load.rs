@@ -296,6 +296,21 @@ inventory holds {held:.0} bytes (its weighing) for {} rows: {:.0} bytes per row"
     })
 }
 
+/// Latencies of `calls()` no-op gRPC calls (health Check), one after another.
+async fn noop(health: &mut HealthClient<tonic::transport::Channel>) -> Result<Vec<Duration>> {
+    let mut noop = Vec::with_capacity(calls());
+    for _ in 0..calls() {
+        let t = Instant::now();
+        health
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await?;
+        noop.push(t.elapsed());
+    }
+    Ok(noop)
+}
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
@@ -338,18 +353,8 @@ async fn main() -> Result<()> {
             .connect()
             .await?;
     let mut health = HealthClient::new(channel);
-    let mut noop = Vec::with_capacity(calls());
-    for _ in 0..calls() {
-        let t = Instant::now();
-        health
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await?;
-        noop.push(t.elapsed());
-    }
     println!("\n| call | n | p50 | p99 |\n| --- | --- | --- | --- |");
-    let (noop50, _) = summary("no-op gRPC (health Check)", noop);
+    let (noop50, _) = summary("no-op gRPC (health Check)", noop(&mut health).await?);
 
     let f10 = measure(&cluster, &small, &large).await?;
     // Resident memory with the small project held, then the large one (a cross-check
@@ -368,6 +373,16 @@ resident memory: {:.1} MiB with the 10k project held, {:.1} MiB with the 100k on
     );
     let f100 = measure(&cluster, &large, &small).await?;
 
+    // The same no-op again after every figure: the ratios divide by the first, so how
+    // far the second moved says how steady that baseline was over the run.
+    let (after50, _) = summary(
+        "no-op gRPC (health Check), after the figures",
+        noop(&mut health).await?,
+    );
+    println!(
+        "no-op p50 after the figures / before: {:.2}",
+        after50.as_secs_f64() / noop50.as_secs_f64()
+    );
     let x = |a: Duration| a.as_secs_f64() / noop50.as_secs_f64();
     println!(
         "\n## Ratios (p50, to the no-op p50 of {:.3} ms)\n",
