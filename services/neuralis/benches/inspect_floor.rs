@@ -50,18 +50,7 @@ const WORKS: [Work; 3] = [Work::List, Work::Stat, Work::Read];
 
 fn main() {
     // `cargo test --all-targets` runs this target too: a smoke test on a small tree.
-    let benching = std::env::args().any(|arg| arg == "--bench");
-    let setting = |name: &str, default: usize| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let files = setting(
-        "NEURALIS_BENCH_FILES",
-        if benching { 100_000 } else { 2_000 },
-    );
-    let rounds = setting("NEURALIS_BENCH_ROUNDS", if benching { 7 } else { 1 });
+    let tree::Settings { files, rounds } = tree::Settings::from_env(7);
     let tree = tree::Tree::at(std::env::var_os("NEURALIS_BENCH_TREE"), files);
     let ripgrep = baseline::ripgrep_installed();
     println!(

@@ -39,20 +39,9 @@ struct Round {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this target too,
-    // as a smoke test on a small tree rather than a minute-long benchmark.
-    let benching = std::env::args().any(|arg| arg == "--bench");
-    let setting = |name: &str, default: usize| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let files = setting(
-        "NEURALIS_BENCH_FILES",
-        if benching { 100_000 } else { 2_000 },
-    );
-    let rounds = setting("NEURALIS_BENCH_ROUNDS", if benching { 3 } else { 1 });
+    // Under `cargo test --all-targets` a smoke test on a small tree rather than a
+    // minute-long benchmark.
+    let tree::Settings { files, rounds } = tree::Settings::from_env(3);
     let stores = std::env::var("NEURALIS_BENCH_STORES").unwrap_or("embedded,postgres".into());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -37,6 +37,35 @@ impl Tree {
     }
 }
 
+/// How a tree bench runs, from its arguments and the environment: benching under
+/// `cargo bench` (which passes `--bench`); otherwise `cargo test --all-targets` is
+/// running the target as a smoke test on a small tree.
+pub struct Settings {
+    /// `NEURALIS_BENCH_FILES`: 100,000 when benching, else 2,000.
+    pub files: usize,
+    /// `NEURALIS_BENCH_ROUNDS`: `rounds` when benching, else 1.
+    pub rounds: usize,
+}
+
+impl Settings {
+    pub fn from_env(rounds: usize) -> Self {
+        let benching = std::env::args().any(|arg| arg == "--bench");
+        let setting = |name: &str, default: usize| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        Settings {
+            files: setting(
+                "NEURALIS_BENCH_FILES",
+                if benching { 100_000 } else { 2_000 },
+            ),
+            rounds: setting("NEURALIS_BENCH_ROUNDS", if benching { rounds } else { 1 }),
+        }
+    }
+}
+
 /// How many of the first `files` files are markdown contributions.
 pub fn markdown_files(files: usize) -> usize {
     files.div_ceil(33)
