@@ -1,6 +1,7 @@
 //! The embedded store's snapshot read, the one read every evaluation makes: the
-//! statements of one read transaction run on a blocking thread with the SQLite library
-//! itself, on a read connection of the reader's own. Through sqlx the same read took a
+//! statements of one read transaction run with the SQLite library itself, on a read
+//! connection of the reader's own, in place on the calling worker where the runtime
+//! allows (`neuralis_blocking_read`: no thread hand-off on the request's path). Through sqlx the same read took a
 //! hand-off to its connection's worker thread and back per statement (begin, four
 //! queries, commit): six round trips on the path of every request (issue 31, warm
 //! `ListPackages`). Here it takes one.
@@ -56,7 +57,7 @@ impl SnapshotReader {
             .await
             .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
         let (path, idle, query) = (self.path.clone(), Arc::clone(&self.idle), query.clone());
-        let rows = tokio::task::spawn_blocking(move || {
+        let rows = neuralis_blocking_read::run(move || {
             let _slot = slot;
             read_kept(&path, &idle, &query)
         })
@@ -184,6 +185,21 @@ mod tests {
     /// opening another: one connection serves any number of reads in a row.
     #[tokio::test]
     async fn a_read_keeps_its_connection_for_the_next() {
+        reads_keep_one_connection().await;
+    }
+
+    /// The same where the read runs in place on the calling worker (a multi-thread
+    /// runtime, as the services run), not on a blocking thread.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_read_in_place_keeps_its_connection_for_the_next() {
+        assert_eq!(
+            neuralis_blocking_read::place(),
+            neuralis_blocking_read::Place::InPlace
+        );
+        reads_keep_one_connection().await;
+    }
+
+    async fn reads_keep_one_connection() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("access.db");
         crate::EmbeddedStore::open(&path).await.unwrap();

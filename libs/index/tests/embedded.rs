@@ -107,6 +107,17 @@ async fn a_write_its_caller_abandons_before_it_starts_is_never_applied() {
 /// with the store: after `close` they answer unavailable, as the pool's reads do.
 #[tokio::test]
 async fn the_lister_s_short_reads_are_unavailable_after_close() {
+    short_reads_end_with_the_store().await;
+}
+
+/// The same where the short reads run in place on the calling worker (a multi-thread
+/// runtime, as the services run), not on a blocking thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lister_s_short_reads_in_place_are_unavailable_after_close() {
+    short_reads_end_with_the_store().await;
+}
+
+async fn short_reads_end_with_the_store() {
     use neuralis_index::IndexError;
     let fixture = fresh("closed").await;
     let store = &fixture.store;

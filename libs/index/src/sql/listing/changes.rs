@@ -1,8 +1,9 @@
 //! The embedded store's delta read (the rows and tombstones since a revision), which
 //! the first request after a write makes: one read transaction on a kept connection
-//! of the lister, on a blocking thread. Through the generic pool it took a hand-off
-//! to sqlx's worker thread per statement (begin, three queries, commit) and a
-//! conversion of each row (issue 31, finish to a fresh answer).
+//! of the lister, in place on the calling worker (`EmbeddedLister::short_read`).
+//! Through the generic pool it took a hand-off to sqlx's worker thread per statement
+//! (begin, three queries, commit) and a conversion of each row (issue 31, finish to a
+//! fresh answer).
 
 use rusqlite::{Connection, OptionalExtension, ToSql};
 

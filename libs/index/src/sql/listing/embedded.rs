@@ -53,9 +53,10 @@ impl EmbeddedLister {
         }
     }
 
-    /// Runs a short read (`sources.rs`, `changes.rs`) in a slot of its own, on a
-    /// blocking thread with a kept connection (or a new one), and keeps the connection
-    /// again once no transaction is left open.
+    /// Runs a short read (`sources.rs`, `changes.rs`) in a slot of its own, with a
+    /// kept connection (or a new one), in place on the calling worker where the runtime
+    /// allows (`neuralis_blocking_read`), and keeps the connection again once no
+    /// transaction is left open.
     pub(super) async fn short_read<T: Send + 'static>(
         &self,
         read: impl FnOnce(&Connection) -> Result<T, IndexError> + Send + 'static,
@@ -65,7 +66,7 @@ impl EmbeddedLister {
             .await
             .map_err(|_| IndexError::Unavailable("the store is closed".into()))?;
         let (path, idle) = (self.path.clone(), Arc::clone(&self.idle));
-        tokio::task::spawn_blocking(move || {
+        neuralis_blocking_read::run(move || {
             let connection = take(&idle, &path)?;
             let read = read(&connection);
             keep(&idle, connection);

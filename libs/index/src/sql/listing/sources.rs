@@ -1,7 +1,7 @@
 //! The embedded store's read of a project's sources, which every request makes (a
 //! source's scope and privacy patterns decide access, so they are never cached): one
-//! statement on a kept connection of the lister, on a blocking thread. Through the
-//! generic pool it cost a hand-off to sqlx's worker thread per step and a conversion
+//! statement on a kept connection of the lister, in place on the calling worker
+//! (`EmbeddedLister::short_read`). Through the generic pool it cost a hand-off to sqlx's worker thread per step and a conversion
 //! of each row (issue 31, warm `ListPackages`).
 
 use super::embedded::EmbeddedLister;

@@ -283,7 +283,9 @@ impl IndexPort for SyncIndex {
     }
 
     /// The two reads at once (a catch-up waits for both, and each is a round trip to
-    /// the store): the listing may then be made before, during or after the rows are
+    /// the store; in one process the embedded store runs each in place on this task's
+    /// worker, one after the other, which costs less than a hand-off to another thread
+    /// for either): the listing may then be made before, during or after the rows are
     /// read. Its keys are checked as a listing made before the read is
     /// (`keys_every_row`: every row's slug listed, no source deleted since `since`),
     /// and the sources are listed again after the read when they do not key it.
