@@ -61,3 +61,8 @@ async fn other_tasks_run_while_a_read_holds_the_only_worker() {
     assert_eq!(waited, Ok(()));
     other.await.unwrap();
 }
+
+#[test]
+fn a_stopped_read_says_so_without_naming_what_it_read() {
+    assert_eq!(Stopped.to_string(), "the read stopped before it answered");
+}
