@@ -1,10 +1,10 @@
 //! The embedded store's snapshot read, the one read every evaluation makes: the
 //! statements of one read transaction run with the SQLite library itself, on a read
 //! connection of the reader's own, in place on the calling worker where the runtime
-//! allows (`neuralis_blocking_read`: no thread hand-off on the request's path). Through sqlx the same read took a
-//! hand-off to its connection's worker thread and back per statement (begin, four
-//! queries, commit): six round trips on the path of every request (issue 31, warm
-//! `ListPackages`). Here it takes one.
+//! allows (`neuralis_blocking_read`: no thread hand-off on the request's path).
+//! Through sqlx the same read took a hand-off to its connection's worker thread and
+//! back per statement (begin, four queries, commit): six round trips on the path of
+//! every request (issue 31, warm `ListPackages`). In the services it now takes none.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -188,15 +188,19 @@ mod tests {
         reads_keep_one_connection().await;
     }
 
-    /// The same where the read runs in place on the calling worker (a multi-thread
-    /// runtime, as the services run), not on a blocking thread.
+    /// The same where the read runs in place on a worker (a spawned task on a
+    /// multi-thread runtime, as the services' handlers run), not on a blocking thread.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_read_in_place_keeps_its_connection_for_the_next() {
-        assert_eq!(
-            neuralis_blocking_read::place(),
-            neuralis_blocking_read::Place::InPlace
-        );
-        reads_keep_one_connection().await;
+        tokio::spawn(async {
+            assert_eq!(
+                neuralis_blocking_read::place(),
+                neuralis_blocking_read::Place::InPlace
+            );
+            reads_keep_one_connection().await;
+        })
+        .await
+        .unwrap();
     }
 
     async fn reads_keep_one_connection() {

@@ -6,11 +6,16 @@ fn here() -> ThreadId {
     thread::current().id()
 }
 
+/// On a worker of a multi-thread runtime (where the services' handlers run: a spawned
+/// task, not the test's own `block_on`, which runs its reads directly either way).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_read_on_a_multi_thread_runtime_runs_on_the_calling_thread() {
-    assert_eq!(place(), Place::InPlace);
-    let caller = here();
-    let ran_on = run(here).await.unwrap();
+async fn a_read_on_a_multi_thread_runtime_runs_on_the_calling_worker() {
+    let (caller, ran_on) = tokio::spawn(async {
+        assert_eq!(place(), Place::InPlace);
+        (here(), run(here).await.unwrap())
+    })
+    .await
+    .unwrap();
     assert_eq!(ran_on, caller);
 }
 
@@ -47,19 +52,24 @@ fn a_panicking_read_is_answered_stopped_on_either_runtime() {
     }
 }
 
-/// While one read holds a worker, the runtime's other tasks still run: the worker's
-/// core went to another thread.
+/// While one read holds the only worker, the runtime's other tasks still run: the
+/// worker's core went to another thread. (A read run inline would hold the core, and
+/// the task it waits for, queued on that worker, would never run: bounded here.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn other_tasks_run_while_a_read_holds_the_only_worker() {
-    let (tell, heard) = std::sync::mpsc::channel::<()>();
-    let other = tokio::spawn(async move { tell.send(()).unwrap() });
-    // The read waits for the other task: with the worker's core handed over, the
-    // other task runs; without, this read would wait forever (bounded here).
-    let waited = run(move || heard.recv_timeout(std::time::Duration::from_secs(10)))
-        .await
-        .unwrap();
+    let waited = tokio::spawn(async {
+        let (tell, heard) = std::sync::mpsc::channel::<()>();
+        // Spawned from the worker: queued on that worker, runnable by no other thread.
+        let other = tokio::spawn(async move { tell.send(()).unwrap() });
+        let waited = run(move || heard.recv_timeout(std::time::Duration::from_secs(5)))
+            .await
+            .unwrap();
+        other.await.unwrap();
+        waited
+    })
+    .await
+    .unwrap();
     assert_eq!(waited, Ok(()));
-    other.await.unwrap();
 }
 
 #[test]

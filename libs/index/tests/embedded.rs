@@ -110,11 +110,13 @@ async fn the_lister_s_short_reads_are_unavailable_after_close() {
     short_reads_end_with_the_store().await;
 }
 
-/// The same where the short reads run in place on the calling worker (a multi-thread
-/// runtime, as the services run), not on a blocking thread.
+/// The same where the short reads run in place on a worker (a spawned task on a
+/// multi-thread runtime, as the services' handlers run), not on a blocking thread.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lister_s_short_reads_in_place_are_unavailable_after_close() {
-    short_reads_end_with_the_store().await;
+    tokio::spawn(short_reads_end_with_the_store())
+        .await
+        .unwrap();
 }
 
 async fn short_reads_end_with_the_store() {
