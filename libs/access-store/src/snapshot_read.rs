@@ -1,7 +1,8 @@
 //! The embedded store's snapshot read, the one read every evaluation makes: the
 //! statements of one read transaction run with the SQLite library itself, on a read
-//! connection of the reader's own, in place on the calling worker where the runtime
-//! allows (`neuralis_blocking_read`: no thread hand-off on the request's path).
+//! connection of the reader's own, on the calling worker where the runtime allows,
+//! inline where a slot allows (`neuralis_blocking_read`, `Rows::Few`: no thread woken
+//! on the request's path).
 //! Through sqlx the same read took a hand-off to its connection's worker thread and
 //! back per statement (begin, four queries, commit): six round trips on the path of
 //! every request (issue 31, warm `ListPackages`). In the services it now takes none.
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use neuralis_access::AccessSnapshot;
+use neuralis_blocking_read::Rows;
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::Semaphore;
 
@@ -57,7 +59,7 @@ impl SnapshotReader {
             .await
             .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
         let (path, idle, query) = (self.path.clone(), Arc::clone(&self.idle), query.clone());
-        let rows = neuralis_blocking_read::run(move || {
+        let rows = neuralis_blocking_read::run(Rows::Few, move || {
             let _slot = slot;
             read_kept(&path, &idle, &query)
         })
@@ -193,9 +195,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_read_in_place_keeps_its_connection_for_the_next() {
         tokio::spawn(async {
-            assert_eq!(
-                neuralis_blocking_read::place(),
-                neuralis_blocking_read::Place::InPlace
+            assert_ne!(
+                neuralis_blocking_read::place(Rows::Few),
+                neuralis_blocking_read::Place::BlockingThread
             );
             reads_keep_one_connection().await;
         })

@@ -1,10 +1,12 @@
 //! The embedded store's delta read (the rows and tombstones since a revision), which
 //! the first request after a write makes: one read transaction on a kept connection
-//! of the lister, in place on the calling worker (`EmbeddedLister::short_read`).
+//! of the lister, on the calling worker, its core handed over first: a delta can be a
+//! whole source's rows (`EmbeddedLister::short_read`, `Rows::AnyNumber`).
 //! Through the generic pool it took a hand-off to sqlx's worker thread per statement
 //! (begin, three queries, commit) and a conversion of each row (issue 31, finish to a
 //! fresh answer).
 
+use neuralis_blocking_read::Rows;
 use rusqlite::{Connection, OptionalExtension, ToSql};
 
 use super::embedded::EmbeddedLister;
@@ -22,7 +24,7 @@ impl EmbeddedLister {
         since: u64,
     ) -> Result<Option<ProjectChanges>, IndexError> {
         let project = project.to_owned();
-        self.short_read(move |connection| {
+        self.short_read(Rows::AnyNumber, move |connection| {
             connection.execute_batch("BEGIN")?;
             let changes = read(connection, &project, since)?;
             connection.execute_batch("COMMIT")?;

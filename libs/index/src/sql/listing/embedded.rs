@@ -5,6 +5,7 @@ use super::{Pager, ROWS};
 use crate::IndexError;
 use crate::pages::{ListedRow, PAGES_AHEAD, PageBounds, PageFill, RowPages};
 use crate::sql::codec::{corrupt, decode_flags, to_u32, to_u64};
+use neuralis_blocking_read::Rows;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,12 +54,13 @@ impl EmbeddedLister {
         }
     }
 
-    /// Runs a short read (`sources.rs`, `changes.rs`) in a slot of its own, with a
-    /// kept connection (or a new one), in place on the calling worker where the runtime
+    /// Runs a short read (`sources.rs`, `changes.rs`) of `rows` in a slot of its own,
+    /// with a kept connection (or a new one), on the calling worker where the runtime
     /// allows (`neuralis_blocking_read`), and keeps the connection again once no
     /// transaction is left open.
     pub(super) async fn short_read<T: Send + 'static>(
         &self,
+        rows: Rows,
         read: impl FnOnce(&Connection) -> Result<T, IndexError> + Send + 'static,
     ) -> Result<T, IndexError> {
         let _slot = Arc::clone(&self.short_slots)
@@ -66,7 +68,7 @@ impl EmbeddedLister {
             .await
             .map_err(|_| IndexError::Unavailable("the store is closed".into()))?;
         let (path, idle) = (self.path.clone(), Arc::clone(&self.idle));
-        neuralis_blocking_read::run(move || {
+        neuralis_blocking_read::run(rows, move || {
             let connection = take(&idle, &path)?;
             let read = read(&connection);
             keep(&idle, connection);
