@@ -118,6 +118,39 @@ fn a_panicking_read_is_answered_stopped_on_every_place() {
     }
 }
 
+/// A read asked for while tasks wait in the runtime's global queue is handed over even
+/// with an inline slot free: the worker's core goes on running them meanwhile. (Here
+/// one worker is held by a task and the other runs the test, so a task spawned from
+/// outside the runtime stays queued.)
+#[test]
+fn a_read_asked_for_while_tasks_wait_is_handed_over() {
+    on_workers(2, async {
+        let (started, running) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let holder = tokio::spawn(async move {
+            started.send(()).unwrap();
+            released.recv_timeout(Duration::from_secs(5))
+        });
+        running.recv_timeout(Duration::from_secs(5)).unwrap();
+        let handle = tokio::runtime::Handle::current();
+        let places = tokio::spawn(async move {
+            let alone = place(Rows::Few);
+            let queued = thread::spawn(move || handle.spawn(async {}))
+                .join()
+                .unwrap();
+            let waiting = place(Rows::Few);
+            (alone, waiting, queued)
+        })
+        .await
+        .unwrap();
+        release.send(()).unwrap();
+        assert_eq!(holder.await.unwrap(), Ok(()));
+        let (alone, waiting, queued) = places;
+        queued.await.unwrap();
+        assert_eq!((alone, waiting), (Place::Inline, Place::HandedOver));
+    });
+}
+
 /// A read that panicked inline gives its slot back: the next read runs inline again.
 #[test]
 fn a_read_that_panicked_inline_gives_its_slot_back() {

@@ -19,6 +19,7 @@ TREE=${TREE:-/tmp/demo-tree}
 FILES=${FILES:-100000}
 ROUNDS=${ROUNDS:-5}
 OUT=${OUT:-$(mktemp -d /tmp/demo-tree-out.XXXXXX)}
+mkdir -p "$OUT"
 NOWHERE=zzqqxx-found-nowhere-31
 repo=$(cd "$(dirname "$0")/../../../.." && pwd)
 bins=("$@")
