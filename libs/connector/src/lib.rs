@@ -235,7 +235,31 @@ impl LocalConnector {
 
     /// Walks the whole source, iteratively.
     pub fn list(&self) -> Listing {
-        walk::walk(&self.root, self.root_inode, &self.limits, &self.forbidden)
+        walk::walk(&self.tree())
+    }
+
+    /// Walks the whole source as [`list`](Self::list) does, picking on the walking
+    /// threads the listed files `choose` accepts by path. As soon as the walk ends the
+    /// picked files (in no set order) go to `on_chosen` on a thread of its own, while
+    /// the listing is put in path order and handed to `on_listing` on this one:
+    /// `neuralis inspect` reads the files grouping needs there, the two taking about
+    /// as long, so on two cores neither waits for the other.
+    pub fn list_choosing<T: Send, U>(
+        &self,
+        choose: impl Fn(&str) -> bool + Sync,
+        on_chosen: impl FnOnce(Vec<ListedFile>) -> T + Send,
+        on_listing: impl FnOnce(Listing) -> U,
+    ) -> (U, T) {
+        walk::walk_choosing(&self.tree(), &choose, on_chosen, on_listing)
+    }
+
+    fn tree(&self) -> walk::Tree<'_> {
+        walk::Tree {
+            root: &self.root,
+            root_inode: self.root_inode,
+            limits: &self.limits,
+            forbidden: &self.forbidden,
+        }
     }
 
     /// The size and modification time of one file. Missing, escaping or non-file

@@ -8,56 +8,112 @@
 //! files make the cut must not depend on thread timing. Either way no recursion, so a
 //! deep tree cannot overflow the call stack; symlinks are followed only inside the
 //! root, and everything left out is reported with its reason.
+//!
+//! A walk may also pick files by path as it lists them (`list_choosing`): the picked
+//! ones are handed on as soon as the walk ends, before the listing is put in order.
 
 mod kept;
 mod order;
+mod parallel;
 mod scan;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::stat::FileStat;
 use crate::{ConnectorLimits, Inode, ListedFile, Listing, SkipReason, Skipped};
-use order::{Entry, Scanned};
+use order::Scanned;
+use parallel::parallel_walk;
 use scan::{Found, Pending, scan};
 
 /// The most threads a walk uses.
 const MAX_WALK_THREADS: usize = 4;
 
-pub(crate) fn walk(
-    root: &Path,
-    root_inode: Inode,
-    limits: &ConnectorLimits,
-    forbidden: &[PathBuf],
-) -> Listing {
+/// Which listed files a walk picks, by path.
+pub(crate) type Choose<'a> = dyn Fn(&str) -> bool + Sync + 'a;
+
+/// The whole tree, in path order.
+pub(crate) fn walk(tree: &Tree<'_>) -> Listing {
+    walk_unordered(tree, &|_| false).0.in_order()
+}
+
+/// The whole tree, the files `choose` picks going to `on_chosen` on a thread of its
+/// own while the listing is put in order and handed to `on_listing` on this one.
+pub(crate) fn walk_choosing<T: Send, U>(
+    tree: &Tree<'_>,
+    choose: &Choose<'_>,
+    on_chosen: impl FnOnce(Vec<ListedFile>) -> T + Send,
+    on_listing: impl FnOnce(Listing) -> U,
+) -> (U, T) {
+    let (unordered, chosen) = walk_unordered(tree, choose);
+    std::thread::scope(|scope| {
+        let chosen = scope.spawn(move || on_chosen(chosen));
+        let listed = on_listing(unordered.in_order());
+        // `on_chosen` panics only on a bug: the panic goes on, as it would have here.
+        let chosen = chosen
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (listed, chosen)
+    })
+}
+
+/// Walks on as many threads as make sense, or on one when the tree is at the file
+/// limit, returning the files `choose` picked (in no set order).
+fn walk_unordered(tree: &Tree<'_>, choose: &Choose<'_>) -> (Unordered, Vec<ListedFile>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_WALK_THREADS);
-    let tree = Tree {
-        root,
-        root_inode,
-        limits,
-        forbidden,
-    };
     let parallel = (threads > 1)
-        .then(|| parallel_walk(&tree, threads))
+        .then(|| parallel_walk(tree, threads, choose))
         .flatten();
-    // The parallel listing is assembled in path order: sorted already.
     parallel.unwrap_or_else(|| {
-        let mut listing = sequential_walk(&tree);
-        sort(&mut listing);
-        listing
+        let (listing, chosen) = sequential_walk(tree, choose);
+        (Unordered::Listed(listing), chosen)
     })
+}
+
+/// A walk's result before its listing is in path order.
+pub(crate) enum Unordered {
+    /// The parallel walk's directories, to be read off depth-first.
+    Scanned {
+        scanned: Vec<Scanned>,
+        /// One more than the largest directory id given.
+        directories: usize,
+        files: usize,
+        /// In path order already.
+        skipped: Vec<Skipped>,
+    },
+    /// The ordered walk's listing, in walk order.
+    Listed(Listing),
+}
+
+impl Unordered {
+    pub(crate) fn in_order(self) -> Listing {
+        match self {
+            // Assembled in path order: sorted already.
+            Unordered::Scanned {
+                scanned,
+                directories,
+                files,
+                skipped,
+            } => Listing {
+                files: order::assemble(scanned, directories, files),
+                skipped,
+            },
+            Unordered::Listed(mut listing) => {
+                sort(&mut listing);
+                listing
+            }
+        }
+    }
 }
 
 /// The tree being walked.
 pub(crate) struct Tree<'a> {
     pub(crate) root: &'a Path,
-    root_inode: Inode,
+    pub(crate) root_inode: Inode,
     pub(crate) limits: &'a ConnectorLimits,
     /// Directories never entered and files never listed, wherever reached (canonical).
-    forbidden: &'a [PathBuf],
+    pub(crate) forbidden: &'a [PathBuf],
 }
 
 impl Tree<'_> {
@@ -96,10 +152,12 @@ fn sort(listing: &mut Listing) {
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
-/// Depth-first in name order on one thread, stopping at `max_files`.
-fn sequential_walk(tree: &Tree<'_>) -> Listing {
+/// Depth-first in name order on one thread, stopping at `max_files`; and the listed
+/// files `choose` picks.
+fn sequential_walk(tree: &Tree<'_>, choose: &Choose<'_>) -> (Listing, Vec<ListedFile>) {
     let (root, limits) = (tree.root, tree.limits);
     let mut listing = Listing::default();
+    let mut chosen = Vec::new();
     let mut stack = vec![Pending::root(root)];
     while let Some(directory) = stack.pop() {
         let mut children = Vec::new();
@@ -116,10 +174,15 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
                         listing
                             .skipped
                             .push(skipped(relative, SkipReason::FileLimitReached));
-                        return listing;
+                        return (listing, chosen);
                     }
                     match tree.accept(relative, &stat, real_path) {
-                        Ok(file) => listing.files.push(file),
+                        Ok(file) => {
+                            if choose(&file.path) {
+                                chosen.push(file.clone());
+                            }
+                            listing.files.push(file);
+                        }
                         Err(skipped) => listing.skipped.push(skipped),
                     }
                 }
@@ -128,166 +191,7 @@ fn sequential_walk(tree: &Tree<'_>) -> Listing {
         // Reversed, so the stack pops children in name order.
         stack.extend(children.into_iter().rev());
     }
-    listing
-}
-
-/// Directories shared between the threads, and how many threads are still working.
-struct Queue {
-    pending: Vec<Pending>,
-    /// Threads not waiting for work (each may hold directories of its own).
-    busy: usize,
-}
-
-/// What the walking threads share.
-struct Shared<'a> {
-    tree: &'a Tree<'a>,
-    queue: Mutex<Queue>,
-    wakeup: Condvar,
-    /// Threads waiting for work: a thread with directories to spare shares them then.
-    waiting: AtomicUsize,
-    accepted: AtomicUsize,
-    /// The next directory's id (the root's is 0): where its entries go in the listing.
-    directories: AtomicUsize,
-    /// Set once `max_files` is reached: the threads stop, the walk is redone in order.
-    too_many: AtomicBool,
-}
-
-/// What one walking thread found: the directories it scanned, and what it left out.
-#[derive(Default)]
-struct Part {
-    scanned: Scanned,
-    skipped: Vec<Skipped>,
-}
-
-/// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
-/// more (then only the ordered walk knows which ones to keep).
-fn parallel_walk(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
-    let shared = Shared {
-        tree,
-        queue: Mutex::new(Queue {
-            pending: vec![Pending::root(tree.root)],
-            busy: threads,
-        }),
-        wakeup: Condvar::new(),
-        waiting: AtomicUsize::new(0),
-        accepted: AtomicUsize::new(0),
-        directories: AtomicUsize::new(1),
-        too_many: AtomicBool::new(false),
-    };
-    let parts: Vec<Part> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| worker(&shared)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
-    if shared.too_many.load(Ordering::Relaxed) {
-        return None;
-    }
-    let (scanned, skipped): (Vec<_>, Vec<_>) = parts
-        .into_iter()
-        .map(|part| (part.scanned, part.skipped))
-        .unzip();
-    let mut skipped: Vec<Skipped> = skipped.into_iter().flatten().collect();
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    let directories = shared.directories.load(Ordering::Relaxed);
-    let files = shared.accepted.load(Ordering::Relaxed);
-    Some(Listing {
-        files: order::assemble(scanned, directories, files),
-        skipped,
-    })
-}
-
-/// Scans directories depth-first from a stack of its own, taking from the shared
-/// queue only when that stack is empty and giving to it only when a thread waits, so
-/// the threads rarely touch the lock.
-fn worker(shared: &Shared<'_>) -> Part {
-    let tree = shared.tree;
-    let mut part = Part::default();
-    let mut own: Vec<Pending> = Vec::new();
-    loop {
-        let Some(directory) = own.pop().or_else(|| next_directory(shared)) else {
-            return part;
-        };
-        let mut found = scan(&directory, tree, false);
-        found.sort_unstable_by(|a, b| {
-            let (a, a_is_dir) = a.place();
-            let (b, b_is_dir) = b.place();
-            order::sibling_order(a, a_is_dir, b, b_is_dir)
-        });
-        let mut entries = Vec::with_capacity(found.len());
-        for found in found {
-            match found {
-                Found::Child(mut child) => {
-                    child.id = shared.directories.fetch_add(1, Ordering::Relaxed);
-                    entries.push(Entry::Directory(child.id));
-                    own.push(child);
-                }
-                Found::Skip(skipped) => part.skipped.push(skipped),
-                Found::File {
-                    relative,
-                    stat,
-                    real_path,
-                } => match tree.accept(relative, &stat, real_path) {
-                    Ok(file) => {
-                        if shared.accepted.fetch_add(1, Ordering::Relaxed) + 1
-                            >= tree.limits.max_files
-                        {
-                            shared.too_many.store(true, Ordering::Relaxed);
-                        }
-                        entries.push(Entry::File(file));
-                    }
-                    Err(skipped) => part.skipped.push(skipped),
-                },
-            }
-        }
-        part.scanned.push((directory.id, entries));
-        if shared.too_many.load(Ordering::Relaxed) {
-            shared.wakeup.notify_all();
-            return part;
-        }
-        if own.len() > 1 && shared.waiting.load(Ordering::Relaxed) > 0 {
-            share(shared, &mut own);
-        }
-    }
-}
-
-/// Gives the shallowest half of this thread's directories to the waiting threads.
-fn share(shared: &Shared<'_>, own: &mut Vec<Pending>) {
-    let given: Vec<Pending> = own.drain(..own.len() / 2).collect();
-    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-    queue.pending.extend(given);
-    drop(queue);
-    shared.wakeup.notify_all();
-}
-
-/// The next shared directory, or `None` when the walk is over (every thread out of
-/// work and nothing queued) or abandoned.
-fn next_directory(shared: &Shared<'_>) -> Option<Pending> {
-    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-    queue.busy -= 1;
-    loop {
-        if shared.too_many.load(Ordering::Relaxed) {
-            shared.wakeup.notify_all();
-            return None;
-        }
-        if let Some(directory) = queue.pending.pop() {
-            queue.busy += 1;
-            return Some(directory);
-        }
-        if queue.busy == 0 {
-            shared.wakeup.notify_all();
-            return None;
-        }
-        shared.waiting.fetch_add(1, Ordering::Relaxed);
-        queue = shared
-            .wakeup
-            .wait(queue)
-            .unwrap_or_else(PoisonError::into_inner);
-        shared.waiting.fetch_sub(1, Ordering::Relaxed);
-    }
+    (listing, chosen)
 }
 
 pub(crate) fn skipped(path: String, reason: SkipReason) -> Skipped {
@@ -331,9 +235,9 @@ mod tests {
             ..ConnectorLimits::default()
         };
         let tree = test_tree(&root, &limits);
-        let ordered = sorted(sequential_walk(&tree));
+        let ordered = sorted(sequential_walk(&tree, &|_| false).0);
         for threads in [2, 3, 8] {
-            let parallel = sorted(parallel_walk(&tree, threads).expect("under the limit"));
+            let parallel = sorted(parallel_listing(&tree, threads).expect("under the limit"));
             assert_eq!(parallel, ordered, "{threads} threads");
         }
         assert!(ordered.files.len() > 300, "the linked folder is listed too");
@@ -358,7 +262,7 @@ mod tests {
         };
         let tree = test_tree(&root, &limits);
         for threads in [2, 3, 8] {
-            let parallel = parallel_walk(&tree, threads).expect("under the limit");
+            let parallel = parallel_listing(&tree, threads).expect("under the limit");
             assert_eq!(parallel, sorted(parallel.clone()), "{threads} threads");
         }
     }
@@ -382,15 +286,78 @@ mod tests {
                 limits: &limits,
                 forbidden: &[],
             };
-            assert!(parallel_walk(&tree, 2).is_none(), "{max_files}");
-            let listing = walk(&root, root_inode, &limits, &[]);
-            assert_eq!(listing, sorted(sequential_walk(&tree)));
+            assert!(parallel_listing(&tree, 2).is_none(), "{max_files}");
+            assert_eq!(walk(&tree), sorted(sequential_walk(&tree, &|_| false).0));
         }
         let limits = ConnectorLimits {
             max_files: 21,
             ..ConnectorLimits::default()
         };
-        assert_eq!(walk(&root, root_inode, &limits, &[]).files.len(), 20);
+        assert_eq!(walk(&test_tree(&root, &limits)).files.len(), 20);
+    }
+
+    /// Files picked as a walk lists them: every listed `.md` file outside `d1`.
+    fn choose(path: &str) -> bool {
+        path.ends_with(".md") && !path.starts_with("d1/")
+    }
+
+    #[test]
+    fn the_chosen_files_are_exactly_the_listed_files_the_choice_picks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for n in 0..200 {
+            let ext = if n % 3 == 0 { "txt" } else { "md" };
+            write(&root, &format!("d{}/e{}/f{n}.{ext}", n % 5, n % 4), b"x");
+        }
+        write(&root, "big.md", &[0; 200]);
+        // 200 files and big.md (skipped): the parallel walk, and twice the file limit
+        // reached, so the ordered walk (which stops at the limit) chooses.
+        for max_files in [1_000, 120, 7] {
+            let limits = ConnectorLimits {
+                max_file_size: 100,
+                max_files,
+                ..ConnectorLimits::default()
+            };
+            let tree = test_tree(&root, &limits);
+            let (listing, mut chosen) =
+                walk_choosing(&tree, &choose, |chosen| chosen, |listing| listing);
+            chosen.sort_by(|a, b| a.path.cmp(&b.path));
+            let expected: Vec<ListedFile> = listing
+                .files
+                .iter()
+                .filter(|file| choose(&file.path))
+                .cloned()
+                .collect();
+            assert!(!expected.is_empty(), "{max_files}");
+            assert_eq!(chosen, expected, "{max_files}");
+            assert_eq!(listing, walk(&tree), "{max_files}: the same listing");
+        }
+    }
+
+    #[test]
+    fn every_walk_chooses_the_same_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for n in 0..300 {
+            write(&root, &format!("d{}/e{}/f{n}.md", n % 7, n % 11), b"x");
+        }
+        let limits = ConnectorLimits::default();
+        let tree = test_tree(&root, &limits);
+        let paths = |mut files: Vec<ListedFile>| {
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            files.into_iter().map(|file| file.path).collect::<Vec<_>>()
+        };
+        let ordered = paths(sequential_walk(&tree, &choose).1);
+        assert_eq!(ordered.len(), 300 - 43, "d1 holds 43 of the 300");
+        for threads in [2, 3, 8] {
+            let (_, chosen) = parallel_walk(&tree, threads, &choose).expect("under the limit");
+            assert_eq!(paths(chosen), ordered, "{threads} threads");
+        }
+    }
+
+    /// The parallel walk's listing, in order, or `None` at the file limit.
+    fn parallel_listing(tree: &Tree<'_>, threads: usize) -> Option<Listing> {
+        parallel_walk(tree, threads, &|_| false).map(|(unordered, _)| unordered.in_order())
     }
 
     /// The tree at `root` with `limits` and nothing forbidden.
