@@ -15,6 +15,10 @@ pub(crate) trait Dialect: Database<Arguments: IntoArguments<Self>> {
     /// kept from other writers until the transaction commits.
     const POLICY_FOR_UPDATE: &'static str;
 
+    /// Keeps other writers of one conversation's overrides (`$1`: project, `$2`:
+    /// conversation) out until the transaction commits.
+    const CONVERSATION_OVERRIDES_LOCK: &'static str;
+
     /// A transaction for a read-then-write.
     fn begin_write(
         pool: &Pool<Self>,

@@ -49,6 +49,9 @@ impl Dialect for Sqlite {
     /// The write transaction is `BEGIN IMMEDIATE`, which already excludes writers.
     const POLICY_FOR_UPDATE: &'static str = sql::POLICY_FOR_UPDATE_SQLITE;
 
+    /// Nothing more to lock: `BEGIN IMMEDIATE` excludes writers.
+    const CONVERSATION_OVERRIDES_LOCK: &'static str = sql::CONVERSATION_OVERRIDES_LOCK_SQLITE;
+
     /// Takes the write lock at once, so a read-then-write cannot fail half-way on a
     /// lock upgrade.
     async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {

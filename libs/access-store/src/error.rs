@@ -18,6 +18,15 @@ pub enum StoreError {
         /// Why.
         message: &'static str,
     },
+    /// The call would store more than a record may hold (e.g. a conversation's file
+    /// overrides); removing some makes room, retrying alone does not.
+    #[error("{field}: {message}")]
+    LimitReached {
+        /// The request field whose value would not fit.
+        field: &'static str,
+        /// Which limit, and what to do.
+        message: String,
+    },
     /// Bad store configuration, naming the field.
     #[error("invalid store configuration {field}: {message}")]
     Config {

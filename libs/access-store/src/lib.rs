@@ -23,6 +23,7 @@ pub mod testing;
 
 mod dialect;
 mod grants;
+mod overrides;
 mod records;
 mod schema;
 mod snapshot_read;
@@ -36,8 +37,8 @@ pub use error::StoreError;
 pub use operations::SqlStore;
 pub use postgres::PostgresStore;
 pub use store::{
-    AccessStore, ConversationRecord, FileRef, OverrideTarget, PackageDefaults, PackageKeyMove,
-    RoleFeatures, SnapshotQuery,
+    AccessStore, ConversationRecord, FileRef, MAX_CHAIN_DEPTH, MAX_CONVERSATION_OVERRIDES,
+    OverrideTarget, PackageDefaults, PackageKeyMove, RoleFeatures, SnapshotQuery,
 };
 
 /// Opens the configured backend and runs its migrations.

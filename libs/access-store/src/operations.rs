@@ -11,6 +11,7 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
 
 use crate::dialect::Dialect;
 use crate::grants;
+use crate::overrides;
 use crate::records::{self, SnapshotRows};
 use crate::snapshot_read::SnapshotReader;
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
@@ -281,6 +282,10 @@ where
         file: &FileRef,
         state: Option<bool>,
     ) -> Result<(), StoreError> {
+        if let (OverrideTarget::Conversation { project, id }, Some(enabled)) = (target, state) {
+            return overrides::set_conversation_override(&self.pool, project, id, file, enabled)
+                .await;
+        }
         let set = state.is_some();
         let query = match target {
             OverrideTarget::Agent(agent) => sqlx::query(if set {

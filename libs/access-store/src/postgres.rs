@@ -113,6 +113,9 @@ impl Dialect for Postgres {
     /// The row stays locked until the write commits.
     const POLICY_FOR_UPDATE: &'static str = sql::POLICY_FOR_UPDATE_PG;
 
+    /// A transaction-scoped advisory lock on the conversation's key.
+    const CONVERSATION_OVERRIDES_LOCK: &'static str = sql::CONVERSATION_OVERRIDES_LOCK_PG;
+
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         pool.begin().await
     }

@@ -130,6 +130,25 @@ pub(crate) const SET_CONVERSATION_OVERRIDE: &str = "INSERT INTO access_conversat
 pub(crate) const CLEAR_CONVERSATION_OVERRIDE: &str = "DELETE FROM access_conversation_overrides \
      WHERE project = $1 AND conversation = $2 AND package_key = $3 AND file_path = $4";
 
+/// Whether conversation `$2` of project `$1` holds an override of file (`$3`, `$4`).
+pub(crate) const CONVERSATION_OVERRIDE_HELD: &str = "SELECT COUNT(*) FROM access_conversation_overrides \
+     WHERE project = $1 AND conversation = $2 AND package_key = $3 AND file_path = $4";
+
+/// How many file overrides conversation `$2` of project `$1` holds.
+pub(crate) const CONVERSATION_OVERRIDE_COUNT: &str = "SELECT COUNT(*) FROM access_conversation_overrides \
+     WHERE project = $1 AND conversation = $2";
+
+/// PostgreSQL: keeps other writers of conversation `$2` of project `$1`'s overrides
+/// waiting until the transaction ends, so two new overrides cannot both pass the count.
+/// A lock by key, not a row: the store holds overrides of unregistered conversations.
+pub(crate) const CONVERSATION_OVERRIDES_LOCK_PG: &str = "SELECT pg_advisory_xact_lock(\
+     hashtextextended(CAST($1 AS TEXT) || '/' || CAST($2 AS TEXT), 0))";
+
+/// SQLite: the write transaction is `BEGIN IMMEDIATE`, which already excludes writers;
+/// the statement only binds what the PostgreSQL one does.
+pub(crate) const CONVERSATION_OVERRIDES_LOCK_SQLITE: &str =
+    "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT)";
+
 /// A conversation of one project: conversation ids are per project.
 pub(crate) const CONVERSATION: &str =
     "SELECT project, parent FROM access_conversations WHERE project = $1 AND conversation = $2";

@@ -10,6 +10,13 @@ use crate::StoreError;
 /// The longest delegate chain read for conversation overrides (child first).
 pub const MAX_CHAIN_DEPTH: i64 = 64;
 
+/// The most file overrides one conversation holds. Any caller of a project may set
+/// them, and every evaluation in the conversation reads them (with its ancestors', up
+/// to [`MAX_CHAIN_DEPTH`] generations): without a bound, one member could make every
+/// evaluation of a conversation as slow, and the store as large, as it liked. A
+/// conversation at the bound can still change or clear the overrides it holds.
+pub const MAX_CONVERSATION_OVERRIDES: i64 = 1_000;
+
 /// Whose per-file override is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverrideTarget {

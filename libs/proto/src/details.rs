@@ -41,7 +41,9 @@ pub enum Reason {
     /// A store, bus or peer service did not answer.
     Unavailable,
     /// The caller (or its project) is over its fair share of expensive work, or the
-    /// call used up its work budget; a `RetryInfo` says when to try again.
+    /// call used up its work budget; a `RetryInfo` says when to try again. Without a
+    /// `RetryInfo` (and with a `BadRequest` naming the field): a bounded record is
+    /// full, and only removing something makes room.
     ResourceExhausted,
     /// A defect or a damaged store.
     Internal,
@@ -110,8 +112,9 @@ pub fn status(reason: Reason, message: impl Into<String>) -> Status {
     Status::with_error_details(reason.code(), bounded_message(message.into()), details)
 }
 
-/// INVALID_ARGUMENT with the `field: message` text every service uses, an `ErrorInfo`
-/// and a `BadRequest` whose one violation names `field`.
+/// `reason`'s code (INVALID_ARGUMENT for a bad field; RESOURCE_EXHAUSTED for a value
+/// that would not fit a bounded record) with the `field: message` text every service
+/// uses, an `ErrorInfo` and a `BadRequest` whose one violation names `field`.
 /// Field and message are bounded like [`status`]'s (a field name longer than an id is
 /// a caller's text, quoted and cut).
 pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
@@ -124,7 +127,7 @@ pub fn invalid(reason: Reason, field: &str, message: &str) -> Status {
     let mut details = ErrorDetails::with_error_info(reason.as_str(), DOMAIN, HashMap::new());
     details.add_bad_request_violation(field.as_str(), message.as_str());
     Status::with_error_details(
-        Code::InvalidArgument,
+        reason.code(),
         bounded_message(format!("{field}: {message}")),
         details,
     )

@@ -29,6 +29,15 @@ pub enum PolicyError {
     /// The access store cannot be reached; nothing is answered unfiltered.
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// The call would store more than a record may hold (a conversation's file
+    /// overrides); removing some makes room, retrying alone does not.
+    #[error("{field}: {message}")]
+    LimitReached {
+        /// The request field whose value would not fit.
+        field: String,
+        /// Which limit, and what to do.
+        message: String,
+    },
     /// A defect on our side.
     #[error("internal: {0}")]
     Internal(String),
@@ -190,6 +199,10 @@ impl From<neuralis_access_store::StoreError> for PolicyError {
             }
             StoreError::NotFound(what) => PolicyError::NotFound(what.to_owned()),
             StoreError::Conflict { field, message } => PolicyError::invalid(field, message),
+            StoreError::LimitReached { field, message } => PolicyError::LimitReached {
+                field: field.to_owned(),
+                message,
+            },
             StoreError::Config { field, message } => {
                 PolicyError::Internal(format!("store configuration {field}: {message}"))
             }

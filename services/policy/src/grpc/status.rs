@@ -23,6 +23,11 @@ pub fn to_status(error: PolicyError) -> Status {
             details::status(Reason::PermissionDenied, message)
         }
         PolicyError::Unavailable(message) => details::status(Reason::Unavailable, message),
+        // RESOURCE_EXHAUSTED without a `RetryInfo`: the same call fails until the
+        // caller removes something, unlike a shed call.
+        PolicyError::LimitReached { field, message } => {
+            details::invalid(Reason::ResourceExhausted, &field, &message)
+        }
         PolicyError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
@@ -42,6 +47,14 @@ pub fn from_status(status: &Status) -> PolicyError {
                 .unwrap_or(&message)
                 .to_owned(),
         ),
+        Code::ResourceExhausted => {
+            let field = details::field_of(status).unwrap_or_else(|| "request".to_owned());
+            let message = message
+                .strip_prefix(&format!("{field}: "))
+                .unwrap_or(&message)
+                .to_owned();
+            PolicyError::LimitReached { field, message }
+        }
         Code::Unauthenticated => PolicyError::Unauthenticated,
         Code::PermissionDenied => PolicyError::PermissionDenied(message),
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
@@ -67,6 +80,10 @@ mod tests {
             PolicyError::Unauthenticated,
             PolicyError::PermissionDenied("the call needs an administrator role".into()),
             PolicyError::Unavailable("database unreachable".into()),
+            PolicyError::LimitReached {
+                field: "file_path".into(),
+                message: "the conversation already holds 1000 file overrides".into(),
+            },
             PolicyError::Internal("database error 42P01".into()),
         ];
         for error in errors {
@@ -85,6 +102,7 @@ mod tests {
                 Code::PermissionDenied,
             ),
             (PolicyError::Unavailable(String::new()), Code::Unavailable),
+            (limit(), Code::ResourceExhausted),
             (PolicyError::Internal(String::new()), Code::Internal),
         ];
         for (error, code) in cases {
@@ -106,6 +124,7 @@ mod tests {
                 "PERMISSION_DENIED",
             ),
             (PolicyError::Unavailable(String::new()), "UNAVAILABLE"),
+            (limit(), "RESOURCE_EXHAUSTED"),
             (PolicyError::Internal(String::new()), "INTERNAL"),
         ];
         for (error, reason) in cases {
@@ -116,6 +135,23 @@ mod tests {
         }
         let bad = to_status(PolicyError::invalid("files[3].path", "m"));
         assert_eq!(details::field_of(&bad).as_deref(), Some("files[3].path"));
+    }
+
+    fn limit() -> PolicyError {
+        PolicyError::LimitReached {
+            field: "file_path".into(),
+            message: "m".into(),
+        }
+    }
+
+    /// A full record is not load: the status names the field and carries no
+    /// `RetryInfo`, since retrying the same call cannot succeed.
+    #[test]
+    fn a_reached_limit_names_its_field_and_promises_no_retry() {
+        let status = to_status(limit());
+        assert_eq!(details::field_of(&status).as_deref(), Some("file_path"));
+        assert_eq!(details::retry_after_of(&status), None);
+        assert_eq!(status.message(), "file_path: m");
     }
 
     #[test]
