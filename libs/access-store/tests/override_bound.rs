@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use neuralis_access::FileOverrides;
 use neuralis_access_store::testing::{Backend, with_store};
 use neuralis_access_store::{
     AccessStore, FileRef, MAX_CONVERSATION_OVERRIDES, OverrideTarget, SnapshotQuery, StoreError,
@@ -81,8 +82,8 @@ fn is_limit(result: &Result<(), StoreError>) -> bool {
     )
 }
 
-/// How many overrides conversation `c1` of `p1` reads, and the state of `path`.
-async fn held(store: &Store, path: &str) -> (usize, Option<bool>) {
+/// The overrides conversation `c1` of `p1` reads as its own.
+async fn own_overrides(store: &Store) -> FileOverrides {
     let read = store
         .snapshot(&SnapshotQuery {
             project: "p1".into(),
@@ -93,7 +94,12 @@ async fn held(store: &Store, path: &str) -> (usize, Option<bool>) {
         })
         .await
         .unwrap();
-    let own = read.conversation_chain.first().cloned().unwrap_or_default();
+    read.conversation_chain.first().cloned().unwrap_or_default()
+}
+
+/// How many overrides conversation `c1` of `p1` reads, and the state of `path`.
+async fn held(store: &Store, path: &str) -> (usize, Option<bool>) {
+    let own = own_overrides(store).await;
     let count = (0..=MAX_CONVERSATION_OVERRIDES)
         .filter(|&index| own.get("repo/.claude", &numbered(index).path).is_some())
         .count()
@@ -179,17 +185,7 @@ async fn concurrent_new_overrides_never_pass_the_bound(store: Store) {
         }
     }
     assert_eq!(stored, 1, "exactly one writer fits under the bound");
-    let read = store
-        .snapshot(&SnapshotQuery {
-            project: "p1".into(),
-            role: "member".into(),
-            agent: None,
-            conversation: Some("c1".into()),
-            source_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
-    let own = read.conversation_chain.first().cloned().unwrap_or_default();
+    let own = own_overrides(&store).await;
     let late = (0..8)
         .filter(|writer| {
             own.get("repo/.claude", &format!("rules/late{writer}.md"))
