@@ -7,9 +7,10 @@
 mod support;
 
 use neuralis_access_store::MAX_CONVERSATION_OVERRIDES;
+use neuralis_identity::Claims;
 use neuralis_policy::{PolicyApi, PolicyError};
 use neuralis_proto::policy::v1 as pb;
-use support::{Harness, PACKAGE, member};
+use support::{Harness, PACKAGE, member, token_with};
 
 on_both_stores!(a_member_cannot_pile_overrides_on_a_conversation_past_the_bound);
 
@@ -60,6 +61,23 @@ async fn a_member_cannot_pile_overrides_on_a_conversation_past_the_bound(h: Harn
         }
         other => panic!("expected the limit, got {other:?}"),
     }
+    // A caller of another project is refused before anything is counted: it learns
+    // nothing of the conversation, not even that it is full.
+    let stranger = token_with(Claims {
+        project: Some("other".into()),
+        ..support::claims()
+    });
+    let foreign = h
+        .client
+        .set_file_override(
+            stranger,
+            toggle(".claude/rules/secret-plan.md", pb::OverrideState::Off),
+        )
+        .await;
+    assert!(
+        matches!(foreign, Err(PolicyError::PermissionDenied(_))),
+        "{foreign:?}"
+    );
     // What the conversation holds can still change and be cleared, which makes room.
     let first = ".claude/rules/r0000.md";
     for state in [pb::OverrideState::On, pb::OverrideState::Clear] {
