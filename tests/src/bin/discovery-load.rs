@@ -1,5 +1,8 @@
 //! Load generator for the discovery figures in BENCHMARKS.md:
-//! `cargo run --release -p neuralis-tests --bin discovery-load`.
+//! `cargo run --release -p neuralis-tests --bin discovery-load --features binary-allocator`
+//! for the latencies and the cold fill as the `neuralis` binary has them (mimalloc), or
+//! without the feature for the live heap per row (the system allocator, counted; its
+//! latencies are slower). The first line printed names the allocator.
 //!
 //! Starts the all-in-one node in this process on loopback, syncs two synthetic
 //! projects (10,000 and 100,000 files, the same 100 packages of 400 files, the rest
@@ -313,6 +316,7 @@ async fn noop(health: &mut HealthClient<tonic::transport::Channel>) -> Result<Ve
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    println!("allocator: {}", heap::ALLOCATOR);
     let redis = std::env::var("NEURALIS_TEST_REDIS_URL")
         .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let settings = HashMap::from([

@@ -16,6 +16,18 @@ static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INST
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Which allocator this build runs on, printed first: the latencies and the cold fill
+/// differ by more than the goals' margins between the two builds (BENCHMARKS.md,
+/// issue 31 round 21: the cold fill of the 100k project 159-178 ms counted on the
+/// system allocator, 93-96 ms on mimalloc, same code), so a figure means little
+/// without it.
+#[cfg(not(feature = "binary-allocator"))]
+pub const ALLOCATOR: &str = "the system allocator, counted (heap bytes measured; latencies \
+     slower than the `neuralis` binary's: build with `--features binary-allocator` for those)";
+#[cfg(feature = "binary-allocator")]
+pub const ALLOCATOR: &str = "mimalloc, as the `neuralis` binary runs (latencies as the binary \
+     has them; heap bytes not counted)";
+
 /// Bytes allocated and not yet freed, by every thread of the process (a reallocation
 /// counts its growth as allocated and its shrinking as freed); 0 on the binary's
 /// allocator, which does not count.
