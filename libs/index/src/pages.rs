@@ -5,8 +5,12 @@
 //! per gRPC message in split mode, so its size is a frame's, and a page of manifests
 //! with long descriptions stays as small as a page of plain files.
 
+mod raw;
+
 use crate::{FileRow, IndexError, ProjectSnapshot};
 use tokio::sync::mpsc;
+
+pub(crate) use raw::{Numbers, RawPage, TEXT_FIELDS};
 
 /// A file row as a listing reads it: every column, the payload still the JSON text the
 /// store holds (a reader decodes it straight into its own type, never through a
@@ -134,10 +138,18 @@ impl PageFill {
 /// this far ahead, so a slow caller holds the reader, not the memory.
 pub(crate) const PAGES_AHEAD: usize = 2;
 
+/// A page as a store's reader sends it: rows, or (the embedded store) rows whose text
+/// is still bytes, made rows where the page is taken ([`raw`]).
+#[derive(Debug)]
+pub(crate) enum Page {
+    Rows(Vec<ListedRow>),
+    Raw(RawPage),
+}
+
 /// What the reader sends: a page, or the end. The end is said, never inferred from
 /// the channel closing: a reader that stopped early (a panic, a dropped task) must not
 /// pass for a project with fewer rows.
-pub(crate) type Sent = Result<Option<Vec<ListedRow>>, IndexError>;
+pub(crate) type Sent = Result<Option<Page>, IndexError>;
 
 /// A project's rows at one revision, arriving in pages ordered by source then path.
 /// Dropping it stops the read.
@@ -172,7 +184,7 @@ impl RowPages {
         let (sender, receiver) = mpsc::channel(pages.len() + 1);
         // The channel holds every page and the end: it cannot be full.
         for page in pages {
-            let _ = sender.try_send(Ok(Some(page)));
+            let _ = sender.try_send(Ok(Some(Page::Rows(page))));
         }
         let _ = sender.try_send(Ok(None));
         Self::new(snapshot.revision, receiver)
@@ -185,7 +197,11 @@ impl RowPages {
             return None;
         }
         let next = match self.pages.recv().await {
-            Some(Ok(Some(page))) => return Some(Ok(page)),
+            Some(Ok(Some(Page::Rows(rows)))) => return Some(Ok(rows)),
+            Some(Ok(Some(Page::Raw(raw)))) => match raw.into_rows() {
+                Ok(rows) => return Some(Ok(rows)),
+                Err(error) => Some(Err(error)),
+            },
             Some(Ok(None)) => None,
             Some(Err(error)) => Some(Err(error)),
             None => Some(Err(IndexError::Backend(
@@ -250,7 +266,7 @@ mod tests {
     async fn a_read_that_stops_before_its_end_is_an_error_not_a_shorter_project() {
         let (sender, receiver) = mpsc::channel(4);
         sender
-            .send(Ok(Some(vec![listed("a", 1)])))
+            .send(Ok(Some(Page::Rows(vec![listed("a", 1)]))))
             .await
             .expect("sent");
         drop(sender); // the reader stopped without saying the end
@@ -259,6 +275,37 @@ mod tests {
         assert!(matches!(
             pages.next_page().await,
             Some(Err(IndexError::Backend(_)))
+        ));
+        assert!(pages.next_page().await.is_none(), "nothing after the error");
+    }
+
+    #[tokio::test]
+    async fn a_raw_page_that_cannot_be_read_ends_the_pages_with_its_column_named() {
+        let (sender, receiver) = mpsc::channel(4);
+        let numbers = Numbers {
+            size: 1,
+            modified: 0,
+            usable_manifest: false,
+            payload_version: 1,
+        };
+        let mut good = RawPage::default();
+        good.push(numbers, [Some(&b"s"[..]); TEXT_FIELDS.len()]);
+        let mut bad = RawPage::default();
+        let mut texts = [Some(&b"s"[..]); TEXT_FIELDS.len()];
+        texts[2] = Some(b"\xc3(");
+        bad.push(numbers, texts);
+        for page in [good, bad] {
+            sender.send(Ok(Some(Page::Raw(page)))).await.expect("sent");
+        }
+        sender.send(Ok(None)).await.expect("sent");
+        let mut pages = RowPages::new(7, receiver);
+        assert!(matches!(pages.next_page().await, Some(Ok(page)) if page.len() == 1));
+        assert!(matches!(
+            pages.next_page().await,
+            Some(Err(IndexError::Corrupt {
+                field: "content_hash",
+                ..
+            }))
         ));
         assert!(pages.next_page().await.is_none(), "nothing after the error");
     }

@@ -2,7 +2,7 @@
 //! `Any` driver: the statements are the same (`$N` placeholders work on both), only the
 //! schema and the full-text search differ, and those are chosen by [`Dialect`].
 
-mod codec;
+pub(crate) mod codec;
 mod leases;
 mod listing;
 mod rows;

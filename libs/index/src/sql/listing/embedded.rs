@@ -1,11 +1,13 @@
 //! The embedded store's paged read: one read transaction on a connection of its own,
-//! on a blocking thread, rows decoded straight from SQLite's values.
+//! on a blocking thread, each row's columns copied straight from SQLite's values into a
+//! raw page (`crate::pages::RawPage`: its strings are made on the reader's side).
 
-use super::{Pager, ROWS};
+use super::ROWS;
 use crate::IndexError;
-use crate::pages::{ListedRow, PAGES_AHEAD, PageBounds, PageFill, RowPages};
-use crate::sql::codec::{corrupt, decode_flags, to_u32, to_u64};
+use crate::pages::{Numbers, PAGES_AHEAD, Page, PageBounds, RawPage, RowPages, Sent, TEXT_FIELDS};
+use crate::sql::codec::{corrupt, to_u32, to_u64};
 use neuralis_blocking_read::Rows;
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -94,7 +96,7 @@ impl EmbeddedLister {
             path: self.path.clone(),
             idle: Arc::clone(&self.idle),
             project: project.to_owned(),
-            pager: Pager::new(PageFill::new(bounds), sender),
+            pager: RawPager::new(bounds, sender),
         };
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
@@ -111,7 +113,7 @@ struct Job {
     path: PathBuf,
     idle: Arc<Mutex<Vec<Connection>>>,
     project: String,
-    pager: Pager,
+    pager: RawPager,
 }
 
 impl Job {
@@ -145,7 +147,7 @@ fn read(
     connection: &Connection,
     project: &str,
     revision: oneshot::Sender<Result<u64, IndexError>>,
-    pager: &mut Pager,
+    pager: &mut RawPager,
 ) -> Result<Option<()>, IndexError> {
     let begun = connection.execute_batch("BEGIN").map_err(IndexError::from);
     let read = begun.and_then(|()| read_revision(connection, project));
@@ -163,7 +165,7 @@ fn read(
     let mut statement = connection.prepare_cached(ROWS)?;
     let mut rows = statement.query([project])?;
     while let Some(row) = rows.next()? {
-        if !pager.push_blocking(listed(row)?) {
+        if !pager.push_blocking(row)? {
             return Ok(None);
         }
     }
@@ -191,21 +193,88 @@ fn column<T: rusqlite::types::FromSql>(
     row.get(at).map_err(|err| corrupt(field, err.to_string()))
 }
 
-fn listed(row: &Row<'_>) -> Result<ListedRow, IndexError> {
-    Ok(ListedRow {
-        source: column(row, 0, "source")?,
-        path: column(row, 1, "path")?,
-        content_hash: column(row, 2, "content_hash")?,
+/// The columns of [`ROWS`] that are text, in [`TEXT_FIELDS`] order.
+const TEXT_COLUMNS: [usize; TEXT_FIELDS.len()] = [0, 1, 2, 5, 6, 8, 10, 11];
+
+fn numbers(row: &Row<'_>) -> Result<Numbers, IndexError> {
+    Ok(Numbers {
         size: to_u64(column(row, 3, "size")?, "size")?,
         modified: column(row, 4, "modified")?,
-        classification: column(row, 5, "classification")?,
-        payload_json: column(row, 6, "payload")?,
         usable_manifest: column::<i64>(row, 7, "usable_manifest")? != 0,
-        privacy_owner: column(row, 8, "privacy_owner")?,
         payload_version: to_u32(column(row, 9, "payload_version")?, "payload_version")?,
-        real_path: column(row, 10, "real_path")?,
-        content_flags: decode_flags(&column::<String>(row, 11, "content_flags")?),
     })
+}
+
+/// The row's text columns as SQLite holds them (`None` for a NULL); anything but text
+/// or NULL is an error naming the column.
+fn texts<'r>(row: &'r Row<'_>) -> Result<[Option<&'r [u8]>; TEXT_FIELDS.len()], IndexError> {
+    let mut texts = [None; TEXT_FIELDS.len()];
+    for ((text, at), field) in texts.iter_mut().zip(TEXT_COLUMNS).zip(TEXT_FIELDS) {
+        *text = match row.get_ref(at) {
+            Ok(ValueRef::Text(bytes)) => Some(bytes),
+            Ok(ValueRef::Null) => None,
+            Ok(other) => {
+                return Err(corrupt(
+                    field,
+                    format!("{} where text is required", other.data_type()),
+                ));
+            }
+            Err(error) => return Err(corrupt(field, error.to_string())),
+        };
+    }
+    Ok(texts)
+}
+
+/// Where the rows of a listing go: raw pages under the bounds, sent from the blocking
+/// thread, at most [`PAGES_AHEAD`] ahead of the reader.
+struct RawPager {
+    bounds: PageBounds,
+    page: RawPage,
+    sender: mpsc::Sender<Sent>,
+}
+
+impl RawPager {
+    fn new(bounds: PageBounds, sender: mpsc::Sender<Sent>) -> Self {
+        let bounds = PageBounds {
+            rows: bounds.rows.max(1),
+            bytes: bounds.bytes.max(1),
+        };
+        Self {
+            bounds,
+            page: RawPage::default(),
+            sender,
+        }
+    }
+
+    /// Adds `row`, sending the page once it is full: `Ok(false)` when the reader is gone.
+    fn push_blocking(&mut self, row: &Row<'_>) -> Result<bool, IndexError> {
+        self.page.push(numbers(row)?, texts(row)?);
+        if self.page.len() < self.bounds.rows && self.page.text_bytes() < self.bounds.bytes {
+            return Ok(true);
+        }
+        // The next page is sized as this one: grown from nothing, its text was copied
+        // at every doubling.
+        let next = RawPage::with_capacity(self.page.len(), self.page.text_bytes());
+        let page = std::mem::replace(&mut self.page, next);
+        Ok(self.sender.blocking_send(Ok(Some(Page::Raw(page)))).is_ok())
+    }
+
+    /// The last page and the end, or the error that ended the read.
+    fn finish_blocking(mut self, outcome: Result<(), IndexError>) {
+        let sent = match outcome {
+            Ok(()) => {
+                let last = std::mem::take(&mut self.page);
+                last.is_empty() || self.sender.blocking_send(Ok(Some(Page::Raw(last)))).is_ok()
+            }
+            Err(error) => {
+                let _ = self.sender.blocking_send(Err(error));
+                return;
+            }
+        };
+        if sent {
+            let _ = self.sender.blocking_send(Ok(None));
+        }
+    }
 }
 
 /// A kept connection, or a new one.

@@ -13,7 +13,7 @@ mod changes;
 pub(crate) mod embedded;
 mod sources;
 
-use crate::pages::{ListedRow, PageFill, Sent};
+use crate::pages::{ListedRow, Page, PageFill, Sent};
 use tokio::sync::mpsc;
 
 /// The statement both dialects run: every column a listing carries, in key order.
@@ -32,44 +32,20 @@ impl Pager {
         Self { fill, sender }
     }
 
-    /// Adds a row from a blocking thread; `false` when the reader is gone.
-    pub(crate) fn push_blocking(&mut self, row: ListedRow) -> bool {
-        match self.fill.push(row) {
-            Some(page) => self.sender.blocking_send(Ok(Some(page))).is_ok(),
-            None => true,
-        }
-    }
-
     /// Adds a row from a task; `false` when the reader is gone.
     pub(crate) async fn push(&mut self, row: ListedRow) -> bool {
         match self.fill.push(row) {
-            Some(page) => self.sender.send(Ok(Some(page))).await.is_ok(),
+            Some(page) => self.sender.send(Ok(Some(Page::Rows(page)))).await.is_ok(),
             None => true,
         }
     }
 
-    /// The last page and the end, or the error that ended the read (from a blocking
-    /// thread).
-    pub(crate) fn finish_blocking(mut self, outcome: Result<(), crate::IndexError>) {
-        let _ = match outcome {
-            Ok(()) => {
-                let last = self.fill.take();
-                if last.is_empty() || self.sender.blocking_send(Ok(Some(last))).is_ok() {
-                    self.sender.blocking_send(Ok(None))
-                } else {
-                    return;
-                }
-            }
-            Err(error) => self.sender.blocking_send(Err(error)),
-        };
-    }
-
-    /// As [`Pager::finish_blocking`], from a task.
+    /// The last page and the end, or the error that ended the read.
     pub(crate) async fn finish(mut self, outcome: Result<(), crate::IndexError>) {
         let _ = match outcome {
             Ok(()) => {
                 let last = self.fill.take();
-                if last.is_empty() || self.sender.send(Ok(Some(last))).await.is_ok() {
+                if last.is_empty() || self.sender.send(Ok(Some(Page::Rows(last)))).await.is_ok() {
                     self.sender.send(Ok(None)).await
                 } else {
                     return;
