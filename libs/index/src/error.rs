@@ -95,3 +95,11 @@ impl From<rusqlite::Error> for IndexError {
         }
     }
 }
+
+/// A stored value that could not be read back, its column named.
+pub(crate) fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
+    IndexError::Corrupt {
+        field,
+        message: message.into(),
+    }
+}

@@ -14,6 +14,7 @@ pub mod query;
 mod row;
 mod source;
 mod sql;
+mod stored_flags;
 pub mod vector;
 
 pub use error::IndexError;

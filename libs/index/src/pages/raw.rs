@@ -11,7 +11,8 @@
 
 use super::ListedRow;
 use crate::IndexError;
-use crate::sql::codec::{corrupt, decode_flags};
+use crate::error::corrupt;
+use crate::stored_flags::decode_flags;
 
 /// The text columns a listed row carries, in the order [`RawPage::push`] takes them.
 pub(crate) const TEXT_FIELDS: [&str; 8] = [

@@ -40,12 +40,7 @@ pub(crate) fn to_u32(value: i64, field: &'static str) -> Result<u32, IndexError>
     u32::try_from(value).map_err(|_| corrupt(field, format!("{value} is out of range")))
 }
 
-pub(crate) fn corrupt(field: &'static str, message: impl Into<String>) -> IndexError {
-    IndexError::Corrupt {
-        field,
-        message: message.into(),
-    }
-}
+pub(crate) use crate::error::corrupt;
 
 pub(crate) fn column<'r, T>(row: &'r AnyRow, field: &'static str) -> Result<T, IndexError>
 where
@@ -75,18 +70,7 @@ pub(crate) fn file_row(row: &impl Columns) -> Result<FileRow, IndexError> {
     })
 }
 
-/// Content flags as stored: their names joined by commas (names hold no comma), empty
-/// for none.
-pub(crate) fn encode_flags(flags: &[String]) -> String {
-    flags.join(",")
-}
-
-pub(crate) fn decode_flags(text: &str) -> Vec<String> {
-    text.split(',')
-        .filter(|name| !name.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
+pub(crate) use crate::stored_flags::{decode_flags, encode_flags};
 
 /// One stored row as a page of `rows::visit_source_files` carries it: path, size,
 /// modified, content hash, payload version, privacy owner, payload, real path.
