@@ -64,6 +64,7 @@ macro_rules! all_conformance_cases {
             mixed_batches_of_many_statements_write_every_row_once,
             a_project_snapshot_carries_the_revision_it_was_read_at,
             paged_rows_are_the_project_rows_of_one_revision_in_key_order,
+            a_page_ends_at_its_row_bound_whatever_room_its_bytes_leave,
             an_empty_project_pages_no_row_at_revision_zero,
             paged_rows_stay_at_their_revision_while_writes_commit_beside_them,
             a_paged_read_given_up_halfway_leaves_the_store_as_it_was,

@@ -86,6 +86,25 @@ pub async fn paged_rows_are_the_project_rows_of_one_revision_in_key_order(store:
     assert_eq!(paged, whole);
 }
 
+pub async fn a_page_ends_at_its_row_bound_whatever_room_its_bytes_leave(store: Store) {
+    let writes = (0..100).map(|n| put(varied("p1", "a", n), None)).collect();
+    write(&store, batch("p1", "a", writes)).await;
+    let bounds = PageBounds {
+        rows: 7,
+        bytes: 1 << 24,
+    };
+    let pages = store.project_pages("p1", bounds).await.expect("pages");
+    let mut sizes = Vec::new();
+    let mut pages = pages;
+    while let Some(page) = pages.next_page().await {
+        sizes.push(page.expect("page").len());
+    }
+    // Fourteen full pages and the two rows left: the bytes never end a page here.
+    let mut expected = vec![7; 14];
+    expected.push(2);
+    assert_eq!(sizes, expected);
+}
+
 pub async fn an_empty_project_pages_no_row_at_revision_zero(store: Store) {
     let bounds = PageBounds::default();
     let pages = store.project_pages("nothing", bounds).await.expect("pages");
