@@ -85,6 +85,14 @@ pub struct PageBounds {
     pub bytes: usize,
 }
 
+impl PageBounds {
+    /// Whether a page of `rows` rows and `bytes` text bytes is full: either bound
+    /// reached ends it.
+    pub(crate) fn reached(&self, rows: usize, bytes: usize) -> bool {
+        rows >= self.rows || bytes >= self.bytes
+    }
+}
+
 impl Default for PageBounds {
     /// 4,096 rows or 1 MiB of text: a quarter of tonic's default 4 MiB message limit,
     /// and few enough pages for the 100,000-file project (25) that their hand-offs cost
@@ -122,7 +130,8 @@ impl PageFill {
     pub(crate) fn push(&mut self, row: ListedRow) -> Option<Vec<ListedRow>> {
         self.bytes += row.text_bytes();
         self.rows.push(row);
-        (self.rows.len() >= self.bounds.rows || self.bytes >= self.bounds.bytes)
+        self.bounds
+            .reached(self.rows.len(), self.bytes)
             .then(|| self.take())
     }
 
@@ -254,6 +263,27 @@ mod tests {
             .expect("a row past the bytes is a page");
         assert_eq!(alone.len(), 1);
         assert!(fill.take().is_empty());
+    }
+
+    #[test]
+    fn a_page_is_full_at_either_bound_exactly() {
+        let bounds = PageBounds {
+            rows: 3,
+            bytes: 100,
+        };
+        for (rows, bytes, full) in [
+            (2, 99, false),
+            (3, 0, true),
+            (2, 100, true),
+            (4, 101, true),
+            (0, 0, false),
+        ] {
+            assert_eq!(
+                bounds.reached(rows, bytes),
+                full,
+                "{rows} rows, {bytes} bytes"
+            );
+        }
     }
 
     #[test]

@@ -249,7 +249,7 @@ impl RawPager {
     /// Adds `row`, sending the page once it is full: `Ok(false)` when the reader is gone.
     fn push_blocking(&mut self, row: &Row<'_>) -> Result<bool, IndexError> {
         self.page.push(numbers(row)?, texts(row)?);
-        if self.page.len() < self.bounds.rows && self.page.text_bytes() < self.bounds.bytes {
+        if !self.bounds.reached(self.page.len(), self.page.text_bytes()) {
             return Ok(true);
         }
         // The next page is sized as this one: grown from nothing, its text was copied
