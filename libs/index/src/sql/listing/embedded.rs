@@ -252,9 +252,13 @@ impl RawPager {
         if !self.bounds.reached(self.page.len(), self.page.text_bytes()) {
             return Ok(true);
         }
-        // The next page is sized as this one: grown from nothing, its text was copied
-        // at every doubling.
-        let next = RawPage::with_capacity(self.page.len(), self.page.text_bytes());
+        // The next page is sized as this one (grown from nothing, its text was copied at
+        // every doubling), but never past the bounds: a page ended by one very large row
+        // must not make every page after it reserve that row's size.
+        let next = RawPage::with_capacity(
+            self.page.len().min(self.bounds.rows),
+            self.page.text_bytes().min(self.bounds.bytes),
+        );
         let page = std::mem::replace(&mut self.page, next);
         Ok(self.sender.blocking_send(Ok(Some(Page::Raw(page)))).is_ok())
     }
