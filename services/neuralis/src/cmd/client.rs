@@ -1,6 +1,7 @@
 //! What every API client command shares: the server address, the caller's token,
 //! `--json`, the connection, and the one way errors and JSON leave the process.
 
+use super::stdout::outln;
 use std::future::Future;
 use std::process::ExitCode;
 
@@ -44,11 +45,11 @@ impl ClientArgs {
     /// Prints `value` as JSON when `--json` was given, else the text `render` makes.
     pub fn emit(&self, value: &serde_json::Value, render: impl FnOnce() -> String) -> Result<()> {
         if self.json {
-            println!("{}", serde_json::to_string_pretty(value)?);
+            outln!("{}", serde_json::to_string_pretty(value)?);
         } else {
             let text = render();
             if !text.is_empty() {
-                println!("{}", text.trim_end_matches('\n'));
+                outln!("{}", text.trim_end_matches('\n'));
             }
         }
         Ok(())

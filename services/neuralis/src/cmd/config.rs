@@ -1,8 +1,8 @@
 //! `neuralis config check` and `neuralis config print`: the configuration `serve`
 //! would run with, checked or shown, without binding a port or reaching a store.
 
+use super::stdout::outln;
 use std::collections::HashMap;
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use neuralis::node::run::BAD_CONFIGURATION;
@@ -49,7 +49,7 @@ fn check(args: &ServeArgs, env: &HashMap<String, String>) -> ExitCode {
     match node::checks::check(&settings, &targets) {
         Ok(_) => {
             let names: Vec<&str> = targets.iter().map(node::Target::as_str).collect();
-            println!("configuration ok: {}", names.join(", "));
+            outln!("configuration ok: {}", names.join(", "));
             ExitCode::SUCCESS
         }
         Err(problem) => refuse("check", &problem),
@@ -85,8 +85,7 @@ fn print(args: &ServeArgs, env: &HashMap<String, String>, json: bool) -> ExitCod
     };
     match text {
         Ok(text) => {
-            // A closed pipe (`| head`) is not an error worth a panic.
-            let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end());
+            outln!("{}", text.trim_end());
             ExitCode::SUCCESS
         }
         Err(error) => {

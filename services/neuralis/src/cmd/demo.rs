@@ -2,6 +2,7 @@
 //! embedded store, registers a sample source, gives it a read policy, syncs it, and
 //! prints the packages a sample caller sees; then keeps serving (unless `--exit`).
 
+use super::stdout::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -85,7 +86,7 @@ async fn demo(args: DemoArgs) -> Result<()> {
     let shutdown = Shutdown::new();
     let node = node::start(settings, Targets::new([]), listener, shutdown.clone()).await?;
     phases.end("start-up");
-    println!(
+    outln!(
         "neuralis all-in-one server listening on {} (data in {})\n",
         node.addr,
         args.data_dir.display()
@@ -101,12 +102,12 @@ async fn demo(args: DemoArgs) -> Result<()> {
         phases.end("stop");
         return stopped;
     }
-    println!("\nTry it from another terminal (the server keeps running; Ctrl-C stops it):");
-    println!(
+    outln!("\nTry it from another terminal (the server keeps running; Ctrl-C stops it):");
+    outln!(
         "  export NEURALIS_TOKEN=$(cargo run -q -p neuralis -- token --data-dir {} --project {PROJECT} --role member --agent demo-agent)",
         args.data_dir.display()
     );
-    println!(
+    outln!(
         "  cargo run -q -p neuralis -- packages list --project {PROJECT} --server http://{}",
         node.addr
     );
@@ -152,7 +153,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path, phases: &mut Phases) 
         .await?;
     // Policy knows the source by the id sync assigned (never reused), not its slug.
     let source_id = created.source.map(|source| source.id).unwrap_or_default();
-    println!(
+    outln!(
         "1. registered source {SOURCE:?} ({source_id}) -> {}",
         root.display()
     );
@@ -173,9 +174,7 @@ async fn seed(clients: &Clients, admin: &str, root: &Path, phases: &mut Phases) 
     policy_api
         .put_source_policy(caller.clone(), request)
         .await?;
-    println!(
-        "2. stored a URI policy: everyone may read (a source without one contributes nothing)"
-    );
+    outln!("2. stored a URI policy: everyone may read (a source without one contributes nothing)");
     phases.end("seed");
 
     let request = sync::SyncSourceRequest {
@@ -188,9 +187,11 @@ async fn seed(clients: &Clients, admin: &str, root: &Path, phases: &mut Phases) 
         last = Some(update?);
     }
     let done = last.and_then(|u| u.progress).unwrap_or_default();
-    println!(
+    outln!(
         "3. synced: {} files seen, {} indexed, {} skipped",
-        done.files_seen, done.files_indexed, done.files_skipped
+        done.files_seen,
+        done.files_indexed,
+        done.files_skipped
     );
     phases.end("sync");
     Ok(())
@@ -218,15 +219,17 @@ async fn show(clients: &Clients, member: &str, phases: &mut Phases) -> Result<()
         )
         .await?;
     phases.end("listing");
-    println!("4. packages a member acting as demo-agent sees:\n");
+    outln!("4. packages a member acting as demo-agent sees:\n");
     for package in &listing.packages {
-        println!(
+        outln!(
             "   {} (source {}, root {:?})",
-            package.name, package.source_slug, package.root
+            package.name,
+            package.source_slug,
+            package.root
         );
         for file in &package.files {
             let state = discovery::FileState::try_from(file.state).map_or("?", |s| s.as_str_name());
-            println!(
+            outln!(
                 "     {:<40} {:<12} {}",
                 file.path,
                 file.id,
@@ -243,7 +246,7 @@ async fn show(clients: &Clients, member: &str, phases: &mut Phases) -> Result<()
             },
         )
         .await?;
-    println!("\n5. the agent's overview block:\n\n{}", overview.text);
+    outln!("\n5. the agent's overview block:\n\n{}", overview.text);
     phases.end("overview");
     Ok(())
 }

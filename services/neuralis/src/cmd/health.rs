@@ -2,6 +2,7 @@
 //! whole server) is doing; exit 0 only on SERVING. The image has no shell and no
 //! grpc client, so probes and `helm test` use the binary itself.
 
+use super::stdout::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -44,7 +45,7 @@ pub fn run(args: HealthArgs) -> ExitCode {
     neuralis_host::tls::install_crypto_provider();
     super::client::run("health", async move {
         let status = check(&args).await?;
-        println!("{}", status.as_str_name());
+        outln!("{}", status.as_str_name());
         if status != ServingStatus::Serving {
             bail!("{} is {}", label(&args.service), status.as_str_name());
         }

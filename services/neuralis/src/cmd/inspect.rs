@@ -6,6 +6,7 @@
 mod capture;
 mod render;
 
+use super::stdout::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -63,7 +64,7 @@ pub fn run(args: InspectArgs) -> ExitCode {
             } else {
                 render::tree(&report, &source_name(&args), args.files)
             };
-            println!("{text}");
+            outln!("{text}");
             // The process ends here: its exit returns every page at once. Freeing the
             // report first (100,000 rows and their paths on the bench tree) only hands
             // the pages to the allocator, which then gives them back one range at a

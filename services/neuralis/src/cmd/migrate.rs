@@ -3,6 +3,7 @@
 //! once per release by one process (the chart's pre-install/pre-upgrade Job) while the
 //! services run with `migrations = "check"` (docs/upgrading.md).
 
+use super::stdout::outln;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -64,7 +65,7 @@ async fn apply(settings: &neuralis::node::NodeSettings, targets: &Targets) -> Re
         neuralis_sync::service::open_store(&index, &settings.sync.search, Mode::Apply)
             .await
             .context("index")?;
-        println!("index: up to date ({})", describe_index(&index));
+        outln!("index: up to date ({})", describe_index(&index));
     }
     if targets.runs(Target::Policy) {
         let store = settings.policy_store();
@@ -72,7 +73,7 @@ async fn apply(settings: &neuralis::node::NodeSettings, targets: &Targets) -> Re
             .await
             .context("access store")?;
         drop(opened);
-        println!("access store: up to date");
+        outln!("access store: up to date");
     }
     Ok(())
 }
@@ -101,8 +102,6 @@ async fn status(settings: &neuralis::node::NodeSettings, targets: &Targets) -> R
 }
 
 fn print_status(store: &str, lines: &[(i64, State)]) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
     for (version, state) in lines {
         let state = match state {
             State::Applied => "applied",
@@ -112,10 +111,7 @@ fn print_status(store: &str, lines: &[(i64, State)]) {
                 "applied by a later release (NOT compatible with this one)"
             }
         };
-        // A closed pipe (`| head`) ends the listing, not the process.
-        if writeln!(out, "{store}\t{version}\t{state}").is_err() {
-            return;
-        }
+        outln!("{store}\t{version}\t{state}");
     }
 }
 

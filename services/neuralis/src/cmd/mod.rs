@@ -13,6 +13,7 @@ mod packages;
 mod policy;
 mod serve;
 mod sources;
+pub(crate) mod stdout;
 mod sync;
 mod token;
 mod validate;
@@ -48,8 +49,10 @@ pub enum Command {
     Packages(packages::PackagesArgs),
 }
 
+/// Runs `command`; its exit code, unless its answer could not be written
+/// (`stdout.rs`).
 pub fn run(command: Command) -> ExitCode {
-    match command {
+    let code = match command {
         Command::Inspect(args) => inspect::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Sync(args) => sync::run(args),
@@ -62,5 +65,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Sources(args) => sources::run(args),
         Command::Policy(args) => policy::run(args),
         Command::Packages(args) => packages::run(args),
-    }
+    };
+    stdout::exit_code(code)
 }

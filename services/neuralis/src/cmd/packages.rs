@@ -264,7 +264,7 @@ async fn packages(args: PackagesArgs) -> Result<()> {
                 out.emit(&json!({"path": file.path, "content": text}), String::new)
             } else {
                 // The bytes as they are: `neuralis packages read … > file` copies it.
-                std::io::Write::write_all(&mut std::io::stdout(), &file.content)?;
+                super::stdout::bytes(&file.content);
                 Ok(())
             }
         }

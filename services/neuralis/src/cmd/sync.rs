@@ -2,6 +2,7 @@
 //! shows its progress: a progress bar on a terminal, plain lines otherwise (logs, CI),
 //! nothing with `--json`, which prints one document when the run is done.
 
+use super::stdout::outln;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -105,10 +106,10 @@ impl View {
         }
         let progress = message.progress.unwrap_or_default();
         if let View::Quiet(skipped) = self {
-            println!("{}", done_json(message.revision, &progress, skipped));
+            outln!("{}", done_json(message.revision, &progress, skipped));
             return;
         }
-        println!(
+        outln!(
             "synced at revision {}: {}",
             message.revision,
             progress_line(&progress)

@@ -2,6 +2,7 @@
 //! key, to act as a given role, agent and conversation. A token is bound to one project
 //! (`--project`) unless `--platform` asks, explicitly, for one that crosses projects.
 
+use super::stdout::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,7 +45,7 @@ pub struct TokenArgs {
 pub fn run(args: TokenArgs) -> ExitCode {
     match token(args) {
         Ok(token) => {
-            println!("{token}");
+            outln!("{token}");
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -3,6 +3,7 @@
 //! compiler's (`package.json#/neuralis/credentials/0/id: ...`); `--json` always prints
 //! one valid JSON document on stdout, also when the package is rejected.
 
+use super::stdout::outln;
 use neuralis_catalog::fs::read_one;
 use neuralis_catalog::package::{Outcome, load};
 use neuralis_catalog::{FileIssue, InstallClass, InstalledPackage, ReadLimits};
@@ -52,7 +53,7 @@ pub fn run(args: Args) -> ExitCode {
     let report = validate(&args);
     if args.json {
         // Plain strings, vectors and options always serialize.
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".into())
         );
@@ -155,10 +156,10 @@ fn print_human(report: &Report) {
         return;
     }
     for e in &report.errors {
-        println!("error: {}", located(&report.dir, e));
+        outln!("error: {}", located(&report.dir, e));
     }
     for w in &report.warnings {
-        println!("warning: {}", located(&report.dir, w));
+        outln!("warning: {}", located(&report.dir, w));
     }
     let counts = format!(
         "{} error(s), {} warning(s)",
@@ -166,17 +167,18 @@ fn print_human(report: &Report) {
         report.warnings.len()
     );
     match (report.status, &report.package) {
-        ("loads", Some(p)) => println!(
+        ("loads", Some(p)) => outln!(
             "ok: {} loads as {} ({} tools, {} contributions; {counts})",
             p.id,
             report.trust,
             p.tools.len(),
             p.contributions.len()
         ),
-        ("reference-only", _) => println!("ok: {} is reference-only and never loads", report.dir),
-        _ => println!(
+        ("reference-only", _) => outln!("ok: {} is reference-only and never loads", report.dir),
+        _ => outln!(
             "rejected: {} would not load as {} ({counts})",
-            report.dir, report.trust
+            report.dir,
+            report.trust
         ),
     }
 }
