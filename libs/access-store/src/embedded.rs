@@ -39,9 +39,30 @@ impl SqlStore<Sqlite> {
         Ok(SqlStore::new(pool).with_snapshots(SnapshotReader::new(path)))
     }
 
-    /// Every migration version this release or the store knows, with its state.
-    pub async fn schema_status(&self) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
-        schema::status(self.pool()).await
+    /// Every migration version this release or the file at `path` knows, with its
+    /// state; changes nothing (`neuralis migrate status`): a missing file is not
+    /// created (it holds no migration), and an existing one is read, not migrated.
+    pub async fn schema_status_at(
+        path: &Path,
+    ) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
+        let exists = path.try_exists().map_err(|error| StoreError::Config {
+            field: "path",
+            message: format!("cannot read {}: {error}", path.display()),
+        })?;
+        if !exists {
+            return Ok(schema::status_of(&[]));
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        let status = schema::status(&pool).await;
+        pool.close().await;
+        status
     }
 }
 

@@ -65,17 +65,13 @@ pub async fn open_with(
     })
 }
 
-/// Every migration version this release or the configured store knows, with its state.
+/// Every migration version this release or the configured store knows, with its state;
+/// changes nothing (`neuralis migrate status`).
 pub async fn schema_status(
     config: &StoreConfig,
 ) -> Result<Vec<(i64, neuralis_schema::State)>, StoreError> {
     match config {
-        StoreConfig::Embedded { path } => {
-            let store = EmbeddedStore::open(path).await?;
-            let status = store.schema_status().await;
-            store.close().await;
-            status
-        }
+        StoreConfig::Embedded { path } => EmbeddedStore::schema_status_at(path).await,
         StoreConfig::Postgres {
             url,
             max_connections,

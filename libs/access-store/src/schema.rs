@@ -69,10 +69,12 @@ where
     i64: for<'r> Decode<'r, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    Ok(neuralis_schema::status(
-        &known(&migrator()),
-        &applied(pool).await?,
-    ))
+    Ok(status_of(&applied(pool).await?))
+}
+
+/// Every version this release knows or `applied` lists, with its state.
+pub(crate) fn status_of(applied: &[Applied]) -> Vec<(i64, State)> {
+    neuralis_schema::status(&known(&migrator()), applied)
 }
 
 fn known(migrator: &Migrator) -> Vec<Known> {

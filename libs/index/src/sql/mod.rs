@@ -201,13 +201,26 @@ impl SqlIndexStore {
     }
 
     /// Every migration version this release or the embedded store knows, with its
-    /// state (the file is created when missing, and then holds none).
+    /// state; changes nothing (`neuralis migrate status`): a missing file is not
+    /// created (it holds no migration), and an existing one is read, not migrated.
     pub async fn embedded_schema_status(
         path: &Path,
     ) -> Result<Vec<(i64, neuralis_schema::State)>, IndexError> {
-        let store = Self::open_embedded(path).await?;
-        let status = schema::status(&store.pool, Dialect::Sqlite).await;
-        store.close().await;
+        if !path.try_exists().map_err(|err| unreadable(path, &err))? {
+            return Ok(schema::status_of(Dialect::Sqlite, &[]));
+        }
+        sqlx::any::install_default_drivers();
+        let text = path.to_str().ok_or_else(|| IndexError::InvalidValue {
+            field: "index.embedded.path",
+            message: "the path is not valid UTF-8".into(),
+        })?;
+        let url = format!("sqlite://{}?mode=ro", percent_encode_path(text));
+        let pool = AnyPoolOptions::new()
+            .max_connections(1)
+            .connect(&url)
+            .await?;
+        let status = schema::status(&pool, Dialect::Sqlite).await;
+        pool.close().await;
         status
     }
 
@@ -289,6 +302,14 @@ fn validate_schema_name(schema: &str) -> Result<(), IndexError> {
 }
 
 /// The characters a SQLite URL would read as syntax.
+/// A path whose existence cannot be told (a folder on the way that cannot be read).
+fn unreadable(path: &Path, err: &std::io::Error) -> IndexError {
+    IndexError::InvalidValue {
+        field: "index.embedded.path",
+        message: format!("cannot read {}: {err}", path.display()),
+    }
+}
+
 fn percent_encode_path(path: &str) -> String {
     path.chars()
         .map(|character| match character {

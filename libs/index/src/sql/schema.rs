@@ -384,10 +384,15 @@ pub(crate) async fn status(
     pool: &AnyPool,
     dialect: Dialect,
 ) -> Result<Vec<(i64, neuralis_schema::State)>, IndexError> {
-    Ok(neuralis_schema::status(
-        &known(dialect),
-        &applied(pool).await?,
-    ))
+    Ok(status_of(dialect, &applied(pool).await?))
+}
+
+/// Every version this release knows or `applied` lists, with its state.
+pub(crate) fn status_of(
+    dialect: Dialect,
+    applied: &[neuralis_schema::Applied],
+) -> Vec<(i64, neuralis_schema::State)> {
+    neuralis_schema::status(&known(dialect), applied)
 }
 
 fn refused(refusal: neuralis_schema::Refusal) -> IndexError {
