@@ -99,6 +99,16 @@ fn a_reference_only_package_is_not_rejected_and_a_plain_package_json_is() {
     assert_eq!(out.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     assert_eq!(report["status"], "reference-only");
+    let out = neuralis(&[
+        "validate",
+        "tests/fixtures/installed/host/node_modules/ref-docs",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("is reference-only and never loads"),
+        "{}",
+        stdout(&out)
+    );
     // "a plain application package.json is not usable and binds nothing"
     let out = neuralis(&[
         "validate",
