@@ -301,7 +301,6 @@ fn validate_schema_name(schema: &str) -> Result<(), IndexError> {
     }
 }
 
-/// The characters a SQLite URL would read as syntax.
 /// A path whose existence cannot be told (a folder on the way that cannot be read).
 fn unreadable(path: &Path, err: &std::io::Error) -> IndexError {
     IndexError::InvalidValue {
@@ -310,6 +309,7 @@ fn unreadable(path: &Path, err: &std::io::Error) -> IndexError {
     }
 }
 
+/// The characters a SQLite URL would read as syntax.
 fn percent_encode_path(path: &str) -> String {
     path.chars()
         .map(|character| match character {

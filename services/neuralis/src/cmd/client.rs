@@ -1,12 +1,13 @@
 //! What every API client command shares: the server address, the caller's token,
 //! `--json`, the connection, and the one way errors and JSON leave the process.
 
-use super::stdout::outln;
 use std::future::Future;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 use tonic::transport::Channel;
+
+use super::stdout::outln;
 
 /// The flags of every client command (accepted anywhere after the command name).
 #[derive(Debug, Clone, clap::Args)]

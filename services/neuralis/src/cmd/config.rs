@@ -1,12 +1,13 @@
 //! `neuralis config check` and `neuralis config print`: the configuration `serve`
 //! would run with, checked or shown, without binding a port or reaching a store.
 
-use super::stdout::outln;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
 use neuralis::node::run::BAD_CONFIGURATION;
 use neuralis::node::{self, ServeArgs, redact};
+
+use super::stdout::outln;
 
 /// Check or show the configuration (the same flags and `NEURALIS__*` variables as
 /// `serve`).

@@ -2,7 +2,6 @@
 //! embedded store, registers a sample source, gives it a read policy, syncs it, and
 //! prints the packages a sample caller sees; then keeps serving (unless `--exit`).
 
-use super::stdout::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -20,6 +19,8 @@ use neuralis_proto::sync::v1 as sync;
 
 mod phases;
 use phases::Phases;
+
+use super::stdout::outln;
 
 const PROJECT: &str = "demo";
 const SOURCE: &str = "example";

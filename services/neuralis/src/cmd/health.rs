@@ -2,7 +2,6 @@
 //! whole server) is doing; exit 0 only on SERVING. The image has no shell and no
 //! grpc client, so probes and `helm test` use the binary itself.
 
-use super::stdout::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,6 +11,8 @@ use neuralis_host::tls::ClientTls;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
+
+use super::stdout::outln;
 
 /// Check a server's health; exit 0 when SERVING, 1 otherwise.
 #[derive(Debug, clap::Args)]

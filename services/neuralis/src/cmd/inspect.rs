@@ -6,7 +6,6 @@
 mod capture;
 mod render;
 
-use super::stdout::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,6 +14,8 @@ use capture::{Listed, walk_and_capture};
 use neuralis_connector::{ConnectorLimits, LocalConnector, Skipped};
 use neuralis_content_flags::Flag;
 use neuralis_layout::{FileDiagnostic, GroupOptions, IndexedFile, Layout, Severity, Trust, group};
+
+use super::stdout::outln;
 
 /// Arguments of `neuralis inspect`.
 #[derive(Debug, clap::Args)]

@@ -3,7 +3,6 @@
 //! once per release by one process (the chart's pre-install/pre-upgrade Job) while the
 //! services run with `migrations = "check"` (docs/upgrading.md).
 
-use super::stdout::outln;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -11,6 +10,8 @@ use anyhow::{Context as _, Result};
 use neuralis::node::{ServeArgs, Target, Targets};
 use neuralis_schema::{Mode, State};
 use neuralis_sync::config::IndexStoreConfig;
+
+use super::stdout::outln;
 
 /// Apply or show the stores' migrations (the same flags and `NEURALIS__*` variables as
 /// `serve`; `--target` limits it to the stores of those services).

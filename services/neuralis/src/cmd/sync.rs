@@ -2,7 +2,6 @@
 //! shows its progress: a progress bar on a terminal, plain lines otherwise (logs, CI),
 //! nothing with `--json`, which prints one document when the run is done.
 
-use super::stdout::outln;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -12,6 +11,7 @@ use neuralis_sync::grpc::SourceGrpcClient;
 use neuralis_sync::{BearerToken, SourceApi};
 
 use super::client::{self, ClientArgs};
+use super::stdout::outln;
 
 /// Arguments of `neuralis sync`.
 #[derive(Debug, clap::Args)]

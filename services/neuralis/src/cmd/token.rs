@@ -2,11 +2,12 @@
 //! key, to act as a given role, agent and conversation. A token is bound to one project
 //! (`--project`) unless `--platform` asks, explicitly, for one that crosses projects.
 
-use super::stdout::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use neuralis::node::keys;
+
+use super::stdout::outln;
 
 /// Mint a caller token signed with the local key of an all-in-one server.
 #[derive(Debug, clap::Args)]

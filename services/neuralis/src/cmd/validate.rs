@@ -3,7 +3,6 @@
 //! compiler's (`package.json#/neuralis/credentials/0/id: ...`); `--json` always prints
 //! one valid JSON document on stdout, also when the package is rejected.
 
-use super::stdout::outln;
 use neuralis_catalog::fs::read_one;
 use neuralis_catalog::package::{Outcome, load};
 use neuralis_catalog::{FileIssue, InstallClass, InstalledPackage, ReadLimits};
@@ -11,6 +10,8 @@ use neuralis_layout::Trust;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use super::stdout::outln;
 
 /// Arguments of `neuralis validate`.
 #[derive(Debug, clap::Args)]
