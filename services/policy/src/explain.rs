@@ -22,6 +22,9 @@ impl LocalPolicy {
         }
         let call = convert::explain::explain_call(request)?;
         permit.for_project(&call.batch.project)?;
+        for source in &call.batch.sources {
+            check_source_of_project(&source.id, &call.batch.project)?;
+        }
         let caller = &call.caller;
         caller_scope::check_project(caller, &call.batch.project)?;
         let conversation = caller_scope::conversation(caller, call.conversation)?;
@@ -62,5 +65,20 @@ impl LocalPolicy {
             return Err(PolicyError::invalid(FIELD, "is bound to another project"));
         }
         Ok(convert::caller::caller_to_proto(&identity.caller))
+    }
+}
+
+/// A source explained belongs to the project asked in: its id is `<project>/...`, as
+/// sync gives every source. Evaluate's headers come from sync's records; these come
+/// from the administrator, who must not reach another project's stored state (its
+/// switch, its rules' patterns) by naming its source here. A URI scope
+/// (`packages://...`) is no source: an installed package is explained without one.
+fn check_source_of_project(source_id: &str, project: &str) -> Result<(), PolicyError> {
+    match source_id.split_once('/') {
+        Some((owner, _)) if owner == project && !source_id.contains("://") => Ok(()),
+        _ => Err(PolicyError::invalid(
+            "source.source_id",
+            "is not a source of the project asked in",
+        )),
     }
 }

@@ -23,6 +23,7 @@ on_both_stores!(
     an_installed_packages_attached_floor_and_its_default_role_grant_are_named,
     a_caller_token_describes_the_caller_its_claims_name,
     a_caller_token_that_does_not_verify_or_is_of_another_project_is_refused_naming_the_field,
+    an_administrator_cannot_read_another_projects_source_by_naming_it_in_the_header,
 );
 
 /// The explanation of `batch().files[file]` for a member of the project.
@@ -295,4 +296,42 @@ async fn a_caller_token_that_does_not_verify_or_is_of_another_project_is_refused
         matches!(&refused, Err(PolicyError::InvalidArgument { field, .. }) if field == "caller_token"),
         "{refused:?}"
     );
+}
+
+/// The attacker: an administrator of project p2 explains "in p2" with a header naming
+/// p1's source (scope and owner made p2's). Its switch and its rules' patterns are p1's
+/// stored state, which no p2 token may read (GetSourcePolicy refuses it): refused,
+/// naming the field, before any read; so is a platform-wide administrator's request that
+/// mixes two projects. The honest request for p1 still explains.
+async fn an_administrator_cannot_read_another_projects_source_by_naming_it_in_the_header(
+    h: Harness,
+) {
+    let mut policy = read_all();
+    policy.paths = vec![PathRule {
+        read: Some(false),
+        ..PathRule::new(".claude/docs/**")
+    }];
+    put_policy(&h.client, &policy).await;
+    let mut request = explain_request(&batch(), 2);
+    request.project_id = "p2".into();
+    if let Some(caller) = request.caller.as_mut() {
+        caller.project_id = "p2".into();
+    }
+    if let Some(source) = request.source.as_mut() {
+        source.owner = "p2".into();
+    }
+    for token in [of_project("admin", "p2"), platform_admin()] {
+        let refused = h.client.explain_access(token, request.clone()).await;
+        match refused {
+            Err(PolicyError::InvalidArgument { field, message }) => {
+                assert_eq!(field, "source.source_id");
+                assert!(!message.contains(".claude") && !message.contains(SOURCE));
+            }
+            other => panic!("explained another project's source: {other:?}"),
+        }
+    }
+    h.client
+        .explain_access(admin(), explain_request(&batch(), 2))
+        .await
+        .unwrap();
 }
