@@ -4,7 +4,8 @@
 //! link to `/etc/passwd` or to a key file the server keeps, and, in an agents' tree,
 //! agent a1's own skill for a link into agent a2's private folder. `ReadFile`,
 //! `Hydrate`, `ActivateSkill` and bundle entry reads answer NOT_FOUND or leave the file
-//! out, and never return the target's bytes; an untouched file still reads.
+//! out, and never return the target's bytes; an untouched file still reads. A source
+//! root moved away after the sync makes every read fail without naming its host path.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -63,6 +64,7 @@ macro_rules! in_both_modes {
 in_both_modes!(
     a_file_or_skill_folder_swapped_for_a_link_after_the_sync_serves_nothing_of_its_target,
     an_agent_s_skill_linked_into_another_agent_s_private_folder_serves_nothing_of_it,
+    a_source_root_gone_after_the_sync_answers_naming_no_host_path,
 );
 
 fn caller(token: &str) -> CallerToken {
@@ -287,6 +289,46 @@ async fn an_agent_s_skill_linked_into_another_agent_s_private_folder_serves_noth
     assert!(
         reads[0].is_ok() && rest.contains("zqa2privatebody"),
         "{rest}"
+    );
+    cluster.stop().await.unwrap();
+}
+
+/// The attacker: an agent that owns the folder around a source root moves the root
+/// away (or a sandbox is removed) after the sync, and a member reads. Sync cannot
+/// open the root, and its message names the host path, which only administrators are
+/// shown: every read fails, as unavailable or not found, naming no part of it.
+async fn a_source_root_gone_after_the_sync_answers_naming_no_host_path(mode: Mode) {
+    let cluster = Cluster::start(mode, NODE).await.expect("cluster");
+    let admin = cluster.token("ops", "owner", None, P);
+    let member = cluster.token("ada", "member", None, P);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("zqhostroot");
+    fixture::write_tree(&root, REPO).unwrap();
+    register(&cluster, &admin, P, "repo", &root, read_policy(vec![]))
+        .await
+        .expect("register");
+    let (reads, _) = every_read(&cluster, &member, "", &[GUIDE], "review").await;
+    assert!(
+        reads[0].is_ok(),
+        "the read works before the move: {reads:?}"
+    );
+
+    std::fs::rename(&root, dir.path().join("moved")).unwrap();
+    let (reads, rest) = every_read(&cluster, &member, "", &[GUIDE, TONE], "review").await;
+    for read in &reads {
+        assert!(
+            matches!(
+                read,
+                Err(DiscoveryError::Unavailable(_) | DiscoveryError::NotFound)
+            ),
+            "{read:?}"
+        );
+    }
+    let told = format!("{reads:?}{rest}");
+    let host = dir.path().display().to_string();
+    assert!(
+        !told.contains("zqhostroot") && !told.contains(&host),
+        "a host path reached a member: {told}"
     );
     cluster.stop().await.unwrap();
 }

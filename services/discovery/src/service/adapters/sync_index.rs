@@ -8,6 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use futures::StreamExt;
 use neuralis_identity::{BearerToken, ServiceSigner};
+use neuralis_index::query::QUERY_FIELD;
 use neuralis_proto::sync::internal::v1 as feed;
 use neuralis_sync::{IndexFeedApi, SyncError, SyncStream};
 
@@ -52,11 +53,17 @@ impl SyncIndex {
 }
 
 /// Sync's errors as discovery answers them: a missing file is NOT_FOUND; anything
-/// else means sync could not answer, never "nothing there".
+/// else means sync could not answer, never "nothing there". Sync's messages are for a
+/// service and may carry what the caller may not see (a source root's host path, which
+/// only administrators are shown, or a row's path): the caller gets a fixed phrase, and
+/// only a refused `query` (the caller's own field, checked by the same rule before the
+/// call; its message never quotes it) is passed on as sync gave it.
 fn from_sync(error: SyncError) -> DiscoveryError {
     match error {
         SyncError::NotFound(_) => DiscoveryError::NotFound,
-        SyncError::InvalidArgument { field, message } => DiscoveryError::invalid(field, message),
+        SyncError::InvalidArgument { field, message } if field == QUERY_FIELD => {
+            DiscoveryError::invalid(field, message)
+        }
         SyncError::Unauthenticated | SyncError::PermissionDenied(_) => {
             tracing::error!("sync's feed refused discovery's service credential");
             DiscoveryError::Unavailable("sync refused the service credential".into())
@@ -69,9 +76,30 @@ fn from_sync(error: SyncError) -> DiscoveryError {
             message,
             retry_after,
         },
-        other => DiscoveryError::Unavailable(format!("sync: {other}")),
+        other => {
+            // The kind only: sync logs its own detail, and a path is no log label here.
+            tracing::warn!(kind = kind_of(&other), "sync could not answer a feed call");
+            DiscoveryError::Unavailable(SYNC_UNAVAILABLE.into())
+        }
     }
 }
+
+/// A sync error's kind, for the log line (never its message).
+fn kind_of(error: &SyncError) -> &'static str {
+    match error {
+        SyncError::InvalidArgument { .. } => "invalid_argument",
+        SyncError::NotFound(_) => "not_found",
+        SyncError::AlreadyExists(_) => "already_exists",
+        SyncError::Unauthenticated => "unauthenticated",
+        SyncError::PermissionDenied(_) => "permission_denied",
+        SyncError::Unavailable(_) => "unavailable",
+        SyncError::ResourceExhausted { .. } => "resource_exhausted",
+        SyncError::Internal(_) => "internal",
+    }
+}
+
+/// What a caller is told when sync could not answer (retryable, as UNAVAILABLE is).
+const SYNC_UNAVAILABLE: &str = "sync could not answer for this project now";
 
 /// The slug inside a source id (`<project>/<slug>.<hex>`, assigned by sync at create
 /// and never reused; a slug holds no `.`).

@@ -232,3 +232,34 @@ fn only_a_machine_source_with_a_uri_is_addressed_by_it() {
         assert_eq!(info.local_root.is_some(), local, "{kind:?} with {uri:?}");
     }
 }
+
+/// Sync's messages are for a service: a source root's host path (shown to
+/// administrators only), a row's path or a refused field the caller never sent reach
+/// the caller as one fixed, retryable phrase; only a refused `query`, the caller's own
+/// field, is passed on, and NOT_FOUND stays NOT_FOUND.
+#[test]
+fn a_sync_error_reaches_the_caller_as_a_fixed_phrase_never_its_message() {
+    let secret = "/srv/zq-acme-secret/repo";
+    let hidden = [
+        SyncError::Unavailable(format!("source root: source root {secret} cannot be used")),
+        SyncError::Internal(format!("corrupt row {secret}/.claude/docs/x.md")),
+        SyncError::invalid("source.root", format!("{secret} is under a refused folder")),
+        SyncError::AlreadyExists(secret.into()),
+    ];
+    for error in hidden {
+        let answered = from_sync(error);
+        assert_eq!(
+            answered,
+            DiscoveryError::Unavailable(SYNC_UNAVAILABLE.into())
+        );
+        assert!(!format!("{answered:?}").contains("zq-acme-secret"));
+    }
+    assert_eq!(
+        from_sync(SyncError::NotFound(format!("file {secret:?}"))),
+        DiscoveryError::NotFound
+    );
+    assert_eq!(
+        from_sync(SyncError::invalid("query", "is required")),
+        DiscoveryError::invalid("query", "is required")
+    );
+}
