@@ -278,3 +278,48 @@ fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
     let read = loaded.read(&id, "skills/notes/secret.md");
     assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
 }
+
+/// The attacker writes in the drop zone: after the load it moves a package's directory
+/// away and puts a link in its place, to a folder holding a file of the same name (any
+/// folder the server can read, its own data directory included), or a new directory of
+/// that name. The package's files are read from the directory the load listed, never
+/// through its name again: every read is not found.
+#[test]
+fn an_installed_package_directory_swapped_after_the_load_reads_nothing() {
+    use neuralis_discovery::ports::InstalledCatalog;
+    let dir = tempfile::tempdir().unwrap();
+    let zone = dir.path().join("_packages");
+    let helper = zone.join("helper");
+    let fixture = fixtures().join("_packages/helper");
+    for file in ["package.json", "rules/strict.md", "skills/notes/SKILL.md"] {
+        std::fs::create_dir_all(helper.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(fixture.join(file), helper.join(file)).unwrap();
+    }
+    let elsewhere = dir.path().join("server-data");
+    std::fs::create_dir_all(elsewhere.join("rules")).unwrap();
+    std::fs::write(elsewhere.join("rules/strict.md"), "zqserversecret").unwrap();
+    let roots = Roots {
+        drop_zone: Some(zone),
+        ..Roots::default()
+    };
+    let catalog = Catalog::load(&roots, ReadLimits::default(), &Extras::default()).unwrap();
+    let loaded = LoadedCatalog::new(catalog, &roots);
+    let id = loaded.packages()[0].package_id.clone();
+    assert!(
+        loaded.read(&id, "rules/strict.md").is_ok(),
+        "read before the swap"
+    );
+
+    std::fs::rename(&helper, dir.path().join("moved")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &helper).unwrap();
+    let read = loaded.read(&id, "rules/strict.md");
+    assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
+
+    // A new directory of the same name, holding a file of the same name: not the one
+    // listed either.
+    std::fs::remove_file(&helper).unwrap();
+    std::fs::create_dir_all(helper.join("rules")).unwrap();
+    std::fs::write(helper.join("rules/strict.md"), "zqswapped").unwrap();
+    let read = loaded.read(&id, "rules/strict.md");
+    assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
+}

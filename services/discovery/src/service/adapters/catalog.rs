@@ -18,23 +18,40 @@ use crate::base::ports::{
 pub struct LoadedCatalog {
     catalog: Catalog,
     packages: Vec<InstalledPackage>,
-    /// Per package id: the real path of every file its listing reached through an
-    /// in-root link (reads go there, never through the link).
-    real_paths: HashMap<String, HashMap<String, String>>,
+    /// Per package id: how its files are read, as the load found its directory.
+    readers: HashMap<String, PackageReader>,
+}
+
+/// How one installed package's files are read: through the connector made at load,
+/// whose root is the directory the load listed (its inode kept), so a directory
+/// replaced since, by another or by a link to anywhere, reads nothing; and at the real
+/// path of every file the load reached through an in-root link, never through the link.
+struct PackageReader {
+    connector: LocalConnector,
+    real_paths: HashMap<String, String>,
 }
 
 impl LoadedCatalog {
     /// Wraps a built catalog; `roots` locate each package's directory for reads.
     pub fn new(catalog: Catalog, roots: &Roots) -> Self {
-        let mut real_paths = HashMap::new();
+        let mut readers = HashMap::new();
         let packages = catalog
             .packages()
             .iter()
             .map(|p| {
                 let dir = package_dir(roots, p.class, &p.root);
-                let (sizes, linked) = listed(&dir);
-                real_paths.insert(p.id.clone(), linked);
-                let skill = bare_skill_content(&dir, &sizes);
+                let connector = LocalConnector::new(&dir, ConnectorLimits::default()).ok();
+                let (sizes, real_paths) = connector.as_ref().map(listed).unwrap_or_default();
+                let skill = connector
+                    .as_ref()
+                    .and_then(|connector| bare_skill_content(connector, &sizes));
+                if let Some(connector) = connector {
+                    let reader = PackageReader {
+                        connector,
+                        real_paths,
+                    };
+                    readers.insert(p.id.clone(), reader);
+                }
                 InstalledPackage {
                     package_id: p.id.clone(),
                     identity: neuralis_catalog::LogicalIdentity::of_installed(p, skill),
@@ -62,7 +79,7 @@ impl LoadedCatalog {
         Self {
             catalog,
             packages,
-            real_paths,
+            readers,
         }
     }
 
@@ -138,21 +155,17 @@ fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
 
 /// The fingerprint of a bare skill folder's `SKILL.md` (no `package.json`): what tells
 /// the folder from another one of the same name in a source (no double loading).
-fn bare_skill_content(dir: &Path, sizes: &HashMap<String, u64>) -> Option<u64> {
+fn bare_skill_content(connector: &LocalConnector, sizes: &HashMap<String, u64>) -> Option<u64> {
     if sizes.contains_key("package.json") || !sizes.contains_key("SKILL.md") {
         return None;
     }
-    let connector = LocalConnector::new(dir, ConnectorLimits::default()).ok()?;
     let bytes = connector.read_beneath("SKILL.md").ok()?;
     Some(neuralis_connector::fingerprint(&bytes))
 }
 
 /// The sizes of a package directory's files, and the real path of each one reached
 /// through an in-root link.
-fn listed(dir: &Path) -> (HashMap<String, u64>, HashMap<String, String>) {
-    let Ok(connector) = LocalConnector::new(dir, ConnectorLimits::default()) else {
-        return (HashMap::new(), HashMap::new());
-    };
+fn listed(connector: &LocalConnector) -> (HashMap<String, u64>, HashMap<String, String>) {
     let files = connector.list().files;
     let linked = files
         .iter()
@@ -168,20 +181,17 @@ impl InstalledCatalog for LoadedCatalog {
     }
 
     fn read(&self, package_id: &str, path: &str) -> Result<Vec<u8>, DiscoveryError> {
-        let package = self
-            .packages
-            .iter()
-            .find(|p| p.package_id == package_id)
-            .ok_or(DiscoveryError::NotFound)?;
         // No link followed, as for a source's files: a link swapped in since the load
-        // reads nothing; one the load saw inside the package is read at its real path.
-        let at = self
-            .real_paths
+        // (the package directory itself included) reads nothing; one the load saw
+        // inside the package is read at its real path.
+        let reader = self
+            .readers
             .get(package_id)
-            .and_then(|linked| linked.get(path))
-            .map_or(path, String::as_str);
-        LocalConnector::new(&package.dir, ConnectorLimits::default())
-            .and_then(|connector| connector.read_beneath(at))
+            .ok_or(DiscoveryError::NotFound)?;
+        let at = reader.real_paths.get(path).map_or(path, String::as_str);
+        reader
+            .connector
+            .read_beneath(at)
             .map_err(|_| DiscoveryError::NotFound)
     }
 
