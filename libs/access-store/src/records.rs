@@ -1,5 +1,6 @@
 //! Rows to access records, written once for both backends.
 
+use neuralis_access::policy::MAX_RULES;
 use neuralis_access::{AccessSnapshot, FileOverrides, SourceRecord, UriPolicy};
 
 /// A source row. A stored policy that no longer parses makes the source contribute
@@ -68,10 +69,26 @@ pub(crate) fn merge_floors(
                 crate::StoreError::Internal("stored uri policy is unreadable".into())
             })?),
         };
-    Ok(neuralis_access::floor::keep_floors(
-        previous.as_ref(),
-        next.clone(),
-    ))
+    let stored = neuralis_access::floor::keep_floors(previous.as_ref(), next.clone());
+    if stored.paths.len() > MAX_RULES {
+        return Err(too_many_rules(stored.paths.len() - next.paths.len()));
+    }
+    Ok(stored)
+}
+
+/// The refusal of a policy that fits the bound alone but not with the floors stored
+/// before it: stored, it would fail to compile and hide the whole source from every
+/// caller, and no later edit could bring it back under the bound (floors are never
+/// removed). Restating a stored floor adds no rule, so the way out is fewer rules of
+/// the policy's own.
+fn too_many_rules(kept_floors: usize) -> crate::StoreError {
+    crate::StoreError::LimitReached {
+        field: "policy.paths",
+        message: format!(
+            "with the {kept_floors} floors stored before it (floors are never removed), \
+             the policy would hold more than {MAX_RULES} rules; give fewer rules of its own"
+        ),
+    }
 }
 
 /// Checks a new conversation's parent: it must be registered in the same project (it
