@@ -66,9 +66,46 @@ async fn a_split_discovery_serves_no_package_from_a_path_on_its_own_host() {
     );
 }
 
+/// The attacker reads as agent a1: agent a2 put a package in its own private folder of
+/// a flagged source (privacy pattern `pkg-{agent}/**`). The package is found like any other,
+/// but its files are a2's private files: the source's privacy patterns decide who sees
+/// them, on their paths in the source, as for the source's own files. a1 is answered
+/// neither the package nor its tool; a2 is answered both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_package_in_an_agents_private_folder_is_served_to_that_agent_alone() {
+    let data = tempfile::tempdir().unwrap();
+    let private: Vec<(String, &str)> = TREE
+        .iter()
+        .map(|(path, body)| (path.replacen("wasm-pkg/", "pkg-a2/", 1), *body))
+        .collect();
+    let private: Vec<(&str, &str)> = private.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+    write_tree(data.path(), &private).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    register(&cluster, data.path(), &["pkg-{agent}/**"]).await;
+    let (packages, tools) = answered(&cluster, "a2").await;
+    assert!(
+        packages.contains(&(true, "wasm-pkg".to_owned())),
+        "its owner is answered it: {packages:?}"
+    );
+    assert_eq!(tools, ["wasm_build"]);
+    let (packages, tools) = answered(&cluster, "a1").await;
+    assert!(
+        !packages.iter().any(|(_, name)| name == "wasm-pkg"),
+        "another agent's private package: {packages:?}"
+    );
+    assert!(tools.is_empty(), "another agent's private tool: {tools:?}");
+}
+
 /// Registers `root` as a flagged project source, then what a member is answered:
 /// (installed?, name) per package, and the tool names.
 async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>, Vec<String>) {
+    register(cluster, root, &[]).await;
+    answered(cluster, "").await
+}
+
+/// Registers `root` as a flagged project source with `privacy` patterns, with a policy
+/// that reads everything, and syncs it.
+async fn register(cluster: &Cluster, root: &std::path::Path, privacy: &[&str]) {
     let admin = cluster.token("ops", "owner", None, P);
     let spec = sync::SourceSpec {
         project: P.into(),
@@ -78,6 +115,7 @@ async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>
         scope: common::SourceScope::Project as i32,
         trigger: "manual".into(),
         recognizes_packages: true,
+        privacy_patterns: privacy.iter().map(|p| (*p).to_owned()).collect(),
         ..Default::default()
     };
     cluster
@@ -92,13 +130,21 @@ async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>
         .await
         .expect("policy");
     resync(cluster, &admin, P, "pkgs").await.expect("sync");
-    let member = || CallerToken::new(Some(cluster.token("ada", "member", None, P)));
+}
+
+/// What a member acting as `agent` ("" for none) is answered: (installed?, name) per
+/// package, and the tool names.
+async fn answered(cluster: &Cluster, agent: &str) -> (Vec<(bool, String)>, Vec<String>) {
+    let member = || {
+        let agent = (!agent.is_empty()).then_some(agent);
+        CallerToken::new(Some(cluster.token("ada", "member", agent, P)))
+    };
     let answer = cluster
         .discovery
         .list_packages(
             member(),
             discovery::ListPackagesRequest {
-                scope: scope(P, "", ""),
+                scope: scope(P, agent, ""),
                 ..Default::default()
             },
         )
@@ -117,7 +163,7 @@ async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>
         .list_tools(
             member(),
             discovery::ListToolsRequest {
-                scope: scope(P, "", ""),
+                scope: scope(P, agent, ""),
                 ..Default::default()
             },
         )

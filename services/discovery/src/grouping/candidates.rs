@@ -14,6 +14,10 @@ use neuralis_layout::{Contribution, Package};
 use crate::base::ports::{InstalledPackage, SourceInfo};
 use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
 
+mod recognized;
+
+use recognized::{FoundIn, recognized_in, recognized_owner};
+
 /// Where a candidate package comes from, to assemble and read it afterwards.
 pub(crate) enum Candidate<'a> {
     Installed(&'a InstalledPackage),
@@ -147,14 +151,17 @@ pub(crate) fn build<'a>(
     };
     let mut slots = Vec::new();
     for (at, candidate) in candidates.iter().enumerate() {
-        request.packages.push(package_candidate(candidate));
+        let found_in = recognized_in(candidate, sources, snapshot);
+        request
+            .packages
+            .push(package_candidate(candidate, found_in));
         for (fi, file) in candidate.package().files.iter().enumerate() {
             if member_installed_elsewhere(candidate, &file.path, &identities) {
                 continue; // not sent: hidden for everyone
             }
             let mut push = |path: String, entry: Option<usize>| {
                 // A file nobody may see is not sent: it stays hidden (see `assemble`).
-                if let Some(file) = file_candidate(at, candidate, file, path) {
+                if let Some(file) = file_candidate(at, candidate, found_in, file, path) {
                     request.files.push(file);
                     slots.push(FileSlot {
                         package: at,
@@ -210,7 +217,7 @@ fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> 
     tools
 }
 
-fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
+fn package_candidate(candidate: &Candidate<'_>, found_in: Option<FoundIn<'_>>) -> PackageCandidate {
     let key = policy_key(candidate);
     match candidate {
         Candidate::Installed(installed) => PackageCandidate {
@@ -218,7 +225,8 @@ fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
             origin: Origin::Installed,
             root: String::new(),
             access_feature: installed.access_feature.clone(),
-            private_owner: None,
+            private_owner: found_in
+                .and_then(|found_in| recognized_owner(found_in, &installed.package)),
         },
         Candidate::Source {
             source,
@@ -241,11 +249,16 @@ fn package_candidate(candidate: &Candidate<'_>) -> PackageCandidate {
 fn file_candidate(
     package: usize,
     candidate: &Candidate<'_>,
+    found_in: Option<FoundIn<'_>>,
     file: &Contribution,
     path: String,
 ) -> Option<FileCandidate> {
     let (private_owner, real_path, content_flagged) = match candidate {
-        Candidate::Installed(_) => (None, None, false),
+        Candidate::Installed(_) => match found_in.map(|found_in| found_in.ownership(&path)) {
+            None | Some(Ownership::Shared) => (None, None, false),
+            Some(Ownership::Agent(owner)) => (Some(owner), None, false),
+            Some(Ownership::Conflicting) => return None,
+        },
         Candidate::Source {
             source, snapshot, ..
         } => {
