@@ -57,6 +57,8 @@ pub struct Discovery {
     rekeyed: Rekeyed,
     /// The fair share of expensive calls (`decision/share.rs`).
     share: FairShare,
+    /// The share of single-file reads (`Cost::Read`).
+    read_share: FairShare,
     validations: validation::Validations,
     /// The sources last read per project, for when sync cannot be reached.
     last_sources: outage::LastSources,
@@ -72,6 +74,7 @@ impl Discovery {
         parts.inventory.catch_up_on_finish(Arc::clone(&parts.index));
         Self {
             share: FairShare::new(parts.settings.fair_share),
+            read_share: FairShare::new(parts.settings.read_share.into()),
             parts,
             grouping,
             rekeyed: Default::default(),
@@ -160,6 +163,7 @@ impl Discovery {
         let admitted = match cost {
             Cost::Cheap => None,
             Cost::Expensive => Some(self.share.admit_caller(&scope.project, caller)?),
+            Cost::Read => Some(self.read_share.admit_caller(&scope.project, caller)?),
         };
         let (sources, snapshot) = self.rows(&scope.project).await?;
         self.rekeyed

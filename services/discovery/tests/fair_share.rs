@@ -1,7 +1,9 @@
 //! Issue 25, "a fair share", without timing: searches held at the index's gate keep
 //! their places, so a caller's next call past its share (2 by default) is shed at once
 //! with RESOURCE_EXHAUSTED and a retry delay, while another caller of the project is
-//! admitted; once the held calls end, their places are given back.
+//! admitted; once the held calls end, their places are given back. Single-file reads
+//! (`ReadFile`, `ActivateSkill`) have a share of their own (8 per caller by default),
+//! held the same way at the index's read gate.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
@@ -168,4 +170,78 @@ async fn a_budgeted_overview_takes_a_place_in_the_fair_share_and_a_whole_one_doe
         .await
         .unwrap();
     assert!(fitted.text.contains("review"));
+}
+
+fn read(path: &str) -> pb::ReadFileRequest {
+    pb::ReadFileRequest {
+        scope: search("").scope,
+        source_slug: "repo".into(),
+        package_id: String::new(),
+        path: path.into(),
+    }
+}
+
+/// The attacker opens reads of a large file without bound: each held the file in
+/// memory while it was read and hashed. Past the read share (8 per caller) a read or an
+/// activation is shed at once; another caller still reads, a search is not counted
+/// against reads, and the places come back when the reads end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_past_its_read_share_is_shed_at_once_while_another_reads() {
+    let h = Arc::new(harness().await);
+    let guide = ".claude/docs/guide.md";
+    h.index
+        .put("repo", guide, "---\nname: guide\n---\nThe needle.\n");
+    let gate = h.index.read_gate.lock().await;
+    let held: Vec<_> = (0..8)
+        .map(|_| {
+            let h = Arc::clone(&h);
+            tokio::spawn(async move { h.discovery.read_file(member("mallory"), read(guide)).await })
+        })
+        .collect();
+    until(&h.index.reads_waiting, 8).await;
+
+    let ninth = h.discovery.read_file(member("mallory"), read(guide));
+    let shed = tokio::time::timeout(std::time::Duration::from_secs(5), ninth)
+        .await
+        .expect("shed at once, not queued");
+    assert!(
+        matches!(shed, Err(DiscoveryError::ResourceExhausted { .. })),
+        "{shed:?}"
+    );
+    let activation = pb::ActivateSkillRequest {
+        scope: search("").scope,
+        skill_id: "anything".into(),
+    };
+    let shed = h
+        .discovery
+        .activate_skill(member("mallory"), activation)
+        .await;
+    assert!(
+        matches!(shed, Err(DiscoveryError::ResourceExhausted { .. })),
+        "{shed:?}"
+    );
+    assert!(
+        h.discovery
+            .search(member("mallory"), search("needle"))
+            .await
+            .is_ok(),
+        "a search is not counted against reads"
+    );
+
+    let other = {
+        let h = Arc::clone(&h);
+        tokio::spawn(async move { h.discovery.read_file(member("alice"), read(guide)).await })
+    };
+    until(&h.index.reads_waiting, 9).await;
+    drop(gate);
+    assert!(other.await.unwrap().is_ok(), "another caller reads");
+    for call in held {
+        assert!(call.await.unwrap().is_ok());
+    }
+    assert!(
+        h.discovery
+            .read_file(member("mallory"), read(guide))
+            .await
+            .is_ok()
+    );
 }

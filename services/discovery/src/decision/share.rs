@@ -5,7 +5,9 @@
 //! inventory, policy or the store is asked anything, under the limits of
 //! `discovery.fair_share` (`neuralis_host::share`); a call past them is answered
 //! RESOURCE_EXHAUSTED with a `RetryInfo` at once, never queued. Callers that get the
-//! empty answer are not counted: their answer costs nothing.
+//! empty answer are not counted: their answer costs nothing. Single-file reads
+//! (`ReadFile`, `ActivateSkill`) are admitted the same way to a larger share of their
+//! own (`discovery.read_share`).
 
 use neuralis_access::Caller;
 use neuralis_host::share::{Admitted, FairShare};
@@ -19,6 +21,9 @@ pub(crate) enum Cost {
     Cheap,
     /// Reads files or searches the store on top of that.
     Expensive,
+    /// Reads one file on top of that (`ReadFile`, `ActivateSkill`): a share of its own
+    /// (`discovery.read_share`), larger than the expensive calls'.
+    Read,
 }
 
 /// Admission in discovery's terms.

@@ -22,6 +22,9 @@ pub struct DiscoverySettings {
     /// Concurrent expensive calls (`Search`, `Hydrate`) per caller and per project;
     /// past them a call is answered RESOURCE_EXHAUSTED with a `RetryInfo`.
     pub fair_share: ShareLimits,
+    /// Concurrent single-file reads (`ReadFile`, `ActivateSkill`) per caller and per
+    /// project, a share of their own; past them RESOURCE_EXHAUSTED with a `RetryInfo`.
+    pub read_share: ReadShare,
     /// `WatchPackages` streams.
     pub watch: WatchConfig,
 }
@@ -33,7 +36,43 @@ impl Default for DiscoverySettings {
             default_hydration_budget_bytes: 64 * 1024,
             installed: InstalledConfig::default(),
             fair_share: ShareLimits::default(),
+            read_share: ReadShare::default(),
             watch: WatchConfig::default(),
+        }
+    }
+}
+
+/// `read_share.*`: the share of single-file reads. Each reads and hashes up to the
+/// size limit, so a caller opening hundreds at once held hundreds of files in memory;
+/// the share is larger than the expensive calls' (an agent reads docs on demand, often
+/// a few at once), and separate, so reads never crowd out a search or a hydration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReadShare {
+    /// Reads one caller (token subject) may have running at once.
+    pub per_caller: usize,
+    /// Reads one project may have running at once, all callers together.
+    pub per_project: usize,
+    /// The delay a shed read's `RetryInfo` asks for.
+    pub retry_after_ms: u64,
+}
+
+impl Default for ReadShare {
+    fn default() -> Self {
+        Self {
+            per_caller: 8,
+            per_project: 32,
+            retry_after_ms: 1_000,
+        }
+    }
+}
+
+impl From<ReadShare> for ShareLimits {
+    fn from(read: ReadShare) -> Self {
+        ShareLimits {
+            per_caller: read.per_caller,
+            per_project: read.per_project,
+            retry_after_ms: read.retry_after_ms,
         }
     }
 }

@@ -126,15 +126,20 @@ impl Discovery {
             return Err(DiscoveryError::invalid("skill_id", "is required"));
         }
         neuralis_proto::bounds::path("skill_id", &request.skill_id)?;
-        let Decided {
-            answer,
-            administrator,
-            snapshot,
-            ..
-        } = self
-            .decided(permit, request.scope.as_ref())
+        // The place in the read share is held until the skill's files are read.
+        let (
+            Decided {
+                answer,
+                administrator,
+                snapshot,
+                ..
+            },
+            _admitted,
+        ) = self
+            .evaluated_in(permit, request.scope.as_ref(), Cost::Read)
             .await?
-            .ok_or(DiscoveryError::NotFound)?;
+            .ok_or(DiscoveryError::NotFound)?
+            .into_decided_admitted()?;
         let project = project_of(&request.scope).to_owned();
         let content = self.content(&project, &snapshot);
         activation::activate(request, &answer, administrator, &content).await
@@ -205,10 +210,12 @@ impl Discovery {
         if request.path.trim().is_empty() {
             return Err(DiscoveryError::invalid("path", "is required"));
         }
-        let decided = self
-            .decided(permit, request.scope.as_ref())
+        // The place in the read share is held until the file is read.
+        let (decided, _admitted) = self
+            .evaluated_in(permit, request.scope.as_ref(), Cost::Read)
             .await?
-            .ok_or(DiscoveryError::NotFound)?;
+            .ok_or(DiscoveryError::NotFound)?
+            .into_decided_admitted()?;
         let content = self.content(project_of(&request.scope), &decided.snapshot);
         let beyond = reading::Beyond {
             afresh: &decided.afresh,

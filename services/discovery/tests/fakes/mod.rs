@@ -64,6 +64,10 @@ pub struct FakeIndex {
     /// searches that reached it.
     pub search_gate: tokio::sync::Mutex<()>,
     pub searches_waiting: AtomicUsize,
+    /// The same for content reads: held, it keeps them waiting, counted in
+    /// `reads_waiting`.
+    pub read_gate: tokio::sync::Mutex<()>,
+    pub reads_waiting: AtomicUsize,
     /// Called with the path of every content read, before it is answered (a test
     /// changes access while a call reads).
     pub on_read: Mutex<Option<ReadHook>>,
@@ -207,6 +211,8 @@ impl IndexPort for FakeIndex {
         _decided: &DecidedRow<'_>,
     ) -> Result<Vec<u8>, DiscoveryError> {
         self.check_up()?;
+        self.reads_waiting.fetch_add(1, Ordering::SeqCst);
+        drop(self.read_gate.lock().await);
         self.content_reads.lock().unwrap().push(path.to_owned());
         if let Some(hook) = self.on_read.lock().unwrap().as_ref() {
             hook(path);
