@@ -85,6 +85,7 @@ impl Verifiers {
             caller: identity.caller,
             platform: identity.platform,
             administrator,
+            expires_at: identity.expires_at,
         })
     }
 }

@@ -21,6 +21,8 @@ pub(crate) enum Principal {
         platform: bool,
         /// Holds an administrator role.
         administrator: bool,
+        /// The token's `exp` (seconds since the Unix epoch).
+        expires_at: u64,
     },
     /// A verified service.
     Service(ServicePrincipal),
@@ -128,6 +130,17 @@ impl Permit {
     /// The rule the call passed.
     pub fn row(&self) -> &'static Row {
         self.row
+    }
+
+    /// When a caller's token expires (`None` for a service or nobody verified): a call
+    /// that outlives it, a stream, must end there, as the token proves nothing after.
+    pub fn expires_at(&self) -> Option<std::time::SystemTime> {
+        match self.principal {
+            Principal::Caller { expires_at, .. } => {
+                Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires_at))
+            }
+            _ => None,
+        }
     }
 
     /// Whether a verified principal holds this permit (rows that answer others empty

@@ -46,10 +46,11 @@ impl Claims {
     /// The verified caller with its reach. Subject and role must be non-empty; optional
     /// claims, when present, must be too.
     pub fn into_identity(self) -> Result<CallerIdentity, IdentityError> {
-        let platform = self.platform;
+        let (platform, expires_at) = (self.platform, self.exp);
         Ok(CallerIdentity {
             caller: self.into_caller()?,
             platform,
+            expires_at,
         })
     }
 
@@ -93,4 +94,7 @@ pub struct CallerIdentity {
     pub caller: Caller,
     /// `"platform": true`: the credential crosses projects.
     pub platform: bool,
+    /// When the token stops proving anything (`exp`, seconds since the Unix epoch): a
+    /// call that outlives its token (a stream) ends there.
+    pub expires_at: u64,
 }

@@ -11,7 +11,7 @@ mod fakes;
 
 use std::time::Duration;
 
-use fakes::{good, harness_with_settings, publish, token};
+use fakes::{good, harness_with_settings, publish, token, token_expiring};
 use futures::StreamExt as _;
 use neuralis_bus::Phase;
 use neuralis_discovery::{DiscoveryApi, DiscoveryError, DiscoverySettings, WatchStream};
@@ -278,4 +278,34 @@ async fn a_resume_revision_longer_than_any_revision_is_refused_naming_the_field(
         Err(other) => panic!("expected INVALID_ARGUMENT, got {other:?}"),
         Ok(_) => panic!("a megabyte revision was accepted"),
     }
+}
+
+/// The attacker opens a stream with a token about to expire, to go on being answered
+/// (and told of new packages) long after: the permit was verified once, at the start.
+/// The stream ends when the token expires, not at its longest age (10 minutes by
+/// default, never reached within the test's patience).
+#[tokio::test]
+async fn a_stream_ends_when_its_callers_token_expires() {
+    let h = harness_with_settings(settings(60_000)).await;
+    h.index
+        .put("repo", ".claude/skills/review/SKILL.md", &skill("review"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let expiring = token_expiring(now + 2);
+    let mut stream = h
+        .discovery
+        .watch_packages(expiring, watch(""))
+        .await
+        .unwrap();
+    let first = next(&mut stream).await;
+    assert!(names(&first).contains("review"));
+    let after = tokio::time::timeout(PATIENCE, stream.next())
+        .await
+        .expect("the stream ends when the token expires, not at its longest age");
+    assert!(
+        after.is_none(),
+        "nothing more after the token's expiry: {after:?}"
+    );
 }

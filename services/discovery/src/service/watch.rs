@@ -134,6 +134,7 @@ impl Discovery {
                     retry_after: Duration::from_millis(settings.recheck_ms.max(1)),
                 })?;
         let resumed = Some(request.resume_revision).filter(|r| !r.is_empty());
+        let ends_at = ends_at(&permit, settings);
         let watching = Watching {
             discovery: Arc::clone(self),
             changes: self.parts.inventory.changes(&scope.project),
@@ -145,11 +146,26 @@ impl Discovery {
             wait: false,
             last: resumed,
             recheck: Duration::from_millis(settings.recheck_ms.max(10)),
-            ends_at: Instant::now() + Duration::from_millis(settings.max_stream_ms),
+            ends_at,
             _place: place,
         };
         Ok(Box::pin(futures::stream::unfold(watching, next)))
     }
+}
+
+/// When a stream ends: at its longest age, or when the caller's token expires, if
+/// sooner. Each message is decided afresh for the permit's caller, but the permit was
+/// verified once, at the start: past `exp` the token proves nothing, and a caller
+/// whose token expired must not go on being answered (nor learn of new packages). The
+/// client reconnects with a fresh token and its revision.
+fn ends_at(permit: &Permit, settings: &WatchConfig) -> Instant {
+    let longest = Duration::from_millis(settings.max_stream_ms);
+    let left = permit.expires_at().map_or(longest, |expires_at| {
+        expires_at
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO)
+    });
+    Instant::now() + longest.min(left)
 }
 
 /// The next message: the caller's answer once it differs from the last one sent;

@@ -386,6 +386,25 @@ pub fn token_of(subject: &str, role: &str, agent: Option<&str>, project: &str) -
     token_with_features(subject, role, agent, project, &[])
 }
 
+/// A member of `p1` whose token expires at `exp` (seconds since the Unix epoch).
+pub fn token_expiring(exp: u64) -> CallerToken {
+    let claims = Claims {
+        sub: "ada".into(),
+        role: "member".into(),
+        features: Default::default(),
+        agent: None,
+        project: Some("p1".into()),
+        conversation: None,
+        platform: false,
+        exp,
+        nbf: None,
+        aud: Some("neuralis".into()),
+        iss: None,
+    };
+    let token = mint(&Secret::new(CALLER_SECRET), &claims).unwrap();
+    CallerToken::new(Some(token.expose().to_owned()))
+}
+
 /// [`token_of`] carrying `features` in the token.
 pub fn token_with_features(
     subject: &str,
