@@ -21,6 +21,11 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
 {
+    sqlx::query(DB::GRANTS_LOCK)
+        .bind(project)
+        .bind(grantor)
+        .execute(&mut *connection)
+        .await?;
     sqlx::query(sql::DELETE_GRANTS)
         .bind(project)
         .bind(grantor)
@@ -39,6 +44,44 @@ where
     }
     Ok(())
 }
+
+/// Replaces the administrator's revocations of package default grants in `project`
+/// ('' for every project) by `revoked`.
+pub(crate) async fn replace_revocations<DB>(
+    connection: &mut DB::Connection,
+    project: &str,
+    revoked: &RoleFeatures,
+) -> Result<(), StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+{
+    sqlx::query(DB::GRANTS_LOCK)
+        .bind(project)
+        .bind(REVOCATIONS_LOCK_KEY)
+        .execute(&mut *connection)
+        .await?;
+    sqlx::query(sql::DELETE_REVOCATIONS)
+        .bind(project)
+        .execute(&mut *connection)
+        .await?;
+    for (role, features) in revoked {
+        for feature in features {
+            sqlx::query(sql::INSERT_REVOCATION)
+                .bind(project)
+                .bind(role.as_str())
+                .bind(feature.as_str())
+                .execute(&mut *connection)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The key the revocations of a project are locked by: no grantor's key (those are
+/// `administrator` and `package:<id>`).
+const REVOCATIONS_LOCK_KEY: &str = "revocations";
 
 /// Forgets the default grants (in every project) of every package not in `installed`;
 /// what an administrator granted or revoked is another grantor's, and stays.

@@ -235,20 +235,22 @@ where
     ) -> Result<(), StoreError> {
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
-        sqlx::query(sql::DELETE_REVOCATIONS)
-            .bind(project)
-            .execute(&mut *tx)
-            .await?;
-        for (role, features) in revoked {
-            for feature in features {
-                sqlx::query(sql::INSERT_REVOCATION)
-                    .bind(project)
-                    .bind(role)
-                    .bind(feature)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
+        grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn put_administrator_grants(
+        &self,
+        project: Option<&str>,
+        granted: &RoleFeatures,
+        revoked: &RoleFeatures,
+    ) -> Result<(), StoreError> {
+        let grantor = neuralis_access::Grantor::Administrator.key();
+        let project = project.unwrap_or(sql::EVERY_PROJECT);
+        let mut tx = DB::begin_write(&self.pool).await?;
+        grants::replace_grants::<DB>(&mut tx, project, &grantor, granted).await?;
+        grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
         tx.commit().await?;
         Ok(())
     }

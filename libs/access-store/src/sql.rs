@@ -149,6 +149,16 @@ pub(crate) const CONVERSATION_OVERRIDES_LOCK_PG: &str = "SELECT pg_advisory_xact
 pub(crate) const CONVERSATION_OVERRIDES_LOCK_SQLITE: &str =
     "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT)";
 
+/// PostgreSQL: keeps other writers of the grants of grantor `$2` in project `$1` (or of
+/// its revocations) waiting until the transaction ends. A grant set is replaced by a
+/// delete and inserts: under READ COMMITTED, a second replacement's delete does not see
+/// the first's new rows, so two at once stored both sets, or failed on a duplicate key.
+pub(crate) const GRANTS_LOCK_PG: &str = "SELECT pg_advisory_xact_lock(\
+     hashtextextended('grants/' || CAST($1 AS TEXT) || '/' || CAST($2 AS TEXT), 0))";
+
+/// SQLite: `BEGIN IMMEDIATE` already excludes writers; binds what PostgreSQL's does.
+pub(crate) const GRANTS_LOCK_SQLITE: &str = "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT)";
+
 /// A conversation of one project: conversation ids are per project.
 pub(crate) const CONVERSATION: &str =
     "SELECT project, parent FROM access_conversations WHERE project = $1 AND conversation = $2";

@@ -151,6 +151,16 @@ pub trait AccessStore: Send + Sync + 'static {
         revoked: &RoleFeatures,
     ) -> Result<(), StoreError>;
 
+    /// The administrator's per-role override in `project` (`None`: every project): its
+    /// grants and its revocations of package default grants, replaced together in one
+    /// transaction (a failure between them left one replaced and not the other).
+    async fn put_administrator_grants(
+        &self,
+        project: Option<&str>,
+        granted: &RoleFeatures,
+        revoked: &RoleFeatures,
+    ) -> Result<(), StoreError>;
+
     /// The administrator's revocations in `project` (`None`: those of every project).
     async fn grant_revocations(&self, project: Option<&str>) -> Result<RoleFeatures, StoreError>;
 

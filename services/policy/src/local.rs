@@ -218,14 +218,15 @@ impl LocalPolicy {
             Some(project) => permit.for_project(project)?,
             None => permit.for_every_project()?,
         };
-        self.store
-            .put_role_grants(project.as_deref(), &grants)
-            .await?;
         if grants.grantor == neuralis_access::Grantor::Administrator {
             // The administrator's per-role override is their grants and their
             // revocations of package defaults, replaced together.
             self.store
-                .put_grant_revocations(project.as_deref(), &revoked)
+                .put_administrator_grants(project.as_deref(), &grants.roles, &revoked)
+                .await?;
+        } else {
+            self.store
+                .put_role_grants(project.as_deref(), &grants)
                 .await?;
         }
         tracing::info!(

@@ -75,6 +75,16 @@ impl AccessStore for PausedReads {
     ) -> Result<(), StoreError> {
         self.inner.put_grant_revocations(project, revoked).await
     }
+    async fn put_administrator_grants(
+        &self,
+        project: Option<&str>,
+        granted: &neuralis_access_store::RoleFeatures,
+        revoked: &neuralis_access_store::RoleFeatures,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .put_administrator_grants(project, granted, revoked)
+            .await
+    }
     async fn grant_revocations(
         &self,
         project: Option<&str>,
