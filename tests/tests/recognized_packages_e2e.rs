@@ -96,6 +96,24 @@ async fn a_package_in_an_agents_private_folder_is_served_to_that_agent_alone() {
     assert!(tools.is_empty(), "another agent's private tool: {tools:?}");
 }
 
+/// The same for a package of tools alone (a manifest and no markdown): its manifest is
+/// a2's private file, so its tools are a2's alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_package_of_tools_alone_in_an_agents_private_folder_is_that_agents_alone() {
+    let data = tempfile::tempdir().unwrap();
+    write_tree(data.path(), &[("pkg-a2/package.json", TREE[0].1)]).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    register(&cluster, data.path(), &["pkg-{agent}/**"]).await;
+    let (_, tools) = answered(&cluster, "a2").await;
+    assert_eq!(tools, ["wasm_build"], "its owner is answered its tool");
+    let (packages, tools) = answered(&cluster, "a1").await;
+    assert!(tools.is_empty(), "another agent's private tool: {tools:?}");
+    assert!(
+        !packages.iter().any(|(_, name)| name == "wasm-pkg"),
+        "{packages:?}"
+    );
+}
+
 /// Registers `root` as a flagged project source, then what a member is answered:
 /// (installed?, name) per package, and the tool names.
 async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>, Vec<String>) {

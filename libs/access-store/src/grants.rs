@@ -80,7 +80,7 @@ where
 }
 
 /// The key the revocations of a project are locked by: no grantor's key (those are
-/// `administrator` and `package:<id>`).
+/// `admin` and `package:<id>`).
 const REVOCATIONS_LOCK_KEY: &str = "revocations";
 
 /// Forgets the default grants (in every project) of every package not in `installed`;

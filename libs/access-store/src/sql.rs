@@ -141,8 +141,10 @@ pub(crate) const CONVERSATION_OVERRIDE_COUNT: &str = "SELECT COUNT(*) FROM acces
 /// PostgreSQL: keeps other writers of conversation `$2` of project `$1`'s overrides
 /// waiting until the transaction ends, so two new overrides cannot both pass the count.
 /// A lock by key, not a row: the store holds overrides of unregistered conversations.
+/// Its key has a prefix of its own: conversation ids may hold `/`, and an unprefixed
+/// key could meet another lock's (`grants/<project>/<grantor>`).
 pub(crate) const CONVERSATION_OVERRIDES_LOCK_PG: &str = "SELECT pg_advisory_xact_lock(\
-     hashtextextended(CAST($1 AS TEXT) || '/' || CAST($2 AS TEXT), 0))";
+     hashtextextended('conversation/' || CAST($1 AS TEXT) || '/' || CAST($2 AS TEXT), 0))";
 
 /// SQLite: the write transaction is `BEGIN IMMEDIATE`, which already excludes writers;
 /// the statement only binds what the PostgreSQL one does.

@@ -136,8 +136,10 @@ impl Permit {
     /// that outlives it, a stream, must end there, as the token proves nothing after.
     pub fn expires_at(&self) -> Option<std::time::SystemTime> {
         match self.principal {
+            // An `exp` past what the clock can hold (a signed token may say anything)
+            // is as good as never: the stream's own longest age ends it.
             Principal::Caller { expires_at, .. } => {
-                Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires_at))
+                std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(expires_at))
             }
             _ => None,
         }
@@ -287,5 +289,46 @@ fn platform_only(principal: &Principal) -> Result<(), Refusal> {
         Principal::Unverified => Err(Refusal::Unverified),
         Principal::Service(_) | Principal::Caller { platform: true, .. } => Ok(()),
         Principal::Caller { .. } => Err(Refusal::NotPlatform),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables;
+
+    fn caller_expiring(expires_at: u64) -> Permit {
+        let principal = Principal::Caller {
+            caller: Caller {
+                subject: "ada".into(),
+                role: "member".into(),
+                features: Default::default(),
+                agent: None,
+                project: Some("p1".into()),
+                conversation: None,
+            },
+            platform: false,
+            administrator: false,
+            expires_at,
+        };
+        let row = &tables::discovery::TABLE.rows[0];
+        Permit::new(principal, row, Arc::default())
+    }
+
+    /// A caller's permit tells when its token expires; one whose `exp` is past what the
+    /// clock holds (a signed token may say anything) is never, not a panic; a service's
+    /// permit has no expiry.
+    #[test]
+    fn a_permit_tells_when_its_callers_token_expires_and_never_panics() {
+        let at = caller_expiring(1_700_000_000).expires_at();
+        let expected = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        assert_eq!(at, Some(expected));
+        assert_eq!(caller_expiring(u64::MAX).expires_at(), None);
+        let service = Permit::new(
+            Principal::Unverified,
+            &tables::discovery::TABLE.rows[0],
+            Arc::default(),
+        );
+        assert_eq!(service.expires_at(), None);
     }
 }

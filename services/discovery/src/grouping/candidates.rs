@@ -150,8 +150,12 @@ pub(crate) fn build<'a>(
         ..Default::default()
     };
     let mut slots = Vec::new();
+    let found: Vec<Option<FoundIn<'_>>> = candidates
+        .iter()
+        .map(|candidate| recognized_in(candidate, sources, snapshot))
+        .collect();
     for (at, candidate) in candidates.iter().enumerate() {
-        let found_in = recognized_in(candidate, sources, snapshot);
+        let found_in = found[at];
         request
             .packages
             .push(package_candidate(candidate, found_in));
@@ -178,7 +182,7 @@ pub(crate) fn build<'a>(
             }
         }
     }
-    let tools = push_tools(&candidates, &mut request);
+    let tools = push_tools(&candidates, &found, &mut request);
     Batch {
         request,
         candidates,
@@ -188,11 +192,21 @@ pub(crate) fn build<'a>(
 }
 
 /// Appends every installed package's tools to the batch (see [`ToolSlot`]).
-fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> Vec<ToolSlot> {
+fn push_tools(
+    candidates: &[Candidate<'_>],
+    found: &[Option<FoundIn<'_>>],
+    request: &mut EvaluationRequest,
+) -> Vec<ToolSlot> {
     let mut tools = Vec::new();
     for (at, candidate) in candidates.iter().enumerate() {
         let Candidate::Installed(installed) = candidate else {
             continue; // markdown only from a source: no tool ever loads from one
+        };
+        // A recognized package's manifest is a file of its source: owned as one.
+        let private_owner = match found[at].map(|found_in| found_in.ownership(TOOL_PATH)) {
+            None | Some(Ownership::Shared) => None,
+            Some(Ownership::Agent(owner)) => Some(owner),
+            Some(Ownership::Conflicting) => continue, // not sent: hidden for everyone
         };
         for tool in &installed.tools {
             request.files.push(FileCandidate {
@@ -203,7 +217,7 @@ fn push_tools(candidates: &[Candidate<'_>], request: &mut EvaluationRequest) -> 
                 identity: false,
                 default_enabled: true,
                 required_features: tool.features.clone(),
-                private_owner: None,
+                private_owner: private_owner.clone(),
                 real_path: None,
                 content_flagged: false,
                 downgraded_from: None,

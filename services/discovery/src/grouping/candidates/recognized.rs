@@ -6,7 +6,7 @@
 use neuralis_access::privacy::Ownership;
 use neuralis_layout::Package;
 
-use super::{Candidate, joined, ownership, real_path_of};
+use super::{Candidate, TOOL_PATH, joined, ownership, real_path_of};
 use crate::base::ports::SourceInfo;
 use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
 
@@ -14,8 +14,11 @@ use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
 /// source it was found in, that source's rows, and its directory in the source.
 #[derive(Clone, Copy)]
 pub(super) struct FoundIn<'a> {
-    source: &'a SourceInfo,
-    snapshot: &'a SourceSnapshot,
+    /// `None` when the batch does not hold the source: then nobody may see the files.
+    source: Option<&'a SourceInfo>,
+    /// `None` before the source's first sync lands: its privacy patterns still decide
+    /// (they need only the path); no link is known yet.
+    snapshot: Option<&'a SourceSnapshot>,
     prefix: &'a str,
 }
 
@@ -29,8 +32,13 @@ impl FoundIn<'_> {
             "" => path.to_owned(),
             prefix => joined(prefix, path),
         };
-        let real_path = real_path_of(self.snapshot, &in_source);
-        ownership(self.source, &in_source, real_path)
+        let Some(source) = self.source else {
+            return Ownership::Conflicting; // fail closed: no patterns to decide by
+        };
+        let real_path = self
+            .snapshot
+            .and_then(|snapshot| real_path_of(snapshot, &in_source));
+        ownership(source, &in_source, real_path)
     }
 }
 
@@ -45,17 +53,19 @@ pub(super) fn recognized_in<'a>(
         return None;
     };
     let found = installed.source.as_ref()?;
-    let source = sources.iter().find(|s| s.id == found.source_id)?;
     Some(FoundIn {
-        source,
-        snapshot: snapshot.sources.get(&source.id)?,
+        source: sources.iter().find(|s| s.id == found.source_id),
+        snapshot: snapshot.sources.get(&found.source_id).map(|kept| &**kept),
         prefix: &found.prefix,
     })
 }
 
-/// [`common_owner`] for a recognized package: private to one agent when every file is.
+/// [`super::common_owner`] for a recognized package: private to one agent when every file is,
+/// its manifest included (a package of tools alone has no other file).
 pub(super) fn recognized_owner(found_in: FoundIn<'_>, package: &Package) -> Option<String> {
-    let mut owners = package.files.iter().map(|f| found_in.ownership(&f.path));
+    let mut owners = std::iter::once(TOOL_PATH)
+        .chain(package.files.iter().map(|f| f.path.as_str()))
+        .map(|path| found_in.ownership(path));
     let Some(Ownership::Agent(first)) = owners.next() else {
         return None;
     };
