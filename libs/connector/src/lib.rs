@@ -105,7 +105,16 @@ pub(crate) struct Inode {
 }
 
 impl Inode {
-    fn of(metadata: &fs::Metadata) -> Self {
+    /// The identity of what an open descriptor names (`fstat`).
+    pub(crate) fn of_open(fd: rustix::fd::BorrowedFd<'_>) -> std::io::Result<Self> {
+        let stat = rustix::fs::fstat(fd)?;
+        Ok(Inode {
+            device: stat.st_dev,
+            inode: stat.st_ino,
+        })
+    }
+
+    pub(crate) fn of(metadata: &fs::Metadata) -> Self {
         use std::os::unix::fs::MetadataExt;
         Inode {
             device: metadata.dev(),
@@ -279,6 +288,14 @@ impl LocalConnector {
         let (resolved, metadata) = self.resolve(path)?;
         self.check_size(path, metadata.len())?;
         let file = fs::File::open(&resolved).map_err(|source| io_error(path, source))?;
+        // Resolved inside the root, then opened by that path again: a link swapped into
+        // it between the two would be followed anywhere. Only the file resolved is read.
+        let opened = file.metadata().map_err(|source| io_error(path, source))?;
+        if Inode::of(&opened) != Inode::of(&metadata) {
+            return Err(ConnectorError::NotFound {
+                path: path.to_owned(),
+            });
+        }
         self.read_open(path, file, metadata.len())
     }
 

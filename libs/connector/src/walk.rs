@@ -158,7 +158,7 @@ fn sequential_walk(tree: &Tree<'_>, choose: &Choose<'_>) -> (Listing, Vec<Listed
     let (root, limits) = (tree.root, tree.limits);
     let mut listing = Listing::default();
     let mut chosen = Vec::new();
-    let mut stack = vec![Pending::root(root)];
+    let mut stack = vec![Pending::root(root, tree.root_inode)];
     while let Some(directory) = stack.pop() {
         let mut children = Vec::new();
         for found in scan(&directory, tree, true) {

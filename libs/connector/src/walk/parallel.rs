@@ -53,7 +53,7 @@ pub(super) fn parallel_walk(
         tree,
         choose,
         queue: Mutex::new(Queue {
-            pending: vec![Pending::root(tree.root)],
+            pending: vec![Pending::root(tree.root, tree.root_inode)],
             busy: threads,
         }),
         wakeup: Condvar::new(),

@@ -16,7 +16,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 use super::kept::KeptDir;
 use super::{Tree, skipped};
 use crate::stat::FileStat;
-use crate::{SkipReason, Skipped};
+use crate::{Inode, SkipReason, Skipped};
 
 /// Linux's "too many levels of symbolic links" (`ErrorKind::FilesystemLoop` is not
 /// stable yet).
@@ -38,10 +38,16 @@ pub(crate) struct Pending {
     /// Its id in the parallel walk, where its entries are put in the listing (the
     /// walk sets it; 0 for the root).
     pub(crate) id: usize,
+    /// The identity it had when it was decided on (the root's when the connector was
+    /// made; a child's when its parent was scanned), checked when it is opened by its
+    /// path (`at` is `None`): a path is resolved again at open, so a link swapped in
+    /// since would be followed anywhere. Opened relative to a kept parent, it needs
+    /// none: `O_NOFOLLOW` refuses a link there.
+    expected: Option<Inode>,
 }
 
 impl Pending {
-    pub(crate) fn root(root: &Path) -> Self {
+    pub(crate) fn root(root: &Path, identity: Inode) -> Self {
         Pending {
             path: root.to_path_buf(),
             relative: String::new(),
@@ -49,6 +55,7 @@ impl Pending {
             depth: 0,
             at: None,
             id: 0,
+            expected: Some(identity),
         }
     }
 }
@@ -115,9 +122,11 @@ impl Found {
 
 /// What one directory entry turned out to be.
 enum Entry {
-    /// A directory; `canonical` when reached through a link.
+    /// A directory; `canonical` and the target's `identity` when reached through a
+    /// link.
     Directory {
         canonical: Option<PathBuf>,
+        identity: Option<Inode>,
     },
     File {
         stat: FileStat,
@@ -177,7 +186,10 @@ fn found(dir: &OpenDir, entry: DirEntry<'_>, directory: &Pending, tree: &Tree<'_
                 real_path,
             }
         }
-        Entry::Directory { canonical } => {
+        Entry::Directory {
+            canonical,
+            identity,
+        } => {
             let path = directory.path.join(name);
             let real = canonical.as_ref().unwrap_or(&path);
             if tree.is_forbidden(real)
@@ -191,6 +203,17 @@ fn found(dir: &OpenDir, entry: DirEntry<'_>, directory: &Pending, tree: &Tree<'_
                     .kept()
                     .filter(|_| opens_like_its_path(&entry, directory, &path))
                     .map(|kept| (Arc::clone(kept), entry.name.to_owned()));
+                // Opened by its path later: what it is now, to check it is still that.
+                let expected = match (&at, identity) {
+                    (Some(_), _) => None,
+                    (None, Some(identity)) => Some(identity),
+                    (None, None) => match stat_at(dir.fd(), &entry) {
+                        Ok(statx) => Some(FileStat::from_statx(&statx).inode),
+                        Err(error) => {
+                            return Found::Skip(skipped(relative, unreadable_reason(&error)));
+                        }
+                    },
+                };
                 Found::Child(Pending {
                     path,
                     relative,
@@ -198,6 +221,7 @@ fn found(dir: &OpenDir, entry: DirEntry<'_>, directory: &Pending, tree: &Tree<'_
                     depth: directory.depth + 1,
                     at,
                     id: 0,
+                    expected,
                 })
             }
         }
@@ -264,7 +288,18 @@ fn read_entries<'a>(
             flags | OFlags::NOFOLLOW,
             Mode::empty(),
         )?,
-        None => rustix::fs::open(&directory.path, flags, Mode::empty())?,
+        None => {
+            let fd = rustix::fs::open(&directory.path, flags, Mode::empty())?;
+            if directory
+                .expected
+                .is_some_and(|expected| Inode::of_open(fd.as_fd()).ok() != Some(expected))
+            {
+                return Err(std::io::Error::other(
+                    "replaced since it was listed: not the directory decided on",
+                ));
+            }
+            fd
+        }
     };
     names.clear();
     let types = BUFFER.with_borrow_mut(|buffer| read_names(&fd, buffer, names))?;
@@ -352,6 +387,7 @@ fn classify(
                 .canonical
                 .as_ref()
                 .map(|canonical| canonical.join(name)),
+            identity: None,
         };
     }
     if file_type != FileType::RegularFile {
@@ -394,6 +430,7 @@ fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
         }
         return Entry::Directory {
             canonical: Some(target),
+            identity: Some(Inode::of(&metadata)),
         };
     }
     if metadata.is_file() {
@@ -439,3 +476,7 @@ fn unreadable_reason(error: &std::io::Error) -> SkipReason {
         error: error.to_string(),
     }
 }
+
+#[cfg(test)]
+#[path = "scan_tests.rs"]
+mod tests;
