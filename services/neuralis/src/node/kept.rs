@@ -1,6 +1,7 @@
 //! The directories this process keeps: its data directory (embedded stores, local
-//! keys), the folders of the embedded index and policy store, and the folder of every
-//! key or certificate file it reads. Sync refuses a source root that holds or lies
+//! keys), the folders of the embedded index and policy store, the folder of every
+//! key or certificate file it reads, and the folder of its configuration file (which
+//! may hold a key or a password inline). Sync refuses a source root that holds or lies
 //! inside one of them, and its connectors never enter them (DESIGN.md section 5).
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ pub(crate) fn kept_dirs(settings: &NodeSettings) -> Vec<PathBuf> {
     files.extend(key_files(&settings.identity.keys));
     files.extend(key_files(&settings.service_identity.keys));
     files.extend(settings.service_identity.signing_key.as_deref());
+    files.extend(settings.config_file.as_deref());
     let tls = &settings.tls;
     let peers = &settings.peers;
     for file in [
@@ -70,7 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_data_directory_and_every_key_folder_are_kept() {
+    fn the_data_directory_every_key_folder_and_the_configuration_folder_are_kept() {
         let mut settings = NodeSettings {
             data_dir: PathBuf::from("/srv/neuralis"),
             ..NodeSettings::default()
@@ -80,12 +82,14 @@ mod tests {
         };
         settings.service_identity.signing_key = Some(PathBuf::from("/keys/service/key.pem"));
         settings.tls.key_file = Some(PathBuf::from("/tls/server.key"));
+        settings.config_file = Some(PathBuf::from("/etc/neuralis-conf/neuralis.yaml"));
         let kept = kept_dirs(&settings);
         for dir in [
             "/srv/neuralis",
             "/etc-keys/callers",
             "/keys/service",
             "/tls",
+            "/etc/neuralis-conf",
         ] {
             assert!(kept.contains(&PathBuf::from(dir)), "{dir} in {kept:?}");
         }

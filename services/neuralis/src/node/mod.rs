@@ -70,6 +70,7 @@ impl ServeArgs {
     /// process environment).
     pub fn settings(&self, env: &HashMap<String, String>) -> Result<(NodeSettings, Targets)> {
         let mut settings: NodeSettings = neuralis_host::load_settings(self.config.as_deref(), env)?;
+        settings.config_file.clone_from(&self.config);
         if let Some(listen) = &self.listen {
             settings.listen = listen.clone();
         }

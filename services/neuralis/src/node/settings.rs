@@ -48,6 +48,11 @@ pub struct NodeSettings {
     pub sync: SyncConfig,
     pub policy: PolicyConfig,
     pub discovery: DiscoverySettings,
+    /// The configuration file these settings were read from (set by `neuralis serve`'s
+    /// `--config`, never configured): its folder is kept like a key file's, since the
+    /// file may hold secrets inline (an HS256 key, a store URL with its password).
+    #[serde(skip)]
+    pub config_file: Option<PathBuf>,
 }
 
 impl Default for NodeSettings {
@@ -69,6 +74,7 @@ impl Default for NodeSettings {
             sync: SyncConfig::default(),
             policy: PolicyConfig::default(),
             discovery: DiscoverySettings::default(),
+            config_file: None,
         }
     }
 }
