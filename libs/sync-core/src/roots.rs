@@ -46,6 +46,11 @@ pub enum RootRefusal {
     #[error("must lie under one of the directories of sync.allowed_roots")]
     OutsideAllowedRoots,
     #[error(
+        "must lie inside one of the directories of sync.allowed_roots, not be one: a base \
+         holds every source's folder"
+    )]
+    AllowedBase,
+    #[error(
         "is refused: sync.allowed_roots is empty, and a sync process without discovery \
          accepts only roots under its base directories"
     )]
@@ -99,7 +104,11 @@ pub fn check_resolved(resolved: &Path, rules: &RootRules) -> Result<(), RootRefu
             Ok(())
         };
     }
-    if rules.allowed.iter().any(|base| resolved.starts_with(base)) {
+    // A base itself is refused: it holds the folders mounted for every source, so one
+    // project's source over it would index every other project's files.
+    if rules.allowed.iter().any(|base| resolved == base.as_path()) {
+        Err(RootRefusal::AllowedBase)
+    } else if rules.allowed.iter().any(|base| resolved.starts_with(base)) {
         Ok(())
     } else {
         Err(RootRefusal::OutsideAllowedRoots)

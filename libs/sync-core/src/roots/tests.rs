@@ -45,12 +45,15 @@ fn a_root_is_refused_when_it_could_serve_what_the_server_keeps() {
     }
 }
 
+/// A base itself is refused too: it holds every source's folder (the chart mounts each
+/// project's volumes under `/srv/sources`), so a source over it reads them all.
 #[test]
-fn allowed_roots_bound_where_a_root_may_lie() {
+fn allowed_roots_bound_where_a_root_may_lie_and_a_base_is_no_root() {
     use RootRefusal::*;
     let bounded = rules(&["/data/neuralis"], &["/data/sources", "/mnt/repos"], true);
     let cases: &[(&str, Result<(), RootRefusal>)] = &[
-        ("/data/sources", Ok(())),
+        ("/data/sources", Err(AllowedBase)),
+        ("/mnt/repos", Err(AllowedBase)),
         ("/data/sources/team/repo", Ok(())),
         ("/mnt/repos/x", Ok(())),
         ("/data/sources-other", Err(OutsideAllowedRoots)),
@@ -100,6 +103,7 @@ fn no_refusal_names_a_path() {
         RootRefusal::SystemDirectory,
         RootRefusal::ServerData,
         RootRefusal::OutsideAllowedRoots,
+        RootRefusal::AllowedBase,
         RootRefusal::NoAllowedRoots,
     ] {
         assert!(!refusal.to_string().contains("/srv"), "{refusal}");
@@ -124,7 +128,7 @@ fn absolute() -> impl Strategy<Value = PathBuf> {
 proptest! {
     /// Whatever the paths: an accepted root is not `/`, lies in no system directory,
     /// neither holds nor lies inside a protected directory, and lies under an allowed
-    /// base whenever bases are named (or required).
+    /// base, never being one, whenever bases are named (or required).
     #[test]
     fn an_accepted_root_never_reaches_what_the_server_keeps(
         root in absolute(),
@@ -139,15 +143,16 @@ proptest! {
             prop_assert!(rules.protected.iter().all(|p| !root.starts_with(p) && !p.starts_with(&root)));
             if !rules.allowed.is_empty() || rules.require_allowed {
                 prop_assert!(rules.allowed.iter().any(|base| root.starts_with(base)));
+                prop_assert!(rules.allowed.iter().all(|base| root != *base));
             }
         }
     }
 
-    /// A root under an allowed base, away from the system and the server's
-    /// directories, is accepted.
+    /// A root under an allowed base (inside it, not the base itself), away from the
+    /// system and the server's directories, is accepted.
     #[test]
     fn a_root_under_an_allowed_base_away_from_the_server_is_accepted(
-        tail in prop::collection::vec("[a-z]{1,6}", 0..4),
+        tail in prop::collection::vec("[a-z]{1,6}", 1..4),
     ) {
         let rules = rules(&["/opt/neuralis"], &["/srv/sources"], true);
         let root = PathBuf::from("/srv/sources").join(tail.join("/"));
