@@ -280,11 +280,15 @@ async fn every(shared: Arc<Shared>, source: SourceRecord, period: Duration) {
 /// Syncs once at start (changes made while nobody watched), then after every burst.
 async fn watch(core: Arc<SyncCore>, source: SourceRecord, debounce: Duration) {
     let (changes, mut changed) = mpsc::unbounded_channel();
-    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.is_ok() {
+    let on_event = move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|event| changes_the_tree(&event.kind)) {
             let _ = changes.send(());
         }
-    });
+    };
+    // Links are not followed: a link in the tree to `/` would have the watcher walk and
+    // watch the whole host (the walk itself follows only links inside the root).
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let watcher = notify::RecommendedWatcher::new(on_event, config);
     let mut watcher = match watcher {
         Ok(watcher) => watcher,
         Err(err) => {
@@ -299,6 +303,14 @@ async fn watch(core: Arc<SyncCore>, source: SourceRecord, debounce: Duration) {
         settle(&mut changed, debounce).await;
         sync_quietly(&core, &source, RunTrigger::Auto).await;
     }
+}
+
+/// Whether a watcher event can change what a sync would index. Opening or reading a
+/// file (`Access`) cannot, and every sync opens every directory and reads files: counting
+/// those, an idle source synced again after each debounce, forever, and every read of a
+/// caller started one.
+fn changes_the_tree(kind: &notify::EventKind) -> bool {
+    !matches!(kind, notify::EventKind::Access(_))
 }
 
 /// How long a burst that never quiets down may hold a sync back, in debounce periods.

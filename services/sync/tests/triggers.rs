@@ -138,3 +138,53 @@ async fn a_trigger_changed_in_the_store_alone_is_re_armed_by_the_next_re_read() 
     }
     assert!(ran, "the interval stored by another replica runs here too");
 }
+
+/// When the source last synced (0: never).
+async fn last_synced_at(client: &support::Client, slug: &str) -> i64 {
+    use neuralis_proto::sync::v1 as pb;
+    let request = pb::GetSourceRequest {
+        project: PROJECT.into(),
+        slug: slug.into(),
+    };
+    let answer = client.get_source(request).await.expect("read");
+    answer
+        .source
+        .and_then(|source| source.status)
+        .map_or(0, |status| status.last_synced_at_ms)
+}
+
+/// The attacker reads: an `auto` source follows its tree's changes, and opening a file
+/// changes nothing. The watcher reported every open (inotify's `OPEN`, notify's
+/// `Access`), its own sync's walk and reads included, so an idle source synced again
+/// after every debounce, forever, and a member reading files in a loop drove syncs.
+/// Once synced, reads (and the syncs' own opens) start none; a write still does.
+#[tokio::test]
+async fn an_idle_auto_source_is_not_synced_again_by_reads() {
+    let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "auto"),
+    )
+    .await;
+    assert!(
+        indexed_within(&harness.client, "notes/design.md", Duration::from_secs(20)).await,
+        "initial sync"
+    );
+    let first = last_synced_at(&harness.client, "repo").await;
+    // Ten debounces (200 ms each) of reads: any sync they started has run by then.
+    for _ in 0..20 {
+        let _ = std::fs::read(repo.path().join("notes/design.md")).expect("read");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        last_synced_at(&harness.client, "repo").await,
+        first,
+        "reads started a sync"
+    );
+    tree::write(repo.path(), "notes/later.md", "a write\n");
+    assert!(
+        indexed_within(&harness.client, "notes/later.md", Duration::from_secs(20)).await,
+        "a write still syncs"
+    );
+}
