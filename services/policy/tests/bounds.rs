@@ -143,6 +143,7 @@ async fn floors_kept_from_earlier_policies_never_take_a_policy_past_the_rule_bou
         Err(PolicyError::LimitReached { field, message }) => {
             assert_eq!(field, "policy.paths");
             assert!(message.contains(&MAX_RULES.to_string()), "{message}");
+            assert!(message.contains("the 1000 floors stored"), "{message}");
         }
         Ok(answer) => panic!(
             "stored past the bound: {} rules",
