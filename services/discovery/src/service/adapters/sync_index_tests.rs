@@ -263,3 +263,33 @@ fn a_sync_error_reaches_the_caller_as_a_fixed_phrase_never_its_message() {
         DiscoveryError::invalid("query", "is required")
     );
 }
+
+/// The log line of a feed error names its kind, one word per kind, never its message.
+#[test]
+fn a_sync_error_is_logged_by_its_kind_alone() {
+    let cases = [
+        (
+            SyncError::invalid("source.root", "/srv/x"),
+            "invalid_argument",
+        ),
+        (SyncError::NotFound("/srv/x".into()), "not_found"),
+        (SyncError::AlreadyExists("/srv/x".into()), "already_exists"),
+        (SyncError::Unauthenticated, "unauthenticated"),
+        (
+            SyncError::PermissionDenied("/srv/x".into()),
+            "permission_denied",
+        ),
+        (SyncError::Unavailable("/srv/x".into()), "unavailable"),
+        (
+            SyncError::ResourceExhausted {
+                message: "/srv/x".into(),
+                retry_after: std::time::Duration::ZERO,
+            },
+            "resource_exhausted",
+        ),
+        (SyncError::Internal("/srv/x".into()), "internal"),
+    ];
+    for (error, kind) in cases {
+        assert_eq!(kind_of(&error), kind, "{error:?}");
+    }
+}
