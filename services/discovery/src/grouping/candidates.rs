@@ -62,7 +62,7 @@ pub(crate) struct ToolSlot {
 }
 
 /// Where a tool is decided: the manifest that declares the package's tools.
-const TOOL_PATH: &str = "package.json";
+const TOOL_PATH: &str = recognized::MANIFEST;
 
 /// The batch and, index for index, what each package and file candidate is.
 pub(crate) struct Batch<'a> {
@@ -152,7 +152,10 @@ pub(crate) fn build<'a>(
     let mut slots = Vec::new();
     let found: Vec<Option<FoundIn<'_>>> = candidates
         .iter()
-        .map(|candidate| recognized_in(candidate, sources, snapshot))
+        .map(|candidate| match candidate {
+            Candidate::Installed(installed) => recognized_in(installed, sources, snapshot),
+            Candidate::Source { .. } => None,
+        })
         .collect();
     for (at, candidate) in candidates.iter().enumerate() {
         let found_in = found[at];

@@ -3,12 +3,14 @@
 //! source's files, so the source's privacy patterns decide who may see them, on their
 //! paths in the source and their real paths there, as for the source's own files.
 
-use neuralis_access::privacy::Ownership;
+use neuralis_access::privacy::{Ownership, owner_of_alias};
 use neuralis_layout::Package;
 
-use super::{Candidate, TOOL_PATH, joined, ownership, real_path_of};
-use crate::base::ports::SourceInfo;
+use crate::base::ports::{InstalledPackage, SourceInfo};
 use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
+
+/// A package's manifest, where its tools are declared: a file of the source too.
+pub(super) const MANIFEST: &str = "package.json";
 
 /// Where a recognized package (seed 000, `recognizesPackages`) lies: the flagged
 /// source it was found in, that source's rows, and its directory in the source.
@@ -30,28 +32,25 @@ impl FoundIn<'_> {
     pub(super) fn ownership(&self, path: &str) -> Ownership {
         let in_source = match self.prefix {
             "" => path.to_owned(),
-            prefix => joined(prefix, path),
+            prefix => format!("{prefix}/{path}"),
         };
         let Some(source) = self.source else {
             return Ownership::Conflicting; // fail closed: no patterns to decide by
         };
         let real_path = self
             .snapshot
-            .and_then(|snapshot| real_path_of(snapshot, &in_source));
-        ownership(source, &in_source, real_path)
+            .and_then(|snapshot| snapshot.rows.get(&in_source))
+            .and_then(|row| row.real_path.as_deref());
+        owner_of_alias(&in_source, real_path, &source.privacy_patterns)
     }
 }
 
-/// The source `candidate` was found in, when it is a recognized package whose source
-/// this batch holds.
+/// Where `installed` was found, when it is a recognized package.
 pub(super) fn recognized_in<'a>(
-    candidate: &Candidate<'a>,
+    installed: &'a InstalledPackage,
     sources: &'a [SourceInfo],
     snapshot: &'a ProjectSnapshot,
 ) -> Option<FoundIn<'a>> {
-    let Candidate::Installed(installed) = candidate else {
-        return None;
-    };
     let found = installed.source.as_ref()?;
     Some(FoundIn {
         source: sources.iter().find(|s| s.id == found.source_id),
@@ -63,7 +62,7 @@ pub(super) fn recognized_in<'a>(
 /// [`super::common_owner`] for a recognized package: private to one agent when every file is,
 /// its manifest included (a package of tools alone has no other file).
 pub(super) fn recognized_owner(found_in: FoundIn<'_>, package: &Package) -> Option<String> {
-    let mut owners = std::iter::once(TOOL_PATH)
+    let mut owners = std::iter::once(MANIFEST)
         .chain(package.files.iter().map(|f| f.path.as_str()))
         .map(|path| found_in.ownership(path));
     let Some(Ownership::Agent(first)) = owners.next() else {
