@@ -96,6 +96,16 @@ impl Deployment {
                 "NEURALIS__SYNC__ALLOWED_ROOTS".into(),
                 plan.dir.display().to_string(),
             ),
+            // One member runs `--concurrency` calls, reads among them: the run checks
+            // answers under faults, not the read share (`fair_share.rs` does).
+            (
+                "NEURALIS__DISCOVERY__READ_SHARE__PER_CALLER".into(),
+                "4096".into(),
+            ),
+            (
+                "NEURALIS__DISCOVERY__READ_SHARE__PER_PROJECT".into(),
+                "4096".into(),
+            ),
             ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
         ]);
         let mut deployment = Self {

@@ -68,10 +68,13 @@ fn args<'a>(target: Option<&'a str>, listen: &'a str) -> Vec<&'a str> {
 /// The all-in-one process: embedded stores, in-process bus, nothing else to run.
 pub fn all_in_one(data: &Path) -> Result<Deployment> {
     let node = this_binary()?;
-    let env = HashMap::from([(
+    let env: HashMap<String, String> = [(
         "NEURALIS__SYNC__ALLOWED_ROOTS".to_owned(),
         std::env::temp_dir().display().to_string(),
-    )]);
+    )]
+    .into_iter()
+    .chain(unshared_reads())
+    .collect();
     let process = spawn(
         &node,
         &args(None, "127.0.0.1:0"),
@@ -200,6 +203,25 @@ fn split_env(database: &str, redis: &str, tag: &str) -> HashMap<String, String> 
             std::env::temp_dir().display().to_string(),
         ),
     ])
+    .into_iter()
+    .chain(unshared_reads())
+    .collect()
+}
+
+/// The load's one member opens `--concurrency` reads at once (`ActivateSkill`,
+/// `ReadFile`): the bench measures throughput, so its server's read share is wider
+/// than any concurrency it runs (the share's own test is `fair_share.rs`).
+fn unshared_reads() -> [(String, String); 2] {
+    [
+        (
+            "NEURALIS__DISCOVERY__READ_SHARE__PER_CALLER".into(),
+            "4096".into(),
+        ),
+        (
+            "NEURALIS__DISCOVERY__READ_SHARE__PER_PROJECT".into(),
+            "4096".into(),
+        ),
+    ]
 }
 
 /// `Evaluate` calls each replica answered OK so far, from its latency histogram.
