@@ -21,28 +21,13 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
 {
-    sqlx::query(DB::GRANTS_LOCK)
-        .bind(project)
-        .bind(grantor)
-        .execute(&mut *connection)
-        .await?;
-    sqlx::query(sql::DELETE_GRANTS)
-        .bind(project)
-        .bind(grantor)
-        .execute(&mut *connection)
-        .await?;
-    for (role, features) in roles {
-        for feature in features {
-            sqlx::query(sql::INSERT_GRANT)
-                .bind(project)
-                .bind(grantor)
-                .bind(role.as_str())
-                .bind(feature.as_str())
-                .execute(&mut *connection)
-                .await?;
-        }
-    }
-    Ok(())
+    let set = RoleSet {
+        lock_key: grantor,
+        grantor: Some(grantor),
+        delete: sql::DELETE_GRANTS,
+        insert: sql::INSERT_GRANT,
+    };
+    replace_set::<DB>(connection, project, &set, roles).await
 }
 
 /// Replaces the administrator's revocations of package default grants in `project`
@@ -57,19 +42,59 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
 {
+    let set = RoleSet {
+        lock_key: REVOCATIONS_LOCK_KEY,
+        grantor: None,
+        delete: sql::DELETE_REVOCATIONS,
+        insert: sql::INSERT_REVOCATION,
+    };
+    replace_set::<DB>(connection, project, &set, revoked).await
+}
+
+/// The key the revocations of a project are locked by: no grantor's key (those are
+/// `admin` and `package:<id>`).
+const REVOCATIONS_LOCK_KEY: &str = "revocations";
+
+/// One set of (role, feature) rows of a project, replaced whole: a grantor's grants
+/// (its statements bind the grantor after the project) or the project's revocations.
+struct RoleSet<'a> {
+    lock_key: &'a str,
+    grantor: Option<&'a str>,
+    delete: &'static str,
+    insert: &'static str,
+}
+
+/// Replaces `set` in `project` by `roles`, under the set's lock: two replacements at
+/// once would otherwise leave both (PostgreSQL's READ COMMITTED delete does not see the
+/// other's new rows).
+async fn replace_set<DB>(
+    connection: &mut DB::Connection,
+    project: &str,
+    set: &RoleSet<'_>,
+    roles: &RoleFeatures,
+) -> Result<(), StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+{
     sqlx::query(DB::GRANTS_LOCK)
         .bind(project)
-        .bind(REVOCATIONS_LOCK_KEY)
+        .bind(set.lock_key)
         .execute(&mut *connection)
         .await?;
-    sqlx::query(sql::DELETE_REVOCATIONS)
-        .bind(project)
-        .execute(&mut *connection)
-        .await?;
-    for (role, features) in revoked {
+    let mut delete = sqlx::query(set.delete).bind(project);
+    if let Some(grantor) = set.grantor {
+        delete = delete.bind(grantor);
+    }
+    delete.execute(&mut *connection).await?;
+    for (role, features) in roles {
         for feature in features {
-            sqlx::query(sql::INSERT_REVOCATION)
-                .bind(project)
+            let mut insert = sqlx::query(set.insert).bind(project);
+            if let Some(grantor) = set.grantor {
+                insert = insert.bind(grantor);
+            }
+            insert
                 .bind(role.as_str())
                 .bind(feature.as_str())
                 .execute(&mut *connection)
@@ -78,10 +103,6 @@ where
     }
     Ok(())
 }
-
-/// The key the revocations of a project are locked by: no grantor's key (those are
-/// `admin` and `package:<id>`).
-const REVOCATIONS_LOCK_KEY: &str = "revocations";
 
 /// Forgets the default grants (in every project) of every package not in `installed`;
 /// what an administrator granted or revoked is another grantor's, and stays.

@@ -229,13 +229,9 @@ async fn read_file_reads_an_installed_packages_file_by_package_id_and_policy_key
     assert_eq!(elsewhere, Err(neuralis_discovery::DiscoveryError::NotFound));
 }
 
-/// An installed package's files are read as a source's are: no link followed. A file
-/// swapped for a link after the load (to another file of the package, or outside it)
-/// reads nothing; a file the load found behind an in-package link is read at its real
-/// path.
-#[test]
-fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
-    use neuralis_discovery::ports::InstalledCatalog;
+/// A drop zone (`<dir>/_packages`) holding a copy of the fixture package `helper`:
+/// the temporary directory, the zone and the package's directory.
+fn drop_zone_with_helper() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let zone = dir.path().join("_packages");
     let helper = zone.join("helper");
@@ -244,6 +240,17 @@ fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
         std::fs::create_dir_all(helper.join(file).parent().unwrap()).unwrap();
         std::fs::copy(fixture.join(file), helper.join(file)).unwrap();
     }
+    (dir, zone, helper)
+}
+
+/// An installed package's files are read as a source's are: no link followed. A file
+/// swapped for a link after the load (to another file of the package, or outside it)
+/// reads nothing; a file the load found behind an in-package link is read at its real
+/// path.
+#[test]
+fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
+    use neuralis_discovery::ports::InstalledCatalog;
+    let (dir, zone, helper) = drop_zone_with_helper();
     std::os::unix::fs::symlink(
         helper.join("rules/strict.md"),
         helper.join("rules/alias.md"),
@@ -287,14 +294,7 @@ fn an_installed_file_swapped_for_a_link_after_the_load_reads_nothing() {
 #[test]
 fn an_installed_package_directory_swapped_after_the_load_reads_nothing() {
     use neuralis_discovery::ports::InstalledCatalog;
-    let dir = tempfile::tempdir().unwrap();
-    let zone = dir.path().join("_packages");
-    let helper = zone.join("helper");
-    let fixture = fixtures().join("_packages/helper");
-    for file in ["package.json", "rules/strict.md", "skills/notes/SKILL.md"] {
-        std::fs::create_dir_all(helper.join(file).parent().unwrap()).unwrap();
-        std::fs::copy(fixture.join(file), helper.join(file)).unwrap();
-    }
+    let (dir, zone, helper) = drop_zone_with_helper();
     let elsewhere = dir.path().join("server-data");
     std::fs::create_dir_all(elsewhere.join("rules")).unwrap();
     std::fs::write(elsewhere.join("rules/strict.md"), "zqserversecret").unwrap();

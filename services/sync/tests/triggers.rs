@@ -23,8 +23,8 @@ async fn indexed_within(client: &support::Client, path: &str, patience: Duration
     false
 }
 
-#[tokio::test]
-async fn an_auto_source_picks_up_a_new_file_after_a_burst_of_edits() {
+/// A server with one `auto` source over a fresh repository, once its first sync landed.
+async fn auto_source() -> (support::Harness, tempfile::TempDir) {
     let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
     let repo = tree::repository();
     support::create(
@@ -36,6 +36,12 @@ async fn an_auto_source_picks_up_a_new_file_after_a_burst_of_edits() {
         indexed_within(&harness.client, "notes/design.md", Duration::from_secs(20)).await,
         "initial sync"
     );
+    (harness, repo)
+}
+
+#[tokio::test]
+async fn an_auto_source_picks_up_a_new_file_after_a_burst_of_edits() {
+    let (harness, repo) = auto_source().await;
 
     for edit in 0..20 {
         tree::write(
@@ -160,17 +166,7 @@ async fn last_synced_at(client: &support::Client, slug: &str) -> i64 {
 /// Once synced, reads (and the syncs' own opens) start none; a write still does.
 #[tokio::test]
 async fn an_idle_auto_source_is_not_synced_again_by_reads() {
-    let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "auto"),
-    )
-    .await;
-    assert!(
-        indexed_within(&harness.client, "notes/design.md", Duration::from_secs(20)).await,
-        "initial sync"
-    );
+    let (harness, repo) = auto_source().await;
     let first = last_synced_at(&harness.client, "repo").await;
     // Ten debounces (200 ms each) of reads: any sync they started has run by then.
     for _ in 0..20 {
