@@ -3,18 +3,21 @@
 //! package is answered on the package axis with its tools; in split mode discovery
 //! does not scan the source's path on its own host (it names a directory on sync's
 //! host) and serves no package from it (fail closed, docs/decisions/discovery.md), while
-//! the source's markdown packages are still served from sync's index.
+//! the source's markdown packages are still served from sync's index. A recognized
+//! package's files are the source's files: the source's privacy patterns, switch and
+//! URI policy decide them too.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failing test
 
 use std::collections::HashMap;
 
-use neuralis_discovery::CallerToken;
+use neuralis_discovery::{CallerToken, DiscoveryError};
 use neuralis_policy::BearerToken;
 use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as discovery;
+use neuralis_proto::policy::v1 as policy;
 use neuralis_proto::sync::v1 as sync;
-use neuralis_tests::fixture::{put_policy, read_policy, resync, scope, write_tree};
+use neuralis_tests::fixture::{put_policy, read_policy, resync, scope, source_id, write_tree};
 use neuralis_tests::{Cluster, Mode};
 
 const NODE: &str = env!("CARGO_BIN_EXE_neuralis-node");
@@ -114,6 +117,99 @@ async fn a_package_of_tools_alone_in_an_agents_private_folder_is_that_agents_alo
     );
 }
 
+/// The attacker is a member (or an agent that can write in the flagged source): it puts
+/// a package in a folder the source's URI policy denies (`wasm-pkg/**` read:false).
+/// The package's files are the source's files, so the source's policy decides them
+/// too: neither the package, nor its tool, nor a read of its skill is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_package_in_a_folder_its_sources_policy_denies_is_served_to_nobody() {
+    let data = tempfile::tempdir().unwrap();
+    write_tree(data.path(), TREE).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    let deny = policy::PathRule {
+        pattern: "wasm-pkg/**".into(),
+        read: Some(false),
+        ..Default::default()
+    };
+    register_with(&cluster, data.path(), &[], read_policy(vec![deny])).await;
+    let (packages, tools) = answered(&cluster, "").await;
+    assert!(
+        !packages.contains(&(true, "wasm-pkg".to_owned())),
+        "a package in a denied folder: {packages:?}"
+    );
+    assert!(tools.is_empty(), "its tool: {tools:?}");
+    assert_eq!(
+        read_skill(&cluster).await,
+        Err(DiscoveryError::NotFound),
+        "its skill's bytes"
+    );
+}
+
+/// A URI rule denying one folder of the package hides those files, and no more: the
+/// package and its tool stay, its skill under the denied folder is neither listed nor read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_its_sources_policy_denies_is_hidden_in_a_recognized_package() {
+    let data = tempfile::tempdir().unwrap();
+    write_tree(data.path(), TREE).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    let deny = policy::PathRule {
+        pattern: "wasm-pkg/skills/**".into(),
+        read: Some(false),
+        ..Default::default()
+    };
+    register_with(&cluster, data.path(), &[], read_policy(vec![deny])).await;
+    let (_, tools) = answered(&cluster, "").await;
+    assert_eq!(tools, ["wasm_build"], "the package's tool is not denied");
+    assert_eq!(
+        read_skill(&cluster).await,
+        Err(DiscoveryError::NotFound),
+        "the denied skill's bytes"
+    );
+}
+
+/// A source switched off contributes nothing (seed 002), its recognized packages too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_switched_off_source_serves_none_of_its_recognized_packages() {
+    let data = tempfile::tempdir().unwrap();
+    write_tree(data.path(), TREE).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    let (packages, _) = seen(&cluster, data.path()).await;
+    assert!(packages.contains(&(true, "wasm-pkg".to_owned())));
+    assert!(
+        read_skill(&cluster).await.is_ok(),
+        "served while switched on"
+    );
+    let admin = cluster.token("ops", "owner", None, P);
+    let request = policy::SetSourceEnabledRequest {
+        source_id: source_id(&cluster, &admin, P, "pkgs").await.unwrap(),
+        enabled: false,
+    };
+    cluster
+        .policy
+        .set_source_enabled(BearerToken::new(Some(admin)), request)
+        .await
+        .unwrap();
+    let (packages, tools) = answered(&cluster, "").await;
+    assert!(
+        !packages.iter().any(|(_, name)| name == "wasm-pkg"),
+        "a switched-off source's package: {packages:?}"
+    );
+    assert!(tools.is_empty(), "its tool: {tools:?}");
+    assert_eq!(read_skill(&cluster).await, Err(DiscoveryError::NotFound));
+}
+
+/// A member's read of the package's skill.
+async fn read_skill(cluster: &Cluster) -> Result<discovery::ReadFileResponse, DiscoveryError> {
+    let member = CallerToken::new(Some(cluster.token("ada", "member", None, P)));
+    let request = discovery::ReadFileRequest {
+        scope: scope(P, "", ""),
+        package_id: "wasm-pkg".into(),
+        path: "skills/build/SKILL.md".into(),
+        ..Default::default()
+    };
+    cluster.discovery.read_file(member, request).await
+}
+
 /// Registers `root` as a flagged project source, then what a member is answered:
 /// (installed?, name) per package, and the tool names.
 async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>, Vec<String>) {
@@ -124,6 +220,16 @@ async fn seen(cluster: &Cluster, root: &std::path::Path) -> (Vec<(bool, String)>
 /// Registers `root` as a flagged project source with `privacy` patterns, with a policy
 /// that reads everything, and syncs it.
 async fn register(cluster: &Cluster, root: &std::path::Path, privacy: &[&str]) {
+    register_with(cluster, root, privacy, read_policy(vec![])).await;
+}
+
+/// [`register`] with `uri_policy`.
+async fn register_with(
+    cluster: &Cluster,
+    root: &std::path::Path,
+    privacy: &[&str],
+    uri_policy: policy::UriPolicy,
+) {
     let admin = cluster.token("ops", "owner", None, P);
     let spec = sync::SourceSpec {
         project: P.into(),
@@ -144,7 +250,7 @@ async fn register(cluster: &Cluster, root: &std::path::Path, privacy: &[&str]) {
         )
         .await
         .expect("create");
-    put_policy(cluster, &admin, P, "pkgs", read_policy(vec![]))
+    put_policy(cluster, &admin, P, "pkgs", uri_policy)
         .await
         .expect("policy");
     resync(cluster, &admin, P, "pkgs").await.expect("sync");

@@ -29,6 +29,7 @@ fn batch() -> EvaluationRequest {
             root: format!("team{}/pkg{p}", p % 10),
             access_feature: None,
             private_owner: None,
+            found_in: None,
         })
         .collect::<Vec<_>>();
     let categories = [

@@ -46,6 +46,20 @@ pub struct PackageCandidate {
     pub access_feature: Option<String>,
     /// The owning agent when the root lies in an agent-private subtree.
     pub private_owner: Option<String>,
+    /// For an installed package found in a flagged source (seed 000,
+    /// `recognizesPackages`): where it lies there. Its files are that source's files,
+    /// so the source's switch, scope and URI policy decide them too, and the stricter
+    /// wins ([`crate::recognized`]).
+    pub found_in: Option<FoundIn>,
+}
+
+/// The folder of a flagged source an installed package was found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundIn {
+    /// The source id (one of the batch's headers).
+    pub source: String,
+    /// The package's folder relative to the source root (empty for the source root).
+    pub folder: String,
 }
 
 /// A member file to decide.
@@ -69,6 +83,8 @@ pub struct FileCandidate {
     /// The real path, relative to the source root, when the file is reached through an
     /// in-root symlink: the file is decided under both paths and the stricter decision
     /// wins ([`crate::DecisionCode::stricter`]). It may lie outside the package root.
+    /// For a package [`FoundIn`] a source, it is relative to that source's root and
+    /// only the source's policy reads it.
     pub real_path: Option<String>,
     /// Whether the sync found content flags in the file (issue 10 item 6): denied when
     /// its source's policy hides flagged files.
@@ -270,7 +286,31 @@ fn check_package<'a>(
         grant::check_name(feature, "access_feature")?;
     }
     check_owner(package.private_owner.as_deref())?;
+    if let Some(found_in) = &package.found_in {
+        check_found_in(package, found_in, sources)?;
+    }
     split_path(&package.root, "root")
+}
+
+/// Only an installed package is found in a source, and only in one of the batch's.
+fn check_found_in(
+    package: &PackageCandidate,
+    found_in: &FoundIn,
+    sources: &HashSet<&str>,
+) -> Result<(), AccessError> {
+    if package.origin != Origin::Installed {
+        return Err(AccessError::invalid(
+            "found_in",
+            "is set on a source package",
+        ));
+    }
+    if !sources.contains(found_in.source.as_str()) {
+        return Err(AccessError::invalid(
+            "found_in.source_id",
+            "names no source of the batch",
+        ));
+    }
+    split_path(&found_in.folder, "found_in.folder").map(|_| ())
 }
 
 fn check_owner(owner: Option<&str>) -> Result<(), AccessError> {

@@ -22,12 +22,15 @@ use crate::compiled::Located;
 use crate::data_zone::DataZones;
 use crate::package_gates::{PackageGates, pinned_default};
 use crate::precedence::{self, Activation, Switches};
+use crate::recognized::SourceGate;
 use crate::recorder::{NoRecord, Recorder};
 use crate::steps;
+
+mod gates;
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
     Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate,
-    PolicyCache, UriPolicy, installed_scope, privacy,
+    PolicyCache, UriPolicy, installed_scope,
 };
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
@@ -106,10 +109,18 @@ pub fn decide_with<R: Recorder>(
             let package = &packages[file.package];
             let root = roots[file.package];
             let under_path = gates.file(file, (path, package.start), root, package, recorder);
-            match real {
+            match (real, &package.found_in) {
+                // Found in a source: its policy reads the file's path there and its
+                // real path (relative to that source), and can only hide.
+                (_, Some(source)) if under_path.is_visible() => {
+                    match source.reads_file(path, real, recorder) {
+                        true => under_path,
+                        false => DecisionCode::Hidden,
+                    }
+                }
                 // A symlink: the stricter of the decisions under both paths wins. The
                 // real path may lie outside the package root: decided from the top.
-                Some(real) if under_path.is_visible() => {
+                (Some(real), None) if under_path.is_visible() => {
                     recorder.step(|| steps::real_path(real));
                     let under_real = (real, Located::ANY_PATH);
                     under_path.stricter(gates.file(file, under_real, root, package, recorder))
@@ -250,7 +261,12 @@ impl<'a> Gates<'a> {
             (Origin::Source(_), Some(Some(policy))) => policy.locate(root),
             _ => Located::ANY_PATH,
         };
+        let found_in = package.found_in.as_ref().map(|found_in| {
+            let policy = self.policies.get(found_in.source.as_str());
+            SourceGate::new(found_in, policy)
+        });
         PackageGates {
+            found_in,
             origin: &package.origin,
             in_data_tree: matches!(&package.origin, Origin::Source(id) if self.data_sources.contains(id.as_str())),
             hides_flagged: self.hides_flagged(package),
@@ -268,10 +284,13 @@ impl<'a> Gates<'a> {
     }
 
     /// Whether the policy deciding a source package's paths hides flagged files. The
-    /// sync flags what it indexes; an installed package is not indexed and carries none.
+    /// sync flags what it indexes; an installed package is not indexed and carries none,
+    /// unless it was found in a source: its files are that source's indexed files.
     fn hides_flagged(&self, package: &PackageCandidate) -> bool {
-        let Origin::Source(id) = &package.origin else {
-            return false;
+        let id = match (&package.origin, &package.found_in) {
+            (Origin::Source(id), _) => id,
+            (Origin::Installed, Some(found_in)) => &found_in.source,
+            (Origin::Installed, None) => return false,
         };
         self.snapshot
             .sources
@@ -301,6 +320,7 @@ impl<'a> Gates<'a> {
         });
         let visible = reached
             && of_package.readable(root, Located::ANY_PATH, recorder)
+            && self.read_by_found_in(package, of_package, recorder)
             && self.opens(package.access_feature.as_deref(), recorder)
             && self.private_to_caller(package.private_owner.as_deref(), recorder);
         match (visible, of_package.enabled) {
@@ -355,62 +375,5 @@ impl<'a> Gates<'a> {
             (_, Activation::Active) => DecisionCode::VisibleActive,
             (_, Activation::OptIn) => DecisionCode::VisibleOptIn,
         }
-    }
-
-    /// `accessFeature`: absent opens to everyone.
-    fn opens<R: Recorder>(&self, feature: Option<&str>, recorder: &mut R) -> bool {
-        let held = self.features.opens(feature);
-        if let Some(feature) = feature {
-            recorder.step(|| steps::access_feature(self.caller, self.snapshot, feature, held));
-        }
-        held
-    }
-
-    /// A data-source file lies in a package's data zone: the zone's baseline
-    /// (`data://<zone>`) must let it be read too (seed 002, "uriPolicies").
-    fn in_readable_zone<R: Recorder>(
-        &self,
-        path: &[&str],
-        package: &PackageGates<'_>,
-        recorder: &mut R,
-    ) -> bool {
-        if !package.in_data_tree {
-            return true;
-        }
-        let readable = self.zones.readable(path);
-        recorder.step(|| steps::data_zone(path, readable));
-        readable
-    }
-
-    /// `requiredFeatures`: an empty list gates nothing.
-    fn holds_required<R: Recorder>(&self, required: &[String], recorder: &mut R) -> bool {
-        let held = self.features.holds_all(required);
-        if !required.is_empty() {
-            recorder.step(|| steps::required_features(&self.features, required));
-        }
-        held
-    }
-
-    /// An agent-private subtree shows to its owner alone.
-    fn private_to_caller<R: Recorder>(&self, owner: Option<&str>, recorder: &mut R) -> bool {
-        let visible = privacy::visible_to(owner, self.caller);
-        if let Some(owner) = owner {
-            recorder.step(|| steps::privacy_owner(owner, self.caller, visible));
-        }
-        visible
-    }
-
-    /// Content flags hide a file only where its policy says so.
-    fn not_flagged_away<R: Recorder>(
-        &self,
-        file: &FileCandidate,
-        package: &PackageGates<'_>,
-        recorder: &mut R,
-    ) -> bool {
-        let hidden = file.content_flagged && package.hides_flagged;
-        if file.content_flagged {
-            recorder.step(|| steps::content_flags(hidden));
-        }
-        !hidden
     }
 }

@@ -125,6 +125,7 @@ mod tests {
                 root: "a/b".into(),
                 access_feature: None,
                 private_owner: None,
+                found_in: None,
             }],
             files: vec![FileCandidate {
                 content_flagged: false,

@@ -17,6 +17,8 @@
 //! - [`scope`]: whether a caller's scope reaches a source;
 //! - [`data_zone`]: package data zones deciding a data tree's files;
 //! - [`privacy`]: agent-private subtrees;
+//! - [`recognized`]: an installed package found in a flagged source, decided as that
+//!   source's files too;
 //! - [`feature`] and [`grant`]: features held by a caller, `requiredFeatures`, `accessFeature`;
 //! - [`overrides`] and [`precedence`]: the per-file precedence predicate;
 //! - [`decision`]: the codes an answer may carry (one single code for every denial);
@@ -45,6 +47,7 @@ pub mod policy_cache;
 pub mod precedence;
 mod prefix_tree;
 pub mod privacy;
+pub mod recognized;
 pub mod recorder;
 pub mod scope;
 pub mod snapshot;
@@ -52,7 +55,7 @@ mod steps;
 
 pub use caller::Caller;
 pub use candidate::{
-    CheckedBatch, EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader,
+    CheckedBatch, EvaluationRequest, FileCandidate, FoundIn, Origin, PackageCandidate, SourceHeader,
 };
 pub use compiled::{CallerPolicy, CompiledPolicy};
 pub use decision::{Decision, DecisionCode, Evaluation};

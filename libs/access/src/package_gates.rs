@@ -5,6 +5,7 @@ use neuralis_layout::default_state;
 
 use crate::compiled::Located;
 use crate::overrides::PackageOverrides;
+use crate::recognized::SourceGate;
 use crate::recorder::Recorder;
 use crate::{CallerPolicy, FileCandidate, Origin};
 
@@ -24,6 +25,8 @@ pub(crate) struct PackageGates<'g> {
     pub(crate) agent: Option<&'g PackageOverrides>,
     /// Child first, only the conversations that switch a file of this package.
     pub(crate) conversation: Vec<&'g PackageOverrides>,
+    /// For a package found in a flagged source: that source's gate on its paths.
+    pub(crate) found_in: Option<SourceGate<'g>>,
 }
 
 impl PackageGates<'_> {

@@ -113,6 +113,7 @@ fn batch(files: usize) -> EvaluationRequest {
             root: format!("team{}/pkg{p}", p % 10),
             access_feature: None,
             private_owner: None,
+            found_in: None,
         })
         .collect();
     let categories = [

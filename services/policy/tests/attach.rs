@@ -69,6 +69,7 @@ fn installed() -> EvaluationRequest {
         root: String::new(),
         access_feature: Some("acme.access".into()),
         private_owner: None,
+        found_in: None,
     }];
     request.files.truncate(2);
     request.files[0].path = "skills/open/SKILL.md".into();

@@ -202,6 +202,7 @@ async fn an_installed_packages_attached_floor_and_its_default_role_grant_are_nam
         root: String::new(),
         access_feature: Some("acme.access".into()),
         private_owner: None,
+        found_in: None,
     };
     request.files[0].path = "skills/secret/SKILL.md".into();
     let explained = h

@@ -78,6 +78,7 @@ pub fn source_package(root: &str) -> PackageCandidate {
         root: root.into(),
         access_feature: None,
         private_owner: None,
+        found_in: None,
     }
 }
 

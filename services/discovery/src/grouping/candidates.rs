@@ -121,18 +121,36 @@ pub(crate) fn build<'a>(
     sources: &'a [SourceInfo],
     snapshot: &'a ProjectSnapshot,
 ) -> Batch<'a> {
-    let mut candidates: Vec<Candidate<'a>> = installed.iter().map(Candidate::Installed).collect();
+    // A package found in a source the project no longer has is not a candidate: its
+    // files were that source's, and no switch or policy is left to decide them by.
+    let mut candidates: Vec<Candidate<'a>> = installed
+        .iter()
+        .filter(|installed| {
+            let found = installed.source.as_ref();
+            found.is_none_or(|found| sources.iter().any(|s| s.id == found.source_id))
+        })
+        .map(Candidate::Installed)
+        .collect();
     let identities: HashSet<LogicalIdentity> =
         installed.iter().map(|i| i.identity.clone()).collect();
+    // A flagged source's packages are decided by its switch and policy too, synced or not.
+    let flagged: HashSet<&str> = installed
+        .iter()
+        .filter_map(|installed| installed.source.as_ref())
+        .map(|found| found.source_id.as_str())
+        .collect();
     let mut headers = Vec::new();
     for source in sources {
-        let Some(source_snapshot) = snapshot.sources.get(&source.id) else {
-            continue; // never synced, or nothing indexed: contributes nothing
+        let source_snapshot = snapshot.sources.get(&source.id);
+        if source_snapshot.is_some() || flagged.contains(source.id.as_str()) {
+            headers.push(SourceHeader {
+                id: source.id.clone(),
+                scope: source.scope.clone(),
+            });
+        }
+        let Some(source_snapshot) = source_snapshot else {
+            continue; // never synced, or nothing indexed: contributes no markdown
         };
-        headers.push(SourceHeader {
-            id: source.id.clone(),
-            scope: source.scope.clone(),
-        });
         for package in &source_snapshot.layout.packages {
             if is_installed_elsewhere(source, source_snapshot, package, &identities) {
                 continue;
@@ -244,6 +262,7 @@ fn package_candidate(candidate: &Candidate<'_>, found_in: Option<FoundIn<'_>>) -
             access_feature: installed.access_feature.clone(),
             private_owner: found_in
                 .and_then(|found_in| recognized_owner(found_in, &installed.package)),
+            found_in: found_in.map(|found_in| found_in.found_in()),
         },
         Candidate::Source {
             source,
@@ -255,6 +274,7 @@ fn package_candidate(candidate: &Candidate<'_>, found_in: Option<FoundIn<'_>>) -
             root: package.root.clone(),
             access_feature: None,
             private_owner: common_owner(source, snapshot, package),
+            found_in: None,
         },
     }
 }
@@ -271,10 +291,16 @@ fn file_candidate(
     path: String,
 ) -> Option<FileCandidate> {
     let (private_owner, real_path, content_flagged) = match candidate {
-        Candidate::Installed(_) => match found_in.map(|found_in| found_in.ownership(&path)) {
-            None | Some(Ownership::Shared) => (None, None, false),
-            Some(Ownership::Agent(owner)) => (Some(owner), None, false),
-            Some(Ownership::Conflicting) => return None,
+        Candidate::Installed(_) => match found_in.map(|found_in| found_in.as_source_file(&path)) {
+            None => (None, None, false),
+            Some(file) => {
+                let owner = match file.owner {
+                    Ownership::Shared => None,
+                    Ownership::Agent(owner) => Some(owner),
+                    Ownership::Conflicting => return None,
+                };
+                (owner, file.real_path, file.content_flagged)
+            }
         },
         Candidate::Source {
             source, snapshot, ..

@@ -147,6 +147,7 @@ fn loose(source: &SourceInfo, candidate: FileCandidate) -> Reach {
             root,
             access_feature: None,
             private_owner: candidate.private_owner.clone(),
+            found_in: None,
         },
         candidate,
     }

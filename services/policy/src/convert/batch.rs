@@ -1,7 +1,7 @@
 //! Evaluate batches and decisions on the wire.
 
 use neuralis_access::{
-    Caller, Decision, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, Origin,
+    Caller, Decision, DecisionCode, Evaluation, EvaluationRequest, FileCandidate, FoundIn, Origin,
     PackageCandidate, Scope, SourceHeader, SourceScope,
 };
 use neuralis_layout::Category;
@@ -99,6 +99,10 @@ fn package_from_proto(
         root: package.root,
         access_feature: optional(package.access_feature),
         private_owner: optional(package.private_owner_agent),
+        found_in: optional(package.found_in_source_id).map(|source| FoundIn {
+            source,
+            folder: package.found_in_folder,
+        }),
     })
 }
 
@@ -178,6 +182,7 @@ fn package_to_proto(package: &PackageCandidate) -> pb::PackageCandidate {
         Origin::Installed => (common::PackageOrigin::Installed, String::new()),
         Origin::Source(id) => (common::PackageOrigin::Source, id.clone()),
     };
+    let found_in = package.found_in.as_ref();
     pb::PackageCandidate {
         key: package.key.clone(),
         origin: origin.into(),
@@ -185,6 +190,8 @@ fn package_to_proto(package: &PackageCandidate) -> pb::PackageCandidate {
         root: package.root.clone(),
         access_feature: package.access_feature.clone().unwrap_or_default(),
         private_owner_agent: package.private_owner.clone().unwrap_or_default(),
+        found_in_source_id: found_in.map(|f| f.source.clone()).unwrap_or_default(),
+        found_in_folder: found_in.map(|f| f.folder.clone()).unwrap_or_default(),
     }
 }
 

@@ -247,6 +247,7 @@ pub fn batch() -> EvaluationRequest {
             root: ".claude".into(),
             access_feature: None,
             private_owner: None,
+            found_in: None,
         }],
         files: vec![
             file(".claude/skills/review/SKILL.md", Category::Skill),

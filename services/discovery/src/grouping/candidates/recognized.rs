@@ -16,6 +16,7 @@ pub(super) const MANIFEST: &str = "package.json";
 /// source it was found in, that source's rows, and its directory in the source.
 #[derive(Clone, Copy)]
 pub(super) struct FoundIn<'a> {
+    source_id: &'a str,
     /// `None` when the batch does not hold the source: then nobody may see the files.
     source: Option<&'a SourceInfo>,
     /// `None` before the source's first sync lands: its privacy patterns still decide
@@ -30,19 +31,51 @@ impl FoundIn<'_> {
     /// as they decide the source's own files. A package file is a file of the source
     /// an agent may have written in its private folder, or linked there.
     pub(super) fn ownership(&self, path: &str) -> Ownership {
+        self.as_source_file(path).owner
+    }
+
+    /// The package's file `path` (relative to the package) as the source's file: who
+    /// may see it, its real path in the source when a link reaches it, and whether the
+    /// sync found content flags in it. Policy decides the last two by the source's
+    /// policy ([`neuralis_access::recognized`]).
+    pub(super) fn as_source_file(&self, path: &str) -> SourceFile {
         let in_source = match self.prefix {
             "" => path.to_owned(),
             prefix => format!("{prefix}/{path}"),
         };
         let Some(source) = self.source else {
-            return Ownership::Conflicting; // fail closed: no patterns to decide by
+            // Fail closed: no patterns to decide by.
+            return SourceFile {
+                owner: Ownership::Conflicting,
+                real_path: None,
+                content_flagged: false,
+            };
         };
-        let real_path = self
+        let row = self
             .snapshot
-            .and_then(|snapshot| snapshot.rows.get(&in_source))
-            .and_then(|row| row.real_path.as_deref());
-        owner_of_alias(&in_source, real_path, &source.privacy_patterns)
+            .and_then(|snapshot| snapshot.rows.get(&in_source));
+        let real_path = row.and_then(|row| row.real_path.as_deref());
+        SourceFile {
+            owner: owner_of_alias(&in_source, real_path, &source.privacy_patterns),
+            real_path: real_path.map(str::to_owned),
+            content_flagged: row.is_some_and(|row| !row.content_flags.is_empty()),
+        }
     }
+
+    /// Where policy is told the package lies: its source and folder there.
+    pub(super) fn found_in(&self) -> neuralis_access::FoundIn {
+        neuralis_access::FoundIn {
+            source: self.source_id.to_owned(),
+            folder: self.prefix.to_owned(),
+        }
+    }
+}
+
+/// A recognized package's file as a file of its source.
+pub(super) struct SourceFile {
+    pub owner: Ownership,
+    pub real_path: Option<String>,
+    pub content_flagged: bool,
 }
 
 /// Where `installed` was found, when it is a recognized package.
@@ -53,6 +86,7 @@ pub(super) fn recognized_in<'a>(
 ) -> Option<FoundIn<'a>> {
     let found = installed.source.as_ref()?;
     Some(FoundIn {
+        source_id: &found.source_id,
         source: sources.iter().find(|s| s.id == found.source_id),
         snapshot: snapshot.sources.get(&found.source_id).map(|kept| &**kept),
         prefix: &found.prefix,
