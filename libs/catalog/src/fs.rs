@@ -57,6 +57,9 @@ impl ReadLimits {
         ConnectorLimits {
             max_file_size: self.max_file_bytes,
             max_files: self.max_files,
+            // Directories and entries left out count too: room for a package's own
+            // folders, none for a tree of empty ones.
+            max_entries: self.max_files.saturating_mul(4),
             max_depth: 32,
             excluded_dirs: vec![".git".to_owned(), "node_modules".to_owned()],
         }

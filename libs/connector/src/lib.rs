@@ -36,6 +36,11 @@ pub struct ConnectorLimits {
     pub max_file_size: u64,
     /// The walk stops, and says so, after this many files.
     pub max_files: usize,
+    /// The walk stops, and says so, after this many entries of any kind: files listed,
+    /// directories entered and entries left out. `max_files` alone let a tree of empty
+    /// directories, broken links or fifos be walked and reported without bound. A
+    /// directory holding more entries than this is left out whole.
+    pub max_entries: usize,
     /// Directories deeper than this (in segments below the root) are skipped.
     pub max_depth: usize,
     /// Directory names never entered (reported once each).
@@ -47,6 +52,7 @@ impl Default for ConnectorLimits {
         Self {
             max_file_size: 4 * 1024 * 1024,
             max_files: 1_000_000,
+            max_entries: 2_000_000,
             max_depth: 128,
             excluded_dirs: vec![".git".to_owned()],
         }
@@ -144,6 +150,9 @@ pub enum SkipReason {
     Excluded,
     /// The walk reached `max_files`; entries after this one were not listed.
     FileLimitReached,
+    /// The walk reached `max_entries` (after this entry nothing was listed), or this
+    /// directory holds more entries than that and was not read.
+    EntryLimitReached,
     /// The entry could not be read (permissions, a path too long for the system, ...).
     Unreadable { error: String },
 }
@@ -163,6 +172,9 @@ impl std::fmt::Display for SkipReason {
             SkipReason::Excluded => f.write_str("excluded directory"),
             SkipReason::FileLimitReached => {
                 f.write_str("file limit reached; the rest was not listed")
+            }
+            SkipReason::EntryLimitReached => {
+                f.write_str("entry limit reached (files, directories and entries left out); the rest was not listed")
             }
             SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
         }

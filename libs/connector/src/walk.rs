@@ -3,15 +3,17 @@
 //! the listing comes in path order (each directory's entries ordered where it is scanned,
 //! read off depth-first at the end), so it does not depend on which thread saw what.
 //!
-//! When the tree holds as many files as `max_files` or more, the parallel result is
-//! dropped and the tree walked again on one thread, depth-first in name order: which
-//! files make the cut must not depend on thread timing. Either way no recursion, so a
+//! When the tree holds as many files as `max_files` or more, or more entries of any
+//! kind than `max_entries`, the parallel result is dropped and the tree walked again on
+//! one thread, depth-first in name order: which files make the cut must not depend on
+//! thread timing. Either way no recursion, so a
 //! deep tree cannot overflow the call stack; symlinks are followed only inside the
 //! root, and everything left out is reported with its reason.
 //!
 //! A walk may also pick files by path as it lists them (`list_choosing`): the picked
 //! ones are handed on as soon as the walk ends, before the listing is put in order.
 
+mod entries;
 mod kept;
 mod order;
 mod parallel;
@@ -152,16 +154,24 @@ fn sort(listing: &mut Listing) {
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
 }
 
-/// Depth-first in name order on one thread, stopping at `max_files`; and the listed
-/// files `choose` picks.
+/// Depth-first in name order on one thread, stopping at `max_files` files or
+/// `max_entries` entries; and the listed files `choose` picks.
 fn sequential_walk(tree: &Tree<'_>, choose: &Choose<'_>) -> (Listing, Vec<ListedFile>) {
     let (root, limits) = (tree.root, tree.limits);
     let mut listing = Listing::default();
     let mut chosen = Vec::new();
     let mut stack = vec![Pending::root(root, tree.root_inode)];
+    let mut entries = 0_usize;
     while let Some(directory) = stack.pop() {
         let mut children = Vec::new();
         for found in scan(&directory, tree, true) {
+            entries += 1;
+            if entries > limits.max_entries {
+                let path = found.place().0.to_owned();
+                let reason = SkipReason::EntryLimitReached;
+                listing.skipped.push(skipped(path, reason));
+                return (listing, chosen);
+            }
             match found {
                 Found::Child(child) => children.push(child),
                 Found::Skip(skipped) => listing.skipped.push(skipped),

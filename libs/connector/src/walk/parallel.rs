@@ -26,9 +26,12 @@ struct Shared<'a> {
     /// Threads waiting for work: a thread with directories to spare shares them then.
     waiting: AtomicUsize,
     accepted: AtomicUsize,
+    /// Entries of every kind found so far, against `max_entries`.
+    entries: AtomicUsize,
     /// The next directory's id (the root's is 0): where its entries go in the listing.
     directories: AtomicUsize,
-    /// Set once `max_files` is reached: the threads stop, the walk is redone in order.
+    /// Set once `max_files` or `max_entries` is reached: the threads stop, the walk is
+    /// redone in order.
     too_many: AtomicBool,
 }
 
@@ -42,8 +45,8 @@ struct Part {
 }
 
 /// The whole tree on `threads` threads, or `None` when it holds `max_files` files or
-/// more (then only the ordered walk knows which ones to keep); and the listed files
-/// `choose` picks.
+/// more, or more than `max_entries` entries (then only the ordered walk knows which
+/// ones to keep); and the listed files `choose` picks.
 pub(super) fn parallel_walk(
     tree: &Tree<'_>,
     threads: usize,
@@ -59,6 +62,7 @@ pub(super) fn parallel_walk(
         wakeup: Condvar::new(),
         waiting: AtomicUsize::new(0),
         accepted: AtomicUsize::new(0),
+        entries: AtomicUsize::new(0),
         directories: AtomicUsize::new(1),
         too_many: AtomicBool::new(false),
     };
@@ -103,6 +107,13 @@ fn worker(shared: &Shared<'_>) -> Part {
             return part;
         };
         let mut found = scan(&directory, tree, false);
+        if shared.entries.fetch_add(found.len(), Ordering::Relaxed) + found.len()
+            > tree.limits.max_entries
+        {
+            shared.too_many.store(true, Ordering::Relaxed);
+            shared.wakeup.notify_all();
+            return part;
+        }
         found.sort_unstable_by(|a, b| {
             let (a, a_is_dir) = a.place();
             let (b, b_is_dir) = b.place();

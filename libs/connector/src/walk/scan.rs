@@ -2,17 +2,16 @@
 //! enter, or something skipped with its reason), with symlinks followed only inside the
 //! root. The ordered and the parallel walks share it.
 
-use std::cell::RefCell;
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CString, OsStr};
 use std::fs;
-use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, StatxFlags};
 
+use super::entries::{DirEntry, NAMES, ReadError, entries_of};
 use super::kept::KeptDir;
 use super::{Tree, skipped};
 use crate::stat::FileStat;
@@ -139,9 +138,16 @@ enum Entry {
 /// The entries of `directory`, in name order when `sorted`.
 pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
     NAMES.with_borrow_mut(|names| {
-        let (fd, entries) = match read_entries(directory, sorted, names) {
+        let max = tree.limits.max_entries;
+        let (fd, entries) = match read_entries(directory, sorted, names, max) {
             Ok(read) => read,
-            Err(error) => return vec![Found::Skip(unreadable(&directory.relative, &error))],
+            Err(ReadError::Io(error)) => {
+                return vec![Found::Skip(unreadable(&directory.relative, &error))];
+            }
+            Err(ReadError::TooMany) => {
+                let path = shown_path(&directory.relative);
+                return vec![Found::Skip(skipped(path, SkipReason::EntryLimitReached))];
+            }
         };
         let dir = OpenDir::new(fd, &entries, directory);
         entries
@@ -241,43 +247,15 @@ fn opens_like_its_path(entry: &DirEntry<'_>, parent: &Pending, path: &Path) -> b
 /// The longest path the system takes, its final NUL included.
 const PATH_MAX: usize = 4096;
 
-/// One name read from a directory.
-struct DirEntry<'a> {
-    /// In the thread's [`NAMES`].
-    name: &'a CStr,
-    /// The type getdents gave (`Unknown` on a filesystem that gives none).
-    file_type: FileType,
-}
-
-/// Bytes of directory entries one `getdents64` call may return (the C library's
-/// `opendir` buffer size).
-const ENTRY_BUFFER: usize = 32 * 1024;
-
-/// The position ext4 (and so overlayfs over it) gives the last entry of a directory
-/// read by hash, the largest file offset: after it nothing is left to read, so the
-/// `getdents64` that would only confirm the end (one call in four of a directory of
-/// two files) is not made. Any other position reads on to the empty answer.
-const END_OF_DIRECTORY: u64 = i64::MAX as u64;
-
-thread_local! {
-    /// Each walking thread reuses one entry buffer.
-    static BUFFER: RefCell<Vec<MaybeUninit<u8>>> =
-        RefCell::new(vec![MaybeUninit::uninit(); ENTRY_BUFFER]);
-    /// And one buffer for the names of the directory it scans, each with its NUL: one
-    /// string per name was an allocation and a free per file.
-    static NAMES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The directory's entries but `.` and `..`, read with `getdents64` from a descriptor
-/// opened here (their names copied into `names`): std's `read_dir` goes through the C
-/// library's `opendir`, which also `fstat`s every directory, one system call in five
-/// of a small directory's reading. The descriptor is returned so each file is stat'ed
-/// relative to it.
+/// The directory's entries but `.` and `..` (their names copied into `names`), read
+/// from a descriptor opened here and returned, so each file is stat'ed relative to it;
+/// at most `max` entries (see [`entries_of`]).
 fn read_entries<'a>(
     directory: &Pending,
     sorted: bool,
     names: &'a mut Vec<u8>,
-) -> std::io::Result<(OwnedFd, Vec<DirEntry<'a>>)> {
+    max: usize,
+) -> Result<(OwnedFd, Vec<DirEntry<'a>>), ReadError> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
     let fd = match &directory.at {
         // Not following a link: the name was a directory when its parent was read, and
@@ -287,63 +265,24 @@ fn read_entries<'a>(
             name.as_c_str(),
             flags | OFlags::NOFOLLOW,
             Mode::empty(),
-        )?,
+        )
+        .map_err(std::io::Error::from)?,
         None => {
-            let fd = rustix::fs::open(&directory.path, flags, Mode::empty())?;
+            let fd = rustix::fs::open(&directory.path, flags, Mode::empty())
+                .map_err(std::io::Error::from)?;
             if directory
                 .expected
                 .is_some_and(|expected| Inode::of_open(fd.as_fd()).ok() != Some(expected))
             {
-                return Err(std::io::Error::other(
+                return Err(ReadError::Io(std::io::Error::other(
                     "replaced since it was listed: not the directory decided on",
-                ));
+                )));
             }
             fd
         }
     };
-    names.clear();
-    let types = BUFFER.with_borrow_mut(|buffer| read_names(&fd, buffer, names))?;
-    let mut entries = Vec::with_capacity(types.len());
-    let mut rest: &[u8] = names;
-    for file_type in types {
-        let name = CStr::from_bytes_until_nul(rest).map_err(std::io::Error::other)?;
-        rest = &rest[name.to_bytes_with_nul().len()..];
-        entries.push(DirEntry { name, file_type });
-    }
-    if sorted {
-        entries.sort_by(|a, b| a.name.cmp(b.name));
-    }
+    let entries = entries_of(&fd, sorted, names, max)?;
     Ok((fd, entries))
-}
-
-/// Reads the names of the open directory `fd` into `names` (each with its NUL, `.` and
-/// `..` left out), and returns their types in the same order.
-fn read_names(
-    fd: &OwnedFd,
-    buffer: &mut [MaybeUninit<u8>],
-    names: &mut Vec<u8>,
-) -> std::io::Result<Vec<FileType>> {
-    let mut types = Vec::new();
-    let mut dir = RawDir::new(fd, buffer);
-    while let Some(entry) = dir.next() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            // A directory removed while being read ends there, as the C library (and
-            // so std) has it.
-            Err(rustix::io::Errno::NOENT) => break,
-            Err(error) => return Err(error.into()),
-        };
-        let name = entry.file_name();
-        let at_end = entry.next_entry_cookie() == END_OF_DIRECTORY;
-        if !matches!(name.to_bytes(), b"." | b"..") {
-            names.extend_from_slice(name.to_bytes_with_nul());
-            types.push(entry.file_type());
-        }
-        if at_end && dir.is_buffer_empty() {
-            break;
-        }
-    }
-    Ok(types)
 }
 
 /// The entry's own status (a link is not followed), relative to its directory.
@@ -463,12 +402,16 @@ fn join(parent: &str, name: &str) -> String {
 }
 
 fn unreadable(relative: &str, error: &std::io::Error) -> Skipped {
-    let path = if relative.is_empty() {
+    skipped(shown_path(relative), unreadable_reason(error))
+}
+
+/// A directory's path as a skipped entry names it: `.` for the root.
+fn shown_path(relative: &str) -> String {
+    if relative.is_empty() {
         ".".to_owned()
     } else {
         relative.to_owned()
-    };
-    skipped(path, unreadable_reason(error))
+    }
 }
 
 fn unreadable_reason(error: &std::io::Error) -> SkipReason {

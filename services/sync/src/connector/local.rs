@@ -101,7 +101,10 @@ fn skipped(entry: shared::Skipped) -> Skipped {
         shared::SkipReason::NonUtf8Name => SkipReason::NonUtf8Name,
         shared::SkipReason::Excluded => SkipReason::Excluded,
         shared::SkipReason::TooDeep => SkipReason::TooDeep,
-        shared::SkipReason::FileLimitReached => SkipReason::FileLimitReached,
+        // The proto's FILE_LIMIT: a walk limit; the detail tells which.
+        shared::SkipReason::FileLimitReached | shared::SkipReason::EntryLimitReached => {
+            SkipReason::FileLimitReached
+        }
         shared::SkipReason::BrokenSymlink
         | shared::SkipReason::NotRegular
         | shared::SkipReason::Unreadable { .. } => SkipReason::Unreadable,

@@ -65,7 +65,8 @@ pub enum SkipReason {
     Excluded,
     /// A directory nested deeper than the connector's depth limit.
     TooDeep,
-    /// The connector's file limit was reached; later entries were not listed.
+    /// The connector's file or entry limit was reached; later entries were not listed
+    /// (the detail says which).
     FileLimitReached,
 }
 

@@ -169,9 +169,31 @@ fn report(updates: &Updates, counters: Counters, skipped: Vec<Skipped>, revision
     // A caller that stopped listening does not stop the sync.
     let _ = updates.send(RunUpdate {
         counters,
-        skipped,
+        skipped: reported(skipped),
         revision,
     });
+}
+
+/// The most skipped entries one progress message lists, and the most bytes of their
+/// paths and details: the rest are counted in `files_skipped` only. A walk may leave
+/// out up to `max_entries` entries, and listing them all made one message of up to
+/// gigabytes, past what any client decodes (gRPC's default is 4 MiB).
+pub(crate) const MAX_REPORTED_SKIPS: usize = 1_000;
+const MAX_REPORTED_SKIP_BYTES: usize = 256 * 1024;
+
+/// The first of `skipped` one message lists.
+fn reported(mut skipped: Vec<Skipped>) -> Vec<Skipped> {
+    let mut bytes = 0;
+    let listed = skipped
+        .iter()
+        .take(MAX_REPORTED_SKIPS)
+        .take_while(|entry| {
+            bytes += entry.path.len() + entry.detail.len();
+            bytes <= MAX_REPORTED_SKIP_BYTES
+        })
+        .count();
+    skipped.truncate(listed);
+    skipped
 }
 
 /// Runs blocking connector work off the async threads.

@@ -150,6 +150,7 @@ fn skip_code(reason: &SkipReason) -> &'static str {
         SkipReason::TooDeep => "skipped-too-deep",
         SkipReason::Excluded => "skipped-excluded",
         SkipReason::FileLimitReached => "skipped-file-limit",
+        SkipReason::EntryLimitReached => "skipped-entry-limit",
         SkipReason::Unreadable { .. } => "skipped-unreadable",
     }
 }
