@@ -198,6 +198,46 @@ async fn a_switched_off_source_serves_none_of_its_recognized_packages() {
     assert_eq!(read_skill(&cluster).await, Err(DiscoveryError::NotFound));
 }
 
+/// The attacker is a member searching: an administrator switched the recognized package
+/// off, so its files are listed off and none is read; a search hit in them was decided
+/// as a loose file of the source, which the source's gates alone decide, and answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recognized_package_switched_off_answers_no_search_hit_in_its_files() {
+    let data = tempfile::tempdir().unwrap();
+    write_tree(data.path(), TREE).unwrap();
+    let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
+    seen(&cluster, data.path()).await;
+    let skill = "wasm-pkg/skills/build/SKILL.md".to_owned();
+    assert!(
+        search(&cluster, "Build").await.contains(&skill),
+        "switched on"
+    );
+    let admin = cluster.token("ops", "owner", None, P);
+    let request = policy::SetPackageEnabledRequest {
+        project_id: P.into(),
+        package_key: "wasm-pkg".into(),
+        enabled: false,
+    };
+    cluster
+        .policy
+        .set_package_enabled(BearerToken::new(Some(admin)), request)
+        .await
+        .unwrap();
+    assert!(search(&cluster, "Build").await.is_empty(), "switched off");
+}
+
+/// The paths of a member's search hits for `query`.
+async fn search(cluster: &Cluster, query: &str) -> Vec<String> {
+    let member = CallerToken::new(Some(cluster.token("ada", "member", None, P)));
+    let request = discovery::SearchRequest {
+        scope: scope(P, "", ""),
+        query: query.into(),
+        limit: 10,
+    };
+    let hits = cluster.discovery.search(member, request).await.unwrap();
+    hits.hits.into_iter().map(|hit| hit.path).collect()
+}
+
 /// A member's read of the package's skill.
 async fn read_skill(cluster: &Cluster) -> Result<discovery::ReadFileResponse, DiscoveryError> {
     let member = CallerToken::new(Some(cluster.token("ada", "member", None, P)));

@@ -300,17 +300,17 @@ fn check_found_in(
 ) -> Result<(), AccessError> {
     if package.origin != Origin::Installed {
         return Err(AccessError::invalid(
-            "found_in",
+            "found_in_source_id",
             "is set on a source package",
         ));
     }
     if !sources.contains(found_in.source.as_str()) {
         return Err(AccessError::invalid(
-            "found_in.source_id",
+            "found_in_source_id",
             "names no source of the batch",
         ));
     }
-    split_path(&found_in.folder, "found_in.folder").map(|_| ())
+    split_path(&found_in.folder, "found_in_folder").map(|_| ())
 }
 
 fn check_owner(owner: Option<&str>) -> Result<(), AccessError> {

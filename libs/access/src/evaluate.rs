@@ -11,6 +11,8 @@
 //! path, and the stricter decision wins ([`DecisionCode::stricter`]), so a link cannot
 //! show what the policy denies where the file really lies. A file with content flags is
 //! hidden when its policy says so (`hide_flagged_files`), decided here like any gate.
+//! An installed package found in a flagged source is decided as that source's files too
+//! ([`crate::recognized`]): the source's switch, scope and policy can only hide it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -25,13 +27,13 @@ use crate::precedence::{self, Activation, Switches};
 use crate::recognized::SourceGate;
 use crate::recorder::{NoRecord, Recorder};
 use crate::steps;
-
-mod gates;
 use crate::{
     AccessError, AccessSnapshot, Caller, CallerPolicy, CompiledPolicy, Decision, DecisionCode,
     Evaluation, EvaluationRequest, FeatureSet, FileCandidate, Origin, PackageCandidate,
     PolicyCache, UriPolicy, installed_scope,
 };
+
+mod gates;
 
 /// Decides every candidate of `request` for `caller` against `snapshot`. Each decision
 /// depends only on its candidate (and, for a package, on the set of its files), so the
@@ -251,7 +253,8 @@ impl<'a> Gates<'a> {
     }
 
     /// What deciding `package` and its files needs, looked up once: its policy, its
-    /// switch, and its file overrides at agent scope and along the conversation chain.
+    /// switch, its file overrides at agent scope and along the conversation chain, and
+    /// the gate of the source it was found in, if any.
     fn of_package(&self, package: &'a PackageCandidate, root: &[&str]) -> PackageGates<'_> {
         let key = package.key.as_str();
         let policy = self.policy_of(package);

@@ -26,7 +26,7 @@ impl<'g> SourceGate<'g> {
     /// is `policy` (if any).
     pub(crate) fn new(found_in: &'g FoundIn, policy: Option<&'g CallerPolicy>) -> Self {
         // The check proved the folder splits; were it not to, nothing is readable.
-        match split_path(&found_in.folder, "found_in.folder") {
+        match split_path(&found_in.folder, "found_in_folder") {
             Ok(folder) => SourceGate { policy, folder },
             Err(_) => SourceGate {
                 policy: None,

@@ -186,16 +186,16 @@ fn only_an_installed_package_is_found_in_a_source_of_the_batch() {
         source: "other".into(),
         folder: String::new(),
     });
-    assert_eq!(field(&elsewhere), "packages[0].found_in.source_id");
+    assert_eq!(field(&elsewhere), "packages[0].found_in_source_id");
     let mut source = batch("pkgs", &[("pkgs/a.md", Category::Rule)]);
     source.packages[0].found_in = Some(FoundIn {
         source: SOURCE.into(),
         folder: String::new(),
     });
-    assert_eq!(field(&source), "packages[0].found_in");
+    assert_eq!(field(&source), "packages[0].found_in_source_id");
     let mut escaping = found_batch();
     escaping.packages[0].found_in.as_mut().unwrap().folder = "../up".into();
-    assert_eq!(field(&escaping), "packages[0].found_in.folder");
+    assert_eq!(field(&escaping), "packages[0].found_in_folder");
 }
 
 /// `ExplainAccess` on a recognized package's file in a switched-off source names the

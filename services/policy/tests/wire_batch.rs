@@ -28,3 +28,14 @@ fn a_package_found_in_a_source_crosses_the_wire_with_where_it_was_found() {
     assert_eq!(wire.packages[1].found_in_source_id, SOURCE);
     assert_eq!(batch_from_proto(wire).unwrap().batch, request);
 }
+
+#[test]
+fn a_folder_found_in_no_source_is_refused_naming_the_field() {
+    let mut wire = batch_to_proto(&batch(), None, &caller_of(&member()));
+    wire.packages[0].found_in_folder = "pkgs/acme".into();
+    let refused = batch_from_proto(wire).unwrap_err().to_string();
+    assert!(
+        refused.contains("packages[0].found_in_source_id"),
+        "{refused}"
+    );
+}

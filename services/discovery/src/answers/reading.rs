@@ -16,7 +16,7 @@ use crate::base::error::DiscoveryError;
 use crate::base::ports::{AccessPort, RawHit};
 use crate::decision::afresh::Afresh;
 use crate::decision::answer::{Answer, Holder};
-use crate::grouping::reach::{Reach, reach, reach_installed};
+use crate::grouping::reach::{Reach, reach, reach_installed, recognized_file};
 use crate::rows::inventory::ProjectSnapshot;
 
 /// What a read beyond the listed files needs: deciding afresh, and the rows decided.
@@ -125,7 +125,7 @@ fn pending(answer: &Answer, beyond: &Beyond<'_>, slug: &str, path: &str) -> Opti
     let source = beyond.afresh.source(slug)?;
     let snapshot = beyond.snapshot.sources.get(&source.id)?;
     match reach(prepared, source, snapshot, path)? {
-        Reach::Decided => None,
+        Reach::Decided | Reach::Recognized => None,
         Reach::InBundle {
             package,
             skill,
@@ -144,6 +144,13 @@ fn pending(answer: &Answer, beyond: &Beyond<'_>, slug: &str, path: &str) -> Opti
             skill: None,
         }),
     }
+}
+
+/// The recognized package whose folder in source `slug` holds `path`, and the path
+/// relative to it ([`recognized_file`]).
+fn in_recognized(beyond: &Beyond<'_>, slug: &str, path: &str) -> Option<(String, String)> {
+    let source = beyond.afresh.source(slug)?;
+    recognized_file(&beyond.afresh.prepared, &source.id, path)
 }
 
 /// The hits a search answers at most, for the `limit` asked.
@@ -178,6 +185,9 @@ pub(crate) async fn search(
             .is_some()
         {
             kept[at] = true;
+        } else if let Some((id, path)) = in_recognized(beyond, slug, &hit.path) {
+            // Decided as the recognized package's file in the answer, or not at all.
+            kept[at] = answer.readable(Holder::Installed(id), &path).is_some();
         } else if let Some(mut pending) = pending(answer, beyond, slug, &hit.path) {
             pending.candidate.package = packages.len();
             packages.push(pending.package);

@@ -8,14 +8,15 @@ use std::collections::HashSet;
 use neuralis_access::privacy::{Ownership, owner_of_alias};
 use neuralis_access::{EvaluationRequest, FileCandidate, Origin, PackageCandidate, SourceHeader};
 use neuralis_catalog::LogicalIdentity;
-use neuralis_catalog::double_loading::lies_in_installed;
 use neuralis_layout::{Contribution, Package};
 
 use crate::base::ports::{InstalledPackage, SourceInfo};
 use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
 
+mod double_loading;
 mod recognized;
 
+use double_loading::{is_installed_elsewhere, member_installed_elsewhere};
 use recognized::{FoundIn, recognized_in, recognized_owner};
 
 /// Where a candidate package comes from, to assemble and read it afterwards.
@@ -181,7 +182,11 @@ pub(crate) fn build<'a>(
             .packages
             .push(package_candidate(candidate, found_in));
         for (fi, file) in candidate.package().files.iter().enumerate() {
-            if member_installed_elsewhere(candidate, &file.path, &identities) {
+            if let Candidate::Source {
+                source, snapshot, ..
+            } = candidate
+                && member_installed_elsewhere(source, snapshot, &file.path, &identities)
+            {
                 continue; // not sent: hidden for everyone
             }
             let mut push = |path: String, entry: Option<usize>| {
@@ -223,11 +228,16 @@ fn push_tools(
         let Candidate::Installed(installed) = candidate else {
             continue; // markdown only from a source: no tool ever loads from one
         };
-        // A recognized package's manifest is a file of its source: owned as one.
-        let private_owner = match found[at].map(|found_in| found_in.ownership(TOOL_PATH)) {
-            None | Some(Ownership::Shared) => None,
-            Some(Ownership::Agent(owner)) => Some(owner),
-            Some(Ownership::Conflicting) => continue, // not sent: hidden for everyone
+        // A recognized package's manifest is a file of its source: owned and decided
+        // as one, under its real path there too.
+        let manifest = found[at].map(|found_in| found_in.as_source_file(TOOL_PATH));
+        let (private_owner, real_path, content_flagged) = match manifest {
+            None => (None, None, false),
+            Some(file) => match file.owner {
+                Ownership::Shared => (None, file.real_path, file.content_flagged),
+                Ownership::Agent(owner) => (Some(owner), file.real_path, file.content_flagged),
+                Ownership::Conflicting => continue, // not sent: hidden for everyone
+            },
         };
         for tool in &installed.tools {
             request.files.push(FileCandidate {
@@ -239,8 +249,8 @@ fn push_tools(
                 default_enabled: true,
                 required_features: tool.features.clone(),
                 private_owner: private_owner.clone(),
-                real_path: None,
-                content_flagged: false,
+                real_path: real_path.clone(),
+                content_flagged,
                 downgraded_from: None,
             });
             tools.push(ToolSlot {
@@ -361,65 +371,6 @@ fn common_owner(
     owners
         .all(|o| o == Ownership::Agent(first.clone()))
         .then_some(first)
-}
-
-/// Seed 000, "No double loading": a source package whose root lies in an installed
-/// package's directory contributes nothing; the installed package's snapshot covers it.
-/// The directory is recognized by its logical identity in the source's own rows (see
-/// `neuralis_catalog::double_loading`), never by host paths, so split mode agrees.
-fn is_installed_elsewhere(
-    source: &SourceInfo,
-    snapshot: &SourceSnapshot,
-    package: &Package,
-    installed: &HashSet<LogicalIdentity>,
-) -> bool {
-    let payload = |path: &str| snapshot.payload(path);
-    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
-    lies_in_installed(
-        &package.root,
-        root_name(source),
-        (payload, fingerprint),
-        installed,
-    )
-}
-
-/// The source root's own folder name (a bare skill mounted as a whole source).
-fn root_name(source: &SourceInfo) -> &str {
-    source
-        .root_uri
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-}
-
-/// Seed 000, "No double loading", for one member file of a source package whose root
-/// is not an installed directory (issue 27): a file whose folder, under its path or
-/// (reached through an in-root link) its real path, lies in an installed package's
-/// directory is that package's file — a `skills/<name>/` folder that is an installed
-/// bare skill, a link into an installed package. It loads there, never here too.
-fn member_installed_elsewhere(
-    candidate: &Candidate<'_>,
-    path: &str,
-    installed: &HashSet<LogicalIdentity>,
-) -> bool {
-    let Candidate::Source {
-        source, snapshot, ..
-    } = candidate
-    else {
-        return false;
-    };
-    if installed.is_empty() {
-        return false;
-    }
-    let real = snapshot.facts(path).and_then(|f| f.real_path.as_deref());
-    let folder = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
-    let payload = |path: &str| snapshot.payload(path);
-    let fingerprint = |path: &str| snapshot.facts(path).map(|facts| facts.fingerprint);
-    std::iter::once(path).chain(real).any(|path| {
-        let lookups = (payload, fingerprint);
-        lies_in_installed(&folder(path), root_name(source), lookups, installed)
-    })
 }
 
 #[cfg(test)]

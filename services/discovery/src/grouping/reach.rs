@@ -36,6 +36,32 @@ pub(crate) enum Reach {
         package: PackageCandidate,
         candidate: FileCandidate,
     },
+    /// In the folder of a recognized package ([`recognized_file`]): never decided as
+    /// the source's own file.
+    Recognized,
+}
+
+/// The recognized package (seed 000, `recognizesPackages`) whose folder in source
+/// `source_id` holds `path`: its id, and `path` relative to it. Its files are decided
+/// as that package's (its state, attached policy and features, and its source's
+/// gates), so a file there is read or searched only as the package's file, never as a
+/// loose file of the source, which its source's gates alone would decide.
+pub(crate) fn recognized_file(
+    prepared: &Prepared,
+    source_id: &str,
+    path: &str,
+) -> Option<(String, String)> {
+    prepared.request.packages.iter().find_map(|package| {
+        let found_in = package.found_in.as_ref()?;
+        if found_in.source != source_id {
+            return None;
+        }
+        let relative = match found_in.folder.as_str() {
+            "" => path,
+            folder => path.strip_prefix(folder)?.strip_prefix('/')?,
+        };
+        Some((package.key.clone(), relative.to_owned()))
+    })
 }
 
 /// Where `path` of `source` stands; `None` when it is not indexed, or when two agents'
@@ -47,6 +73,9 @@ pub(crate) fn reach(
     path: &str,
 ) -> Option<Reach> {
     let facts = snapshot.facts(path)?;
+    if recognized_file(prepared, &source.id, path).is_some() {
+        return Some(Reach::Recognized);
+    }
     let real_path = facts.real_path.as_deref();
     let private_owner = match ownership(source, path, real_path) {
         Ownership::Shared => None,
@@ -78,7 +107,8 @@ pub(crate) fn reach(
 
 /// Where `path` of the installed package `installed` stands: only a file of its
 /// directory as listed at load can be reached, and only in a skill's bundle scope (an
-/// installed package's other files are not indexed content). `None` otherwise.
+/// installed package's other files are not indexed content; a recognized package's
+/// are, but searched only as its listed files: `recognized_file`). `None` otherwise.
 pub(crate) fn reach_installed(
     prepared: &Prepared,
     installed: &InstalledPackage,

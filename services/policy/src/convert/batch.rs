@@ -93,16 +93,27 @@ fn package_from_proto(
             ));
         }
     };
+    // A folder with no source would be a package found nowhere: refused, not dropped.
+    let found_in = match (
+        optional(package.found_in_source_id),
+        package.found_in_folder,
+    ) {
+        (Some(source), folder) => Some(FoundIn { source, folder }),
+        (None, folder) if folder.is_empty() => None,
+        (None, _) => {
+            return Err(PolicyError::invalid(
+                format!("{field}.found_in_source_id"),
+                "is required with found_in_folder",
+            ));
+        }
+    };
     Ok(PackageCandidate {
         key: required(package.key, &format!("{field}.key"))?,
         origin,
         root: package.root,
         access_feature: optional(package.access_feature),
         private_owner: optional(package.private_owner_agent),
-        found_in: optional(package.found_in_source_id).map(|source| FoundIn {
-            source,
-            folder: package.found_in_folder,
-        }),
+        found_in,
     })
 }
 

@@ -17,10 +17,10 @@ pub(super) const MANIFEST: &str = "package.json";
 #[derive(Clone, Copy)]
 pub(super) struct FoundIn<'a> {
     source_id: &'a str,
-    /// `None` when the batch does not hold the source: then nobody may see the files.
+    /// `None` when the project does not hold the source (`build` leaves such a package
+    /// out; kept to fail closed): then nobody may see the files.
     source: Option<&'a SourceInfo>,
-    /// `None` before the source's first sync lands: its privacy patterns still decide
-    /// (they need only the path); no link is known yet.
+    /// `None` before the source's first sync lands: then no file is the source's yet.
     snapshot: Option<&'a SourceSnapshot>,
     prefix: &'a str,
 }
@@ -51,14 +51,23 @@ impl FoundIn<'_> {
                 content_flagged: false,
             };
         };
-        let row = self
+        // Its files are the source's indexed rows: a file the index holds no row for
+        // (not synced yet, excluded, made since) is not one, whatever the host holds.
+        let Some(row) = self
             .snapshot
-            .and_then(|snapshot| snapshot.rows.get(&in_source));
-        let real_path = row.and_then(|row| row.real_path.as_deref());
+            .and_then(|snapshot| snapshot.rows.get(&in_source))
+        else {
+            return SourceFile {
+                owner: Ownership::Conflicting,
+                real_path: None,
+                content_flagged: false,
+            };
+        };
+        let real_path = row.real_path.as_deref();
         SourceFile {
             owner: owner_of_alias(&in_source, real_path, &source.privacy_patterns),
             real_path: real_path.map(str::to_owned),
-            content_flagged: row.is_some_and(|row| !row.content_flags.is_empty()),
+            content_flagged: !row.content_flags.is_empty(),
         }
     }
 

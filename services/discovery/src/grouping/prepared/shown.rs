@@ -35,7 +35,8 @@ pub(crate) struct Shown {
 
 /// A member file's content flags as indexed: its own and, for a skill, each bundle
 /// entry's in bundle order (none for the skill's own file: its flags are the file's).
-/// Empty for an installed package's file (not indexed).
+/// Empty for an installed package's file: not indexed, or (a recognized package's)
+/// indexed as its source's row, whose flags the listing does not show yet.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct FileFlags {
     pub own: FlagSet,
@@ -216,7 +217,8 @@ fn same_place(at: &ContentAt, candidate: &Candidate<'_>, file: &Contribution) ->
 }
 
 /// The file's size and content flags as indexed, in one lookup: an installed
-/// package's file has its size and no flags (it is not indexed); a file the index
+/// package's file has its size and no flags (not indexed, or a recognized package's,
+/// whose source rows the candidate does not carry); a file the index
 /// holds no row for, 0 and none.
 fn indexed(candidate: &Candidate<'_>, path: &str) -> (u64, FlagSet) {
     match candidate {
