@@ -119,6 +119,12 @@ pub struct WriteBatch {
     pub project: String,
     /// The source every write belongs to.
     pub source: String,
+    /// The id of the source record the batch was made for (`SourceRecord::id`): the
+    /// batch commits only while the project's source under `source` still has it, so a
+    /// run whose source was deleted (or deleted and created again under its slug)
+    /// writes nothing. `None` skips the check (the store's own tests write rows of no
+    /// source).
+    pub source_id: Option<String>,
     /// The writes, applied in order.
     pub writes: Vec<RowWrite>,
 }

@@ -41,6 +41,7 @@ async fn the_embedded_store_is_one_file_that_survives_a_reopen() {
     let batch = neuralis_index::WriteBatch {
         project: "p".into(),
         source: "s".into(),
+        source_id: None,
         writes: vec![],
     };
     store.write_batch(batch).await.expect("commits");

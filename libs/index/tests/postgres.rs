@@ -79,6 +79,7 @@ async fn replicas_starting_together_migrate_once() {
     let batch = neuralis_index::WriteBatch {
         project: "p".into(),
         source: "s".into(),
+        source_id: None,
         writes: vec![],
     };
     first.write_batch(batch).await.expect("commits");

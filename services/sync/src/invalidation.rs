@@ -151,6 +151,7 @@ mod tests {
         WriteBatch {
             project: "p".into(),
             source: "s".into(),
+            source_id: None,
             writes: vec![RowWrite::Delete {
                 path: "a.md".into(),
             }],

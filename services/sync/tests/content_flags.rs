@@ -114,6 +114,7 @@ async fn rows_indexed_before_the_flags_existed_get_them_at_the_next_sync_by_a_pa
     let batch = WriteBatch {
         project: PROJECT.into(),
         source: "repo".into(),
+        source_id: None,
         writes,
     };
     store.write_batch(batch).await.expect("writes");

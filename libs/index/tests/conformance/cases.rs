@@ -74,6 +74,7 @@ pub(crate) fn batch(project: &str, source: &str, writes: Vec<RowWrite>) -> Write
     WriteBatch {
         project: project.into(),
         source: source.into(),
+        source_id: None,
         writes,
     }
 }

@@ -88,6 +88,7 @@ macro_rules! all_conformance_cases {
             a_lease_is_renewed_and_released_only_by_its_holder,
             of_two_replicas_that_read_the_same_due_time_one_moves_it,
             a_source_created_again_starts_with_a_free_lease_and_no_due_time,
+            a_batch_of_a_deleted_source_writes_nothing_even_under_its_slug_again,
         );
     };
 }

@@ -1,8 +1,8 @@
 //! Batches whose statements the embedded store splits and pads (`write/sqlite.rs`):
 //! fixed-size statements, a chunk delete before the inserts, rows of `NULL` padding.
 
-use super::cases::{Store, batch, chunk, put, row, write};
-use neuralis_index::RowWrite;
+use super::cases::{Store, batch, chunk, put, row, source, write};
+use neuralis_index::{IndexError, RowWrite};
 use std::collections::BTreeMap;
 
 /// A batch that replaces the chunks of the path written last: its old chunk rows are the
@@ -79,4 +79,48 @@ pub async fn mixed_batches_of_many_statements_write_every_row_once(store: Store)
             assert_eq!(hits.len(), chunks, "{word}");
         }
     }
+}
+
+/// A sync run's batch names the source record it was made for: once that source is
+/// deleted, or deleted and created again under its slug, the run's later batches write
+/// nothing (they left rows that the new source inherited until its first sync).
+pub async fn a_batch_of_a_deleted_source_writes_nothing_even_under_its_slug_again(store: Store) {
+    let first = source("p1", "repo");
+    store.create_source(&first).await.expect("created");
+    let of_first = |path: &str| {
+        let mut batch = batch("p1", "repo", vec![put(row("p1", "repo", path), None)]);
+        batch.source_id = Some(first.id.clone());
+        batch
+    };
+    write(&store, of_first("a.md")).await;
+    store.delete_source("p1", "repo").await.expect("deleted");
+    let revision = store.revision("p1").await.expect("revision");
+    let refused = store.write_batch(of_first("b.md")).await;
+    assert!(
+        matches!(refused, Err(IndexError::NotFound(_))),
+        "{refused:?}"
+    );
+    let again = source("p1", "repo");
+    store.create_source(&again).await.expect("created again");
+    let refused = store.write_batch(of_first("c.md")).await;
+    assert!(
+        matches!(refused, Err(IndexError::NotFound(_))),
+        "{refused:?}"
+    );
+    assert!(
+        store
+            .source_rows("p1", "repo")
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    assert_eq!(store.revision("p1").await.expect("revision"), revision);
+    let mut current = batch("p1", "repo", vec![put(row("p1", "repo", "d.md"), None)]);
+    current.source_id = Some(again.id.clone());
+    write(&store, current).await;
+    let rows = store.source_rows("p1", "repo").await.expect("read");
+    assert_eq!(
+        rows.iter().map(|r| r.path.as_str()).collect::<Vec<_>>(),
+        ["d.md"]
+    );
 }

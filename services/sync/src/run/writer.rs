@@ -204,6 +204,7 @@ impl<'a> Writer<'a> {
         let mut batch = WriteBatch {
             project: self.source.project.clone(),
             source: self.source.slug.clone(),
+            source_id: Some(self.source.id.clone()),
             writes: open.writes,
         };
         let chunks = batch.chunk_rows() as u64;

@@ -50,6 +50,7 @@ async fn store_with(files: usize, bodies: &[&str]) -> (tempfile::TempDir, SqlInd
     let batch = WriteBatch {
         project: "p".into(),
         source: "s".into(),
+        source_id: None,
         writes,
     };
     store.write_batch(batch).await.expect("writes");

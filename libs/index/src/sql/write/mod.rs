@@ -36,7 +36,12 @@ pub(crate) async fn write_batch(pool: &AnyPool, batch: &WriteBatch) -> Result<u6
         source: &batch.source,
     };
     let mut tx = pool.begin().await?;
-    // The revision is raised first: every row and tombstone of the batch carries it,
+    // The source is held first, as deleting it holds it before the revision: the two
+    // take their locks in one order.
+    if let Some(id) = &batch.source_id {
+        hold_source(&mut tx, &batch.project, &batch.source, id).await?;
+    }
+    // The revision is raised next: every row and tombstone of the batch carries it,
     // and the project's row lock, held to the commit, makes the writes of one project
     // commit in revision order, so a delta read at revision R never misses a write that
     // later commits with a revision at or below R.
@@ -45,6 +50,40 @@ pub(crate) async fn write_batch(pool: &AnyPool, batch: &WriteBatch) -> Result<u6
     postgres::apply(&mut tx, scope, &writes, revision_value).await?;
     tx.commit().await?;
     Ok(revision)
+}
+
+/// Holds the project's source `slug` (a share lock to the commit) when it still is the
+/// record `id`: a run whose source was deleted meanwhile, or deleted and created again
+/// under its slug, writes nothing ([`WriteBatch::source_id`]).
+async fn hold_source(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    project: &str,
+    slug: &str,
+    id: &str,
+) -> Result<(), IndexError> {
+    let current: Option<String> = sqlx::query_scalar(
+        "SELECT source_id FROM index_sources WHERE project = $1 AND slug = $2 FOR SHARE",
+    )
+    .bind(project)
+    .bind(slug)
+    .fetch_optional(&mut **tx)
+    .await?;
+    is_current(current.as_deref(), id, project, slug)
+}
+
+/// Whether the source found under the batch's slug is the one it was made for.
+fn is_current(
+    current: Option<&str>,
+    id: &str,
+    project: &str,
+    slug: &str,
+) -> Result<(), IndexError> {
+    match current {
+        Some(current) if current == id => Ok(()),
+        _ => Err(IndexError::NotFound(format!(
+            "source {slug:?} of project {project:?} (deleted during the run)"
+        ))),
+    }
 }
 
 /// The project and source every write of a batch belongs to.

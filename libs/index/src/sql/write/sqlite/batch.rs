@@ -10,11 +10,11 @@
 //! drops rows whose path is `NULL`.
 
 use super::super::check as check_whole;
-use super::super::{BatchWrites, ON_CONFLICT_UPDATE, Scope, payload_text};
+use super::super::{BatchWrites, ON_CONFLICT_UPDATE, Scope, is_current, payload_text};
 use super::Progress;
 use crate::sql::codec::{self, file_columns};
 use crate::{ChunkRow, FileRow, IndexError, WriteBatch, vector};
-use rusqlite::{Connection, Statement, ToSql, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, Statement, ToSql, Transaction, TransactionBehavior};
 use std::sync::LazyLock;
 
 /// Rows per upsert statement.
@@ -22,6 +22,9 @@ const ROWS_PER_STATEMENT: usize = 128;
 /// Chunks per insert statement.
 const CHUNKS_PER_STATEMENT: usize = 128;
 
+/// The id of the source the batch writes, read under the write lock
+/// ([`WriteBatch::source_id`]).
+const CURRENT_SOURCE: &str = "SELECT source_id FROM index_sources WHERE project = ? AND slug = ?";
 const RAISE_REVISION: &str = "INSERT INTO index_projects (project, revision) VALUES (?, 1) \
      ON CONFLICT (project) DO UPDATE SET revision = index_projects.revision + 1 \
      RETURNING revision";
@@ -93,6 +96,13 @@ pub(super) fn apply(
         source: &batch.source,
     };
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if let Some(id) = &batch.source_id {
+        let current: Option<String> = tx
+            .prepare_cached(CURRENT_SOURCE)?
+            .query_row([scope.project, scope.source], |row| row.get(0))
+            .optional()?;
+        is_current(current.as_deref(), id, scope.project, scope.source)?;
+    }
     let revision: i64 = tx
         .prepare_cached(RAISE_REVISION)?
         .query_row([scope.project], |row| row.get(0))?;
