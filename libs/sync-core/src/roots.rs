@@ -29,6 +29,57 @@ pub struct RootRules {
     pub require_allowed: bool,
 }
 
+/// What a base of `sync.allowed_roots` may end with: each project's roots must then lie
+/// in its own folder there (`/srv/sources/{project}`), so one project's administrator
+/// cannot name another project's files. A base without it is shared by every project.
+pub const PROJECT_PLACEHOLDER: &str = "{project}";
+
+/// A base of `sync.allowed_roots` as configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base {
+    /// Every project's roots may lie under it.
+    Shared(PathBuf),
+    /// The directory holding one folder per project (the base without its last
+    /// segment, `{project}`).
+    PerProject(PathBuf),
+}
+
+/// Why a configured base cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{ALLOWED_ROOTS_SETTING}: `{PROJECT_PLACEHOLDER}` may only be a base's whole last segment")]
+pub struct BaseError;
+
+impl Base {
+    /// The base `configured` names.
+    pub fn parse(configured: &Path) -> Result<Base, BaseError> {
+        let text = configured.to_string_lossy();
+        if !text.contains(PROJECT_PLACEHOLDER) {
+            return Ok(Base::Shared(configured.to_owned()));
+        }
+        match (configured.parent(), configured.file_name()) {
+            (Some(parent), Some(name))
+                if name == PROJECT_PLACEHOLDER
+                    && !parent.to_string_lossy().contains(PROJECT_PLACEHOLDER) =>
+            {
+                Ok(Base::PerProject(parent.to_owned()))
+            }
+            _ => Err(BaseError),
+        }
+    }
+
+    /// The directory `project`'s roots must lie under; `None` when the project's id
+    /// cannot be one folder name (`.`, `..`, empty, or with a `/`): then it has none.
+    pub fn for_project(&self, project: &str) -> Option<PathBuf> {
+        match self {
+            Base::Shared(base) => Some(base.clone()),
+            Base::PerProject(_) if matches!(project, "" | "." | "..") || project.contains('/') => {
+                None
+            }
+            Base::PerProject(parent) => Some(parent.join(project)),
+        }
+    }
+}
+
 /// Why a root is refused. The messages name no path: the server's directories are
 /// not the caller's to learn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -6,10 +6,10 @@
 use crate::SyncError;
 use crate::connector::{Connector, LocalConnector};
 use crate::lease::Leases;
+use crate::roots::Roots;
 use crate::run::{self, RunDeps, RunUpdate, Updates};
 use neuralis_index::{SourceRecord, SyncStatus};
 use neuralis_metrics::RunTrigger;
-use neuralis_sync_core::RootRules;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -25,7 +25,7 @@ pub struct SyncCore {
     /// Files over this size are skipped.
     pub max_file_size: u64,
     /// Which roots may be synced, and the server's directories no connector enters.
-    pub roots: RootRules,
+    pub roots: Roots,
     running: Mutex<HashMap<SourceKey, RunGate>>,
     /// This replica's turns at sources shared with other replicas.
     pub(crate) leases: Leases,
@@ -33,7 +33,7 @@ pub struct SyncCore {
 
 impl SyncCore {
     /// A core over `deps`.
-    pub(crate) fn new(deps: RunDeps, max_file_size: u64, roots: RootRules, leases: Leases) -> Self {
+    pub(crate) fn new(deps: RunDeps, max_file_size: u64, roots: Roots, leases: Leases) -> Self {
         Self {
             deps,
             max_file_size,
@@ -48,18 +48,18 @@ impl SyncCore {
     /// now (its link moved, the configuration changed) is refused here too, and no
     /// connector enters the server's own directories.
     pub fn connector_for(&self, source: &SourceRecord) -> Result<Arc<dyn Connector>, SyncError> {
-        crate::roots::check(&source.root, &self.roots)?;
+        crate::roots::check(&source.root, &source.project, &self.roots)?;
         let connector = LocalConnector::guarded(
             std::path::Path::new(&source.root),
             self.max_file_size,
-            &self.roots.protected,
+            self.roots.protected(),
         )?;
         Ok(Arc::new(connector))
     }
 
-    /// Refuses a root a source may not have (`source.root`).
-    pub fn check_root(&self, root: &str) -> Result<(), SyncError> {
-        crate::roots::check(root, &self.roots)
+    /// Refuses a root a source of `project` may not have (`source.root`).
+    pub fn check_root(&self, root: &str, project: &str) -> Result<(), SyncError> {
+        crate::roots::check(root, project, &self.roots)
     }
 
     /// Syncs a source now (re-reading its settings), reporting progress to `updates`;

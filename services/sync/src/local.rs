@@ -142,7 +142,7 @@ impl LocalSync {
         validate_project(&spec.project, "source.project")?;
         permit.for_project(&spec.project)?;
         let mut record = source::record_from_spec(spec, now())?;
-        self.core.check_root(&record.root)?;
+        self.core.check_root(&record.root, &record.project)?;
         record.id = source::new_id(&record.project, &record.slug)?;
         if record.kind == neuralis_index::SourceKind::Data && record.exclude_globs.is_empty() {
             record.exclude_globs = self.data_excludes.clone();
@@ -217,7 +217,7 @@ impl LocalSync {
         permit.for_project(&spec.project)?;
         let mut record = source::record_from_spec(spec, now())?;
         let current = self.stored(&spec.project, &spec.slug).await?;
-        self.core.check_root(&record.root)?;
+        self.core.check_root(&record.root, &record.project)?;
         record.id = current.id;
         record.created_at = current.created_at;
         record.status = current.status;

@@ -98,7 +98,8 @@ impl SyncService {
             &parts.kept_dirs,
             &config.allowed_roots,
             parts.require_allowed_roots,
-        );
+        )
+        .map_err(|error| SyncError::invalid("sync.allowed_roots", error.to_string()))?;
         // One process owns an embedded store; PostgreSQL may be shared by replicas.
         let single_process = matches!(config.index, IndexStoreConfig::Embedded { .. });
         let leases = Leases::new(

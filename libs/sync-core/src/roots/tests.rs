@@ -159,3 +159,54 @@ proptest! {
         prop_assert_eq!(check_resolved(&root, &rules), Ok(()));
     }
 }
+
+#[test]
+fn a_base_ending_in_the_project_placeholder_is_one_folder_per_project() {
+    let per = Base::parse(Path::new("/srv/sources/{project}")).unwrap();
+    assert_eq!(per, Base::PerProject(PathBuf::from("/srv/sources")));
+    assert_eq!(
+        per.for_project("p1"),
+        Some(PathBuf::from("/srv/sources/p1"))
+    );
+    for name in ["", ".", "..", "a/b"] {
+        assert_eq!(per.for_project(name), None, "{name:?}");
+    }
+    let shared = Base::parse(Path::new("/srv/sources")).unwrap();
+    assert_eq!(
+        shared.for_project("p1"),
+        Some(PathBuf::from("/srv/sources"))
+    );
+    for bad in [
+        "/srv/{project}/x",
+        "/srv/a{project}",
+        "/{project}/{project}",
+    ] {
+        assert_eq!(Base::parse(Path::new(bad)), Err(BaseError), "{bad}");
+    }
+}
+
+#[test]
+fn under_a_projects_own_base_another_projects_folder_is_outside() {
+    let p1 = Base::PerProject(PathBuf::from("/srv/sources"))
+        .for_project("p1")
+        .unwrap();
+    let own = RootRules {
+        protected: Vec::new(),
+        allowed: vec![p1],
+        require_allowed: true,
+    };
+    assert_eq!(check("/srv/sources/p1/repo", &own), Ok(()));
+    assert_eq!(
+        check("/srv/sources/p1", &own),
+        Err(RootRefusal::AllowedBase)
+    );
+    assert_eq!(
+        check("/srv/sources/p2/repo", &own),
+        Err(RootRefusal::OutsideAllowedRoots)
+    );
+    assert_eq!(
+        check("/srv/sources/p10/repo", &own),
+        Err(RootRefusal::OutsideAllowedRoots),
+        "a sibling whose name starts with the project's"
+    );
+}
