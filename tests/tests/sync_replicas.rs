@@ -62,6 +62,12 @@ impl Shared {
             ),
             ("NEURALIS__SYNC__LEASE_TTL_MS".into(), "3000".into()),
             ("NEURALIS__SYNC__SOURCES_REFRESH_MS".into(), "500".into()),
+            // Replicas taking turns at a one-second interval, well below the default
+            // minimum (sync.schedule.min_interval_ms).
+            (
+                "NEURALIS__SYNC__SCHEDULE__MIN_INTERVAL_MS".into(),
+                "1000".into(),
+            ),
             (
                 "NEURALIS__SYNC__ALLOWED_ROOTS".into(),
                 std::env::temp_dir().display().to_string(),

@@ -31,9 +31,31 @@ pub enum TriggerError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// An `interval:` shorter than the server allows.
+    #[error("interval {value:?} is shorter than the shortest allowed, {min:?}")]
+    TooFrequent {
+        /// The trigger as given (canonical).
+        value: String,
+        /// The shortest allowed, as a trigger.
+        min: String,
+    },
 }
 
 const INTERVAL_PREFIX: &str = "interval:";
+
+impl Trigger {
+    /// Refuses an `interval:` shorter than `min`: a scheduled run reads a whole tree,
+    /// so how often one source may ask for it is the server's to bound.
+    pub fn at_least(self, min: Duration) -> Result<Trigger, TriggerError> {
+        match self {
+            Trigger::Interval(period) if period < min => Err(TriggerError::TooFrequent {
+                value: self.to_string(),
+                min: Trigger::Interval(min).to_string(),
+            }),
+            trigger => Ok(trigger),
+        }
+    }
+}
 
 impl FromStr for Trigger {
     type Err = TriggerError;
@@ -105,6 +127,30 @@ impl fmt::Display for Trigger {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_interval_shorter_than_the_minimum_is_refused_naming_both() {
+        let min = Duration::from_secs(60);
+        for (trigger, allowed) in [
+            ("interval:1s", false),
+            ("interval:59s", false),
+            ("interval:1m", true),
+            ("interval:2h", true),
+            ("auto", true),
+            ("manual", true),
+        ] {
+            let parsed: Trigger = trigger.parse().unwrap();
+            let checked = parsed.at_least(min);
+            assert_eq!(checked.is_ok(), allowed, "{trigger}");
+            if let Err(error) = checked {
+                let text = error.to_string();
+                assert!(
+                    text.contains(trigger) && text.contains("interval:1m"),
+                    "{text}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn interval_parsing_accepts_the_canonical_forms() {

@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod schedule;
+pub use schedule::ScheduleLimits;
+
 /// Everything the sync service reads at start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -61,6 +64,9 @@ pub struct SyncConfig {
     /// Concurrent `SyncSource` calls per caller and per project; past them a call is
     /// answered RESOURCE_EXHAUSTED with a `RetryInfo`.
     pub fair_share: ShareLimits,
+    /// What syncs nobody asked for at that moment (`interval:`, `auto`) may cost, and
+    /// how many sources a project may hold.
+    pub schedule: ScheduleLimits,
     /// How long a source's lease outlives its replica's last renewal (renewed three
     /// times as often): a replica that dies mid-run holds the source this long at most.
     pub lease_ttl_ms: u64,
@@ -90,6 +96,7 @@ impl Default for SyncConfig {
             allowed_roots: Vec::new(),
             search: SearchConfig::default(),
             fair_share: ShareLimits::default(),
+            schedule: ScheduleLimits::default(),
             lease_ttl_ms: 15_000,
             sources_refresh_ms: 5_000,
         }

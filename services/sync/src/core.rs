@@ -3,13 +3,17 @@
 //! source's lease in the store, `crate::lease`); a second request waits for the first
 //! and then syncs again (it may have been asked for a newer change).
 
+mod scheduled;
+
 use crate::SyncError;
+use crate::config::ScheduleLimits;
 use crate::connector::{Connector, LocalConnector};
 use crate::lease::Leases;
 use crate::roots::Roots;
 use crate::run::{self, RunDeps, RunUpdate, Updates};
 use neuralis_index::{SourceRecord, SyncStatus};
 use neuralis_metrics::RunTrigger;
+use scheduled::ScheduledShare;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -29,17 +33,29 @@ pub struct SyncCore {
     running: Mutex<HashMap<SourceKey, RunGate>>,
     /// This replica's turns at sources shared with other replicas.
     pub(crate) leases: Leases,
+    /// What scheduled work may cost (`sync.schedule`).
+    pub(crate) schedule: ScheduleLimits,
+    /// The places scheduled runs take.
+    pub(crate) scheduled: ScheduledShare,
 }
 
 impl SyncCore {
     /// A core over `deps`.
-    pub(crate) fn new(deps: RunDeps, max_file_size: u64, roots: Roots, leases: Leases) -> Self {
+    pub(crate) fn new(
+        deps: RunDeps,
+        max_file_size: u64,
+        roots: Roots,
+        leases: Leases,
+        schedule: ScheduleLimits,
+    ) -> Self {
         Self {
             deps,
             max_file_size,
             roots,
             running: Mutex::new(HashMap::new()),
             leases,
+            scheduled: ScheduledShare::new(&schedule),
+            schedule,
         }
     }
 
@@ -55,6 +71,21 @@ impl SyncCore {
             self.roots.protected(),
         )?;
         Ok(Arc::new(connector))
+    }
+
+    /// Refuses an `interval:` trigger shorter than `sync.schedule.min_interval_ms`
+    /// (`source.trigger`; `trigger` is canonical, as stored).
+    pub fn check_trigger(&self, trigger: &str) -> Result<(), SyncError> {
+        let parsed: neuralis_sync_core::Trigger =
+            trigger
+                .parse()
+                .map_err(|err: neuralis_sync_core::trigger::TriggerError| {
+                    SyncError::invalid("source.trigger", err.to_string())
+                })?;
+        parsed
+            .at_least(self.schedule.min_interval())
+            .map(|_| ())
+            .map_err(|err| SyncError::invalid("source.trigger", err.to_string()))
     }
 
     /// Refuses a root a source of `project` may not have (`source.root`).

@@ -101,6 +101,30 @@ impl LocalSync {
     }
 }
 
+impl LocalSync {
+    /// Refuses a new source of a project that holds the most it may
+    /// (`sync.schedule.max_sources_per_project`): each source may be scheduled, so a
+    /// project's count of them bounds what it can make the service do unasked. Two
+    /// creates at once may both pass: the bound is not a transaction's.
+    async fn room_for_a_source(&self, project: &str) -> Result<(), SyncError> {
+        let max = self.core.schedule.max_sources_per_project;
+        let held = self
+            .core
+            .deps
+            .store
+            .list_sources(Some(project))
+            .await?
+            .len();
+        if held < max {
+            return Ok(());
+        }
+        Err(SyncError::ResourceExhausted {
+            message: format!("the project holds the most sources it may ({max}): delete one first"),
+            retry_after: std::time::Duration::from_secs(60),
+        })
+    }
+}
+
 fn spec_of(spec: &Option<pb::SourceSpec>) -> Result<&pb::SourceSpec, SyncError> {
     spec.as_ref()
         .ok_or_else(|| SyncError::invalid("source", "is required"))
@@ -143,6 +167,8 @@ impl LocalSync {
         permit.for_project(&spec.project)?;
         let mut record = source::record_from_spec(spec, now())?;
         self.core.check_root(&record.root, &record.project)?;
+        self.core.check_trigger(&record.trigger)?;
+        self.room_for_a_source(&record.project).await?;
         record.id = source::new_id(&record.project, &record.slug)?;
         if record.kind == neuralis_index::SourceKind::Data && record.exclude_globs.is_empty() {
             record.exclude_globs = self.data_excludes.clone();
@@ -218,6 +244,7 @@ impl LocalSync {
         let mut record = source::record_from_spec(spec, now())?;
         let current = self.stored(&spec.project, &spec.slug).await?;
         self.core.check_root(&record.root, &record.project)?;
+        self.core.check_trigger(&record.trigger)?;
         record.id = current.id;
         record.created_at = current.created_at;
         record.status = current.status;

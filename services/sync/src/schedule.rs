@@ -161,10 +161,11 @@ impl Shared {
                 source.clone(),
                 self.debounce,
             ))),
+            // A source stored before the minimum (or under a lower one) runs at it.
             Ok(Trigger::Interval(period)) => Some(tokio::spawn(every(
                 Arc::clone(self),
                 source.clone(),
-                period,
+                period.max(self.core.schedule.min_interval()),
             ))),
         };
         let armed = Armed {
@@ -256,6 +257,8 @@ async fn sync_quietly(core: &Arc<SyncCore>, source: &SourceRecord, trigger: RunT
         source.slug.clone(),
     );
     let run = tokio::spawn(async move {
+        // A place in the scheduled share first: held for the run, whatever its trigger.
+        let _admitted = core.scheduled.admit(&project).await;
         let (updates, _ignored) = mpsc::unbounded_channel();
         // The outcome is recorded in the source's status and logged by the core.
         let _ = core.sync(&project, &slug, &updates, trigger).await;

@@ -107,7 +107,13 @@ impl SyncService {
             crate::lease::replica_id(single_process)?,
             config.lease_ttl(),
         );
-        let core = Arc::new(SyncCore::new(deps, config.max_file_size, roots, leases));
+        let core = Arc::new(SyncCore::new(
+            deps,
+            config.max_file_size,
+            roots,
+            leases,
+            config.schedule.clone(),
+        ));
         let mut local = LocalSync::new(core, config.auto_debounce(), parts.forgetter)
             .with_fair_share(config.fair_share)
             .with_data_excludes(parts.data_excludes);

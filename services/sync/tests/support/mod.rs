@@ -54,6 +54,11 @@ pub fn test_config() -> SyncConfig {
     SyncConfig {
         max_file_size: 4096,
         auto_debounce_ms: 200,
+        // Intervals of a second, for tests that wait for one to fire.
+        schedule: neuralis_sync::config::ScheduleLimits {
+            min_interval_ms: 1_000,
+            ..Default::default()
+        },
         ..SyncConfig::default()
     }
 }
