@@ -238,6 +238,70 @@ async fn search(cluster: &Cluster, query: &str) -> Vec<String> {
     hits.hits.into_iter().map(|hit| hit.path).collect()
 }
 
+/// The attacker controls its project's flagged source root (a link in the project's
+/// own folder) and re-points it at another project's folder. Sync refuses that root
+/// from then on (`sync.allowed_roots` of `{project}`), and discovery's scan of flagged
+/// sources follows the same rules: the other project's manifest is never read into an
+/// answer, even once a sync of another source has the project's packages prepared again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flagged_root_repointed_at_another_projects_folder_is_not_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    write_tree(&base.join(P).join("real"), TREE).unwrap();
+    // At the path the source's rows already hold: a manifest with another project's
+    // tool (its name, description and schema are read from the host).
+    let victim = TREE[0].1.replace("wasm_build", "victim_secret_tool");
+    write_tree(
+        &base.join("other/pkgs"),
+        &[("wasm-pkg/package.json", &victim)],
+    )
+    .unwrap();
+    write_tree(
+        &base.join(P).join("notes"),
+        &[(".claude/rules/a.md", "# A\n")],
+    )
+    .unwrap();
+    let link = base.join(P).join("pkgs");
+    std::os::unix::fs::symlink(base.join(P).join("real"), &link).unwrap();
+    let allowed = base.join("{project}").display().to_string();
+    let env = HashMap::from([("NEURALIS__SYNC__ALLOWED_ROOTS".to_owned(), allowed)]);
+    let cluster = Cluster::all_in_one(env).await.unwrap();
+    let (packages, _) = seen(&cluster, &link).await;
+    assert!(
+        packages.contains(&(true, "wasm-pkg".to_owned())),
+        "{packages:?}"
+    );
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(base.join("other/pkgs"), &link).unwrap();
+    let admin = cluster.token("ops", "owner", None, P);
+    let notes = sync::SourceSpec {
+        project: P.into(),
+        slug: "notes".into(),
+        kind: sync::SourceKind::Local as i32,
+        root: base.join(P).join("notes").display().to_string(),
+        scope: common::SourceScope::Project as i32,
+        trigger: "manual".into(),
+        ..Default::default()
+    };
+    let request = sync::CreateSourceRequest {
+        source: Some(notes),
+    };
+    cluster
+        .sources
+        .create_source(&BearerToken::new(Some(admin.clone())), request)
+        .await
+        .expect("create");
+    put_policy(&cluster, &admin, P, "notes", read_policy(vec![]))
+        .await
+        .expect("policy");
+    resync(&cluster, &admin, P, "notes").await.expect("sync");
+    let (_, tools) = answered(&cluster, "").await;
+    assert!(
+        !tools.iter().any(|tool| tool == "victim_secret_tool"),
+        "another project's tool: {tools:?}"
+    );
+}
+
 /// A member's read of the package's skill.
 async fn read_skill(cluster: &Cluster) -> Result<discovery::ReadFileResponse, DiscoveryError> {
     let member = CallerToken::new(Some(cluster.token("ada", "member", None, P)));

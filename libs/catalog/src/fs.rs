@@ -53,7 +53,9 @@ pub enum ReadError {
 }
 
 impl ReadLimits {
-    fn connector(self) -> ConnectorLimits {
+    /// What a connector over one package directory may list and read: the load's own
+    /// bounds, for every later listing of the package too.
+    pub fn connector(self) -> ConnectorLimits {
         ConnectorLimits {
             max_file_size: self.max_file_bytes,
             max_files: self.max_files,
@@ -121,22 +123,27 @@ fn drop_zone(zone: &Path, limits: ReadLimits) -> Result<Vec<Candidate>, ReadErro
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut out = Vec::new();
-    for entry in sorted_entries(zone)? {
+    for entry in sorted_entries(zone, MAX_ZONE_ENTRIES)? {
         if entry.is_dir() && !is_symlink(&entry) {
             let name = entry
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            out.push(read_package(
-                &entry,
-                format!("{label}/{name}"),
-                InstallClass::Project,
-                limits,
-            )?);
+            let root = format!("{label}/{name}");
+            // Anyone who can write in the zone can make a package unreadable (removed
+            // while read, a name gone): it is left out, the others still load.
+            match read_package(&entry, root, InstallClass::Project, limits) {
+                Ok(candidate) => out.push(candidate),
+                Err(error) => tracing::warn!(%error, "a dropped package was not read"),
+            }
         }
     }
     Ok(out)
 }
+
+/// The most entries a drop zone is read with: it is written by whoever may drop a
+/// package, and each of its folders is read as one. A zone holding more is refused.
+pub const MAX_ZONE_ENTRIES: usize = 1_024;
 
 fn read_package(
     dir: &Path,
@@ -156,12 +163,22 @@ fn read_package(
     Ok(Candidate { root, class, files })
 }
 
-fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+/// The entries of `dir`, sorted; refused past `max` (read no further).
+fn sorted_entries(dir: &Path, max: usize) -> Result<Vec<PathBuf>, ReadError> {
     let read = std::fs::read_dir(dir).map_err(|source| ReadError::Io {
         path: dir.to_owned(),
         source,
     })?;
-    let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut entries: Vec<PathBuf> = read
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .take(max.saturating_add(1))
+        .collect();
+    if entries.len() > max {
+        return Err(ReadError::Io {
+            path: dir.to_owned(),
+            source: std::io::Error::other(format!("holds more than {max} entries")),
+        });
+    }
     entries.sort();
     Ok(entries)
 }

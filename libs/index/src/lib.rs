@@ -42,11 +42,14 @@ pub trait IndexStore: Send + Sync + 'static {
     async fn list_sources(&self, project: Option<&str>) -> Result<Vec<SourceRecord>, IndexError>;
     /// Replaces a source's settings (not its status); [`IndexError::NotFound`] when absent.
     async fn update_source(&self, source: &SourceRecord) -> Result<(), IndexError>;
-    /// Records the outcome of a sync run; [`IndexError::NotFound`] when the source is gone.
+    /// Records the outcome of a sync run of the source record `source_id`;
+    /// [`IndexError::NotFound`] when that record is gone (deleted, or deleted and created
+    /// again under its slug: a new source never takes an old run's status).
     async fn record_status(
         &self,
         project: &str,
         slug: &str,
+        source_id: &str,
         status: &SyncStatus,
     ) -> Result<(), IndexError>;
     /// Deletes a source and all its rows in one transaction. Returns the project's new

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use fakes::harness_with;
 use fakes::package_sources::{tools_of, write_tree};
 use neuralis_discovery::adapters::LoadedCatalog;
-use neuralis_discovery::adapters::source_packages::WithSourcePackages;
+use neuralis_discovery::adapters::source_packages::{RootGate, WithSourcePackages};
 use neuralis_proto::discovery::v1 as pb;
 
 /// A package source's tree whose package offers two tools, one gated by a feature, and
@@ -59,7 +59,7 @@ async fn tooled(
 ) -> fakes::Harness {
     write_tree(dir, TOOLED);
     let installed = installed_claiming_deploy(zone);
-    let h = harness_with(Arc::new(WithSourcePackages::new(installed))).await;
+    let h = harness_with(Arc::new(WithSourcePackages::new(installed, any_root()))).await;
     h.access
         .gate_features
         .store(true, std::sync::atomic::Ordering::SeqCst);
@@ -133,4 +133,9 @@ async fn an_agent_scoped_sources_package_tools_reach_that_agent_alone() {
         );
         assert!(answer.contested.is_empty(), "{answer:?}");
     }
+}
+
+/// No sync beside these tests: every root is taken as given.
+fn any_root() -> RootGate {
+    Arc::new(|_: &str, root: &std::path::Path| Some(root.to_path_buf()))
 }

@@ -14,7 +14,7 @@ use fakes::package_sources::{tools_of, write_tree};
 use fakes::{good, harness_with};
 use neuralis_discovery::DiscoveryApi;
 use neuralis_discovery::adapters::LoadedCatalog;
-use neuralis_discovery::adapters::source_packages::WithSourcePackages;
+use neuralis_discovery::adapters::source_packages::{RootGate, WithSourcePackages};
 use neuralis_proto::common::v1 as common;
 use neuralis_proto::discovery::v1 as pb;
 
@@ -37,7 +37,10 @@ async fn listed(recognizing: bool) -> Vec<(String, String)> {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, content).unwrap();
     }
-    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let catalog = Arc::new(WithSourcePackages::new(
+        Arc::new(LoadedCatalog::empty()),
+        any_root(),
+    ));
     let h = harness_with(catalog).await;
     h.index
         .local_roots
@@ -133,7 +136,10 @@ async fn an_agent_scoped_package_source_advertises_its_packages_to_that_agent_al
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, content).unwrap();
     }
-    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let catalog = Arc::new(WithSourcePackages::new(
+        Arc::new(LoadedCatalog::empty()),
+        any_root(),
+    ));
     let h = harness_with(catalog).await;
     h.index
         .local_roots
@@ -251,7 +257,10 @@ async fn twin_seen(h: &fakes::Harness, agent: &str) -> (usize, String, String) {
 #[tokio::test]
 async fn one_package_id_in_two_sources_is_the_narrowest_reaching_sources_for_each_caller() {
     let (shared, mine) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let catalog = Arc::new(WithSourcePackages::new(
+        Arc::new(LoadedCatalog::empty()),
+        any_root(),
+    ));
     let h = harness_with(catalog).await;
     let sources = [
         ("a-shared", shared.path(), "Project build.", None),
@@ -308,7 +317,10 @@ async fn a_recognized_packages_file_is_read_as_its_sources_row_under_the_package
     ];
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), tree);
-    let catalog = Arc::new(WithSourcePackages::new(Arc::new(LoadedCatalog::empty())));
+    let catalog = Arc::new(WithSourcePackages::new(
+        Arc::new(LoadedCatalog::empty()),
+        any_root(),
+    ));
     let h = harness_with(catalog).await;
     let index = &h.index;
     index
@@ -358,4 +370,9 @@ async fn a_recognized_packages_file_is_read_as_its_sources_row_under_the_package
         activated.body.contains("Read the diff first."),
         "{activated:?}"
     );
+}
+
+/// No sync beside these tests: every root is taken as given.
+fn any_root() -> RootGate {
+    Arc::new(|_: &str, root: &std::path::Path| Some(root.to_path_buf()))
 }

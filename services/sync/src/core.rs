@@ -70,6 +70,9 @@ impl SyncCore {
             self.max_file_size,
             self.roots.protected(),
         )?;
+        // Checked again as the connector resolved it: that is the directory it reads.
+        let (given, project) = (&source.root, &source.project);
+        crate::roots::check_at(given, connector.root(), project, &self.roots)?;
         Ok(Arc::new(connector))
     }
 
@@ -218,7 +221,7 @@ impl SyncCore {
         if let Err(err) = self
             .deps
             .store
-            .record_status(&source.project, &source.slug, &status)
+            .record_status(&source.project, &source.slug, &source.id, &status)
             .await
         {
             tracing::warn!(project = %source.project, source = %source.slug, error = %err, "sync status not recorded");

@@ -88,6 +88,20 @@ impl LocalSync {
             .await
     }
 
+    /// `root` of a source of `project` as resolved now, when the root rules allow it.
+    pub fn checked_root(
+        &self,
+        project: &str,
+        root: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        let given = root.to_str()?;
+        let resolved = crate::roots::resolve(root);
+        let roots = &self.core.roots;
+        crate::roots::check_at(given, &resolved, project, roots)
+            .ok()
+            .map(|()| resolved)
+    }
+
     async fn stored(&self, project: &str, slug: &str) -> Result<SourceRecord, SyncError> {
         validate_project(project, "project")?;
         // Before the lookup, whose NOT_FOUND would quote the slug.

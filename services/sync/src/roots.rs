@@ -48,7 +48,19 @@ pub fn rules(
 /// Refuses a root of `project` the rules refuse, naming `source.root` and never a
 /// server path.
 pub fn check(root: &str, project: &str, rules: &Roots) -> Result<(), SyncError> {
-    roots::check_given(root).map_err(refused)?;
+    check_at(root, &resolve(Path::new(root)), project, rules)
+}
+
+/// [`check`] of the root `given` as it was resolved once, by whatever then reads it: a
+/// connector checked on a path resolved apart from its own could be handed a link
+/// swapped in between (the agent owning a folder on the way re-points it).
+pub fn check_at(
+    given: &str,
+    resolved: &Path,
+    project: &str,
+    rules: &Roots,
+) -> Result<(), SyncError> {
+    roots::check_given(given).map_err(refused)?;
     // A project's own folder of a per-project base is resolved now: it may be a link
     // to its volume, made after start.
     let allowed: Option<Vec<PathBuf>> = rules
@@ -67,7 +79,7 @@ pub fn check(root: &str, project: &str, rules: &Roots) -> Result<(), SyncError> 
         allowed,
         require_allowed: rules.require_allowed,
     };
-    roots::check_resolved(&resolve(Path::new(root)), &concrete).map_err(refused)
+    roots::check_resolved(resolved, &concrete).map_err(refused)
 }
 
 fn refused(refusal: roots::RootRefusal) -> SyncError {
@@ -148,6 +160,21 @@ mod tests {
             let checked = check(&base.join(root).display().to_string(), project, &roots);
             assert_eq!(checked.is_ok(), project == "p1", "{project}: {checked:?}");
         }
+    }
+
+    /// The connector's own resolution is judged, not one made apart from it: a root
+    /// whose path passes but which the connector resolved elsewhere (a link swapped in
+    /// between) is refused.
+    #[test]
+    fn a_root_is_judged_where_its_reader_resolved_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::fs::create_dir_all(base.join("sources/p1/repo")).expect("dir");
+        std::fs::create_dir_all(base.join("sources/p2/repo")).expect("dir");
+        let roots = rules(&[], &[base.join("sources/{project}")], true).expect("rules");
+        let given = base.join("sources/p2/repo").display().to_string();
+        assert!(check_at(&given, &base.join("sources/p2/repo"), "p2", &roots).is_ok());
+        assert!(check_at(&given, &base.join("sources/p1/repo"), "p2", &roots).is_err());
     }
 
     #[test]

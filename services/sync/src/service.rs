@@ -20,6 +20,10 @@ use neuralis_sync_core::ChunkLimits;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// See [`SyncService::root_checker`].
+pub type RootChecker =
+    Arc<dyn Fn(&str, &std::path::Path) -> Option<std::path::PathBuf> + Send + Sync>;
+
 /// The sync service with everything it was built from: the handlers, and a gate per
 /// gRPC service (the administration of sources, the index feed).
 pub struct SyncService {
@@ -143,6 +147,14 @@ impl SyncService {
             self.sources_gate.clone(),
             Arc::clone(&self.local),
         ))
+    }
+
+    /// What a source root of a project resolves to when this process's root rules
+    /// (`sync.allowed_roots`, the server's own directories) allow it, else `None`: for
+    /// the all-in-one discovery, which scans a flagged source's directory on this host.
+    pub fn root_checker(&self) -> RootChecker {
+        let local = Arc::clone(&self.local);
+        Arc::new(move |project: &str, root: &std::path::Path| local.checked_root(project, root))
     }
 
     /// The index feed in process (discovery in the all-in-one process), every call

@@ -350,9 +350,10 @@ impl IndexStore for SqlIndexStore {
         &self,
         project: &str,
         slug: &str,
+        source_id: &str,
         status: &SyncStatus,
     ) -> Result<(), IndexError> {
-        sources::record_status(&self.pool, project, slug, status).await
+        sources::record_status(&self.pool, (project, slug, source_id), status).await
     }
 
     async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {

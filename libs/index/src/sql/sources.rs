@@ -107,19 +107,23 @@ pub(crate) async fn update(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
     found(updated.rows_affected(), &source.project, &source.slug)
 }
 
+/// Records the status of the source record `(project, slug, source_id)`: only while the
+/// slug still holds that record.
 pub(crate) async fn record_status(
     pool: &AnyPool,
-    project: &str,
-    slug: &str,
+    (project, slug, source_id): (&str, &str, &str),
     status: &SyncStatus,
 ) -> Result<(), IndexError> {
-    let updated =
-        sqlx::query("UPDATE index_sources SET status = $3 WHERE project = $1 AND slug = $2")
-            .bind(project)
-            .bind(slug)
-            .bind(codec::encode_status(status))
-            .execute(pool)
-            .await?;
+    let updated = sqlx::query(
+        "UPDATE index_sources SET status = $3 \
+         WHERE project = $1 AND slug = $2 AND source_id = $4",
+    )
+    .bind(project)
+    .bind(slug)
+    .bind(codec::encode_status(status))
+    .bind(source_id)
+    .execute(pool)
+    .await?;
     found(updated.rows_affected(), project, slug)
 }
 

@@ -186,16 +186,14 @@ pub async fn updating_or_deleting_a_missing_source_is_not_found(store: Store) {
     let delete = store.delete_source("p1", "ghost").await;
     assert!(matches!(delete, Err(IndexError::NotFound(_))), "{delete:?}");
     let status = store
-        .record_status("p1", "ghost", &SyncStatus::default())
+        .record_status("p1", "ghost", "p1/ghost.0", &SyncStatus::default())
         .await;
     assert!(matches!(status, Err(IndexError::NotFound(_))), "{status:?}");
 }
 
 pub async fn a_new_source_has_never_synced_and_keeps_its_recorded_status(store: Store) {
-    store
-        .create_source(&source("p1", "repo"))
-        .await
-        .expect("created");
+    let created = source("p1", "repo");
+    store.create_source(&created).await.expect("created");
     let fresh = store
         .get_source("p1", "repo")
         .await
@@ -212,7 +210,7 @@ pub async fn a_new_source_has_never_synced_and_keeps_its_recorded_status(store: 
         last_error: Some("symlink loop at a/b".into()),
     };
     store
-        .record_status("p1", "repo", &status)
+        .record_status("p1", "repo", &created.id, &status)
         .await
         .expect("recorded");
     let mut changed = source("p1", "repo");

@@ -2,7 +2,7 @@
 //! fixed-size statements, a chunk delete before the inserts, rows of `NULL` padding.
 
 use super::cases::{Store, batch, chunk, put, row, source, write};
-use neuralis_index::{IndexError, RowWrite};
+use neuralis_index::{IndexError, RowWrite, SyncStatus};
 use std::collections::BTreeMap;
 
 /// A batch that replaces the chunks of the path written last: its old chunk rows are the
@@ -83,7 +83,8 @@ pub async fn mixed_batches_of_many_statements_write_every_row_once(store: Store)
 
 /// A sync run's batch names the source record it was made for: once that source is
 /// deleted, or deleted and created again under its slug, the run's later batches write
-/// nothing (they left rows that the new source inherited until its first sync).
+/// nothing (they left rows that the new source inherited until its first sync), and
+/// its status is not recorded on the new source.
 pub async fn a_batch_of_a_deleted_source_writes_nothing_even_under_its_slug_again(store: Store) {
     let first = source("p1", "repo");
     store.create_source(&first).await.expect("created");
@@ -106,6 +107,25 @@ pub async fn a_batch_of_a_deleted_source_writes_nothing_even_under_its_slug_agai
     assert!(
         matches!(refused, Err(IndexError::NotFound(_))),
         "{refused:?}"
+    );
+    let status = SyncStatus {
+        last_synced_at: Some(5),
+        ..SyncStatus::default()
+    };
+    let refused = store.record_status("p1", "repo", &first.id, &status).await;
+    assert!(
+        matches!(refused, Err(IndexError::NotFound(_))),
+        "{refused:?}"
+    );
+    let kept = store
+        .get_source("p1", "repo")
+        .await
+        .expect("read")
+        .expect("exists");
+    assert_eq!(
+        kept.status,
+        SyncStatus::default(),
+        "the old run's status is not the new source's"
     );
     assert!(
         store

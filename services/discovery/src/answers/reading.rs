@@ -42,6 +42,13 @@ pub(crate) async fn read_file(
     content: &Content<'_>,
     beyond: &Beyond<'_>,
 ) -> Result<pb::ReadFileResponse, DiscoveryError> {
+    // A recognized package's file is read as the package's (by its id), never by the
+    // source's slug.
+    if let Holder::Source(slug) = &holder
+        && in_recognized(beyond, slug, &path).is_some()
+    {
+        return Err(DiscoveryError::NotFound);
+    }
     if let Some(at) = answer.readable(holder.clone(), &path) {
         let content = content.read(at).await?;
         return Ok(pb::ReadFileResponse { path, content });
@@ -180,14 +187,14 @@ pub(crate) async fn search(
     let (mut packages, mut files) = (Vec::new(), Vec::new());
     for (at, hit) in raw.iter().enumerate() {
         let slug = &hit.source_slug;
-        if answer
+        if let Some((id, path)) = in_recognized(beyond, slug, &hit.path) {
+            // Decided as the recognized package's file in the answer, or not at all.
+            kept[at] = answer.readable(Holder::Installed(id), &path).is_some();
+        } else if answer
             .readable(Holder::Source(slug.clone()), &hit.path)
             .is_some()
         {
             kept[at] = true;
-        } else if let Some((id, path)) = in_recognized(beyond, slug, &hit.path) {
-            // Decided as the recognized package's file in the answer, or not at all.
-            kept[at] = answer.readable(Holder::Installed(id), &path).is_some();
         } else if let Some(mut pending) = pending(answer, beyond, slug, &hit.path) {
             pending.candidate.package = packages.len();
             packages.push(pending.package);

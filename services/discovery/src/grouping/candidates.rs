@@ -16,7 +16,7 @@ use crate::rows::inventory::{ProjectSnapshot, SourceSnapshot};
 mod double_loading;
 mod recognized;
 
-use double_loading::{is_installed_elsewhere, member_installed_elsewhere};
+use double_loading::{RecognizedFolders, is_installed_elsewhere, member_installed_elsewhere};
 use recognized::{FoundIn, recognized_in, recognized_owner};
 
 /// Where a candidate package comes from, to assemble and read it afterwards.
@@ -140,6 +140,7 @@ pub(crate) fn build<'a>(
         .filter_map(|installed| installed.source.as_ref())
         .map(|found| found.source_id.as_str())
         .collect();
+    let recognized = RecognizedFolders::of(installed);
     let mut headers = Vec::new();
     for source in sources {
         let source_snapshot = snapshot.sources.get(&source.id);
@@ -153,7 +154,9 @@ pub(crate) fn build<'a>(
             continue; // never synced, or nothing indexed: contributes no markdown
         };
         for package in &source_snapshot.layout.packages {
-            if is_installed_elsewhere(source, source_snapshot, package, &identities) {
+            if is_installed_elsewhere(source, source_snapshot, package, &identities)
+                || recognized.hold(&source.id, &package.root)
+            {
                 continue;
             }
             candidates.push(Candidate::Source {
@@ -185,7 +188,8 @@ pub(crate) fn build<'a>(
             if let Candidate::Source {
                 source, snapshot, ..
             } = candidate
-                && member_installed_elsewhere(source, snapshot, &file.path, &identities)
+                && (member_installed_elsewhere(source, snapshot, &file.path, &identities)
+                    || in_recognized_folder(&recognized, source, snapshot, &file.path))
             {
                 continue; // not sent: hidden for everyone
             }
@@ -338,6 +342,19 @@ fn file_candidate(
         private_owner,
         real_path,
     })
+}
+
+/// Whether a source file, under its path or its real path, lies in a recognized
+/// package's folder ([`RecognizedFolders::hold`]).
+fn in_recognized_folder(
+    recognized: &RecognizedFolders<'_>,
+    source: &SourceInfo,
+    snapshot: &SourceSnapshot,
+    path: &str,
+) -> bool {
+    std::iter::once(path)
+        .chain(real_path_of(snapshot, path))
+        .any(|path| recognized.hold(&source.id, path))
 }
 
 fn real_path_of<'s>(snapshot: &'s SourceSnapshot, path: &str) -> Option<&'s str> {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use neuralis_authz::Verifiers;
 use neuralis_catalog::{Catalog, Extras, ReadLimits, Roots};
 use neuralis_discovery::Discovery;
-use neuralis_discovery::adapters::source_packages::WithSourcePackages;
+use neuralis_discovery::adapters::source_packages::{RootGate, WithSourcePackages};
 use neuralis_discovery::adapters::{LoadedCatalog, SyncIndex};
 use neuralis_discovery::inventory::InventoryShell;
 use neuralis_discovery::ports::AccessPort;
@@ -101,7 +101,7 @@ pub(super) async fn discovery(
     access: Arc<dyn AccessPort>,
     bus: BusSource,
     signer: Arc<ServiceSigner>,
-    sync_here: bool,
+    roots_here: Option<RootGate>,
 ) -> Result<Arc<Discovery>> {
     let installed = &settings.discovery.installed;
     let roots = Roots {
@@ -135,7 +135,7 @@ pub(super) async fn discovery(
         // Local sources flagged `recognizesPackages` are package sources too (seed 000).
         catalog: Arc::new(package_sources(
             Arc::new(LoadedCatalog::new(catalog, &roots)),
-            sync_here,
+            roots_here,
         )),
         inventory,
         settings: settings.discovery.clone(),
@@ -143,11 +143,11 @@ pub(super) async fn discovery(
 }
 
 /// The installed catalog with the packages of flagged sources beside it: scanned on
-/// this host when sync runs here (its paths are this host's), refused in split mode.
-fn package_sources(inner: Arc<LoadedCatalog>, sync_here: bool) -> WithSourcePackages {
-    if sync_here {
-        WithSourcePackages::new(inner)
-    } else {
-        WithSourcePackages::split(inner)
+/// this host when sync runs here (its paths are this host's), each root only as the
+/// sync's root rules allow it for its project; refused in split mode.
+fn package_sources(inner: Arc<LoadedCatalog>, roots_here: Option<RootGate>) -> WithSourcePackages {
+    match roots_here {
+        Some(gate) => WithSourcePackages::new(inner, gate),
+        None => WithSourcePackages::split(inner),
     }
 }

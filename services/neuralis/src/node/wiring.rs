@@ -98,6 +98,9 @@ pub(crate) async fn wire(
 struct LocalSync {
     feed: Arc<dyn IndexFeedApi>,
     bus: Arc<dyn InvalidationBus>,
+    /// Sync's root rules, for the flagged sources discovery scans here (the same
+    /// shape as discovery's `RootGate`).
+    roots: neuralis_sync::service::RootChecker,
 }
 
 /// One process being wired: what it is asked to run, and what is built so far.
@@ -168,6 +171,7 @@ impl Wiring<'_> {
         Ok(Some(LocalSync {
             feed: service.feed_api(),
             bus,
+            roots: service.root_checker(),
         }))
     }
 
@@ -178,13 +182,14 @@ impl Wiring<'_> {
         policy: Option<Arc<InProcessPolicy>>,
         sync: Option<LocalSync>,
     ) -> Result<()> {
-        // A flagged source's directory is on this host only when sync runs here.
-        let sync_here = sync.is_some();
-        let (feed, bus) = match sync {
-            Some(local) => (local.feed, BusSource::Shared(local.bus)),
+        // A flagged source's directory is on this host only when sync runs here, and
+        // is scanned only as sync's root rules allow it.
+        let (feed, bus, roots_here) = match sync {
+            Some(local) => (local.feed, BusSource::Shared(local.bus), Some(local.roots)),
             None => (
                 self.remote_feed()?,
                 BusSource::Configured(self.settings.sync.bus.clone()),
+                None,
             ),
         };
         let signer = Arc::new(self.keys.signer("discovery")?);
@@ -193,7 +198,7 @@ impl Wiring<'_> {
             None => self.remote_access(&signer)?,
         };
         let discovery =
-            services::discovery(self.settings, feed, policy, access, bus, signer, sync_here)
+            services::discovery(self.settings, feed, policy, access, bus, signer, roots_here)
                 .await?;
         let gate = Gate::new(&tables::discovery::TABLE, self.keys.verifiers.clone());
         self.wired.clients.discovery = Some(Arc::new(InProcessDiscovery::new(

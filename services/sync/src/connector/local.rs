@@ -38,6 +38,13 @@ impl LocalConnector {
     }
 }
 
+impl LocalConnector {
+    /// The root as it was resolved when the connector was made: what it lists and reads.
+    pub fn root(&self) -> &Path {
+        self.inner.root()
+    }
+}
+
 impl Connector for LocalConnector {
     fn list(&self) -> Result<Listing, ConnectorError> {
         let listing = self.inner.list();

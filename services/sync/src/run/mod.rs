@@ -19,7 +19,7 @@ mod writer;
 
 use crate::SyncError;
 use crate::config::RunBounds;
-use crate::connector::{Connector, Skipped};
+use crate::connector::{Connector, SkipReason, Skipped};
 use crate::embedder::Embedder;
 use crate::layout_rules::LayoutRules;
 use neuralis_bus::InvalidationBus;
@@ -181,7 +181,9 @@ fn report(updates: &Updates, counters: Counters, skipped: Vec<Skipped>, revision
 pub(crate) const MAX_REPORTED_SKIPS: usize = 1_000;
 const MAX_REPORTED_SKIP_BYTES: usize = 256 * 1024;
 
-/// The first of `skipped` one message lists.
+/// The first of `skipped` one message lists, and always where a walk limit stopped the
+/// listing (it sorts among the rest by path, often last): a caller must learn that
+/// the listing was cut, and the rows past the cut deleted.
 fn reported(mut skipped: Vec<Skipped>) -> Vec<Skipped> {
     let mut bytes = 0;
     let listed = skipped
@@ -192,7 +194,14 @@ fn reported(mut skipped: Vec<Skipped>) -> Vec<Skipped> {
             bytes <= MAX_REPORTED_SKIP_BYTES
         })
         .count();
+    let stops: Vec<Skipped> = skipped
+        .iter()
+        .skip(listed)
+        .filter(|entry| entry.reason == SkipReason::FileLimitReached)
+        .cloned()
+        .collect();
     skipped.truncate(listed);
+    skipped.extend(stops);
     skipped
 }
 
@@ -205,4 +214,44 @@ where
     tokio::task::spawn_blocking(move || work(connector.as_ref()))
         .await
         .map_err(|err| SyncError::Internal(format!("connector task: {err}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skip(path: String, reason: SkipReason) -> Skipped {
+        Skipped {
+            path,
+            reason,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_message_lists_at_most_its_bound_and_always_where_a_walk_limit_stopped() {
+        let mut skipped: Vec<Skipped> = (0..1_500)
+            .map(|at| skip(format!("links/l{at:04}"), SkipReason::Unreadable))
+            .collect();
+        skipped.push(skip("zz/past".into(), SkipReason::FileLimitReached));
+        let listed = reported(skipped);
+        assert_eq!(listed.len(), MAX_REPORTED_SKIPS + 1);
+        assert_eq!(listed[0].path, "links/l0000");
+        assert_eq!(
+            listed.last().map(|entry| entry.reason),
+            Some(SkipReason::FileLimitReached)
+        );
+    }
+
+    #[test]
+    fn a_message_lists_at_most_its_bytes_of_paths() {
+        let long = "p".repeat(4_096);
+        let skipped: Vec<Skipped> = (0..200)
+            .map(|at| skip(format!("{long}{at}"), SkipReason::TooDeep))
+            .collect();
+        let listed = reported(skipped);
+        let bytes: usize = listed.iter().map(|entry| entry.path.len()).sum();
+        assert!(bytes <= MAX_REPORTED_SKIP_BYTES, "{bytes}");
+        assert_eq!(listed.len(), MAX_REPORTED_SKIP_BYTES / 4_099);
+    }
 }

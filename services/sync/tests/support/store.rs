@@ -59,9 +59,12 @@ impl IndexStore for CountingStore {
         &self,
         project: &str,
         slug: &str,
+        source_id: &str,
         status: &SyncStatus,
     ) -> Result<(), IndexError> {
-        self.inner.record_status(project, slug, status).await
+        self.inner
+            .record_status(project, slug, source_id, status)
+            .await
     }
     async fn delete_source(&self, project: &str, slug: &str) -> Result<Option<u64>, IndexError> {
         self.inner.delete_source(project, slug).await

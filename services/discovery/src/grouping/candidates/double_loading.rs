@@ -64,3 +64,58 @@ pub(super) fn member_installed_elsewhere(
         lies_in_installed(&folder(path), root_name(source), lookups, installed)
     })
 }
+
+/// The folders of recognized packages (seed 000, `recognizesPackages`), by source id.
+pub(super) struct RecognizedFolders<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'a> RecognizedFolders<'a> {
+    pub(super) fn of(installed: &'a [crate::base::ports::InstalledPackage]) -> Self {
+        RecognizedFolders(
+            installed
+                .iter()
+                .filter_map(|package| package.source.as_ref())
+                .map(|found| (found.source_id.as_str(), found.prefix.as_str()))
+                .collect(),
+        )
+    }
+
+    /// Whether `path` of source `source_id` (a package root or a file, under its path
+    /// or its real path) lies in a recognized package's folder: it is that package's,
+    /// decided with its state and gates, never the source's markdown too. Told by
+    /// path, not by the identity in the rows (`is_installed_elsewhere`), which a
+    /// manifest changed since the last sync makes differ from the scan's.
+    pub(super) fn hold(&self, source_id: &str, path: &str) -> bool {
+        self.0.iter().any(|(source, folder)| {
+            *source == source_id
+                && (folder.is_empty()
+                    || path == *folder
+                    || path
+                        .strip_prefix(folder)
+                        .is_some_and(|rest| rest.starts_with('/')))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RecognizedFolders;
+
+    #[test]
+    fn a_recognized_folder_holds_its_own_paths_in_its_own_source_only() {
+        let folders = RecognizedFolders(vec![("s1", "acme")]);
+        let cases = [
+            ("s1", "acme", true),
+            ("s1", "acme/skills/x/SKILL.md", true),
+            ("s1", "acme-other/SKILL.md", false),
+            ("s1", "acmeSKILL.md", false),
+            ("s1", "", false),
+            ("s1", "other/acme/SKILL.md", false),
+            ("s2", "acme/SKILL.md", false),
+        ];
+        for (source, path, held) in cases {
+            assert_eq!(folders.hold(source, path), held, "{source} {path}");
+        }
+        let whole = RecognizedFolders(vec![("s1", "")]);
+        assert!(whole.hold("s1", ".claude/rules/a.md"));
+    }
+}

@@ -4,8 +4,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use neuralis_assembly::DataArea;
-use neuralis_catalog::{Candidate, Catalog, Claimant, InstallClass, Outcome, Roots, package};
-use neuralis_connector::{ConnectorLimits, LocalConnector};
+use neuralis_catalog::{
+    Candidate, Catalog, Claimant, InstallClass, Outcome, ReadLimits, Roots, package,
+};
+use neuralis_connector::LocalConnector;
 use neuralis_layout::Trust;
 use neuralis_manifest::data_layout::{DataLayout, zone_root, zone_slug};
 
@@ -40,7 +42,9 @@ impl LoadedCatalog {
             .iter()
             .map(|p| {
                 let dir = package_dir(roots, p.class, &p.root);
-                let connector = LocalConnector::new(&dir, ConnectorLimits::default()).ok();
+                // Listed within the load's own bounds (a dropped package is untrusted).
+                let limits = ReadLimits::default().connector();
+                let connector = LocalConnector::new(&dir, limits).ok();
                 let (sizes, real_paths) = connector.as_ref().map(listed).unwrap_or_default();
                 let skill = connector
                     .as_ref()

@@ -14,7 +14,7 @@
 //! are read as the source's rows, through the index's decided read.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use neuralis_catalog::{Catalog, Extras, LogicalIdentity, ReadLimits, Roots};
@@ -27,20 +27,18 @@ use crate::base::ports::{
     SourceInfo, ToolEntry,
 };
 
-/// The packages `source` recognizes, without those `installed` already holds, each
-/// carrying its source. Nothing for a source not flagged, or whose directory is not on
-/// this host.
+/// The packages `source` recognizes in its directory `root` (as the root gate resolved
+/// it), without those `installed` already holds, each carrying its source. Nothing for
+/// a source not flagged.
 pub fn recognized_packages(
     source: &SourceInfo,
+    root: &Path,
     installed: &[InstalledPackage],
 ) -> Vec<InstalledPackage> {
-    let Some(root) = source
-        .local_root
-        .as_ref()
-        .filter(|_| source.recognizes_packages)
-    else {
+    if !source.recognizes_packages {
         return Vec::new();
-    };
+    }
+    let root = &root.to_path_buf();
     let roots = Roots {
         dependency_tree: None,
         drop_zone: Some(root.clone()),
@@ -109,11 +107,18 @@ fn package_source(
     }
 }
 
+/// Where a flagged source's root (of a project) is on this host, when the root rules
+/// allow it; `None` refuses it.
+pub type RootGate = Arc<dyn Fn(&str, &Path) -> Option<PathBuf> + Send + Sync>;
+
 /// The installed catalog with the packages of the synced sources flagged
 /// `recognizesPackages` beside it, scanned when an answer is prepared (after each sync
 /// of the project).
 pub struct WithSourcePackages {
     inner: Arc<dyn InstalledCatalog>,
+    /// Where a flagged source's directory is, when the root rules of the sync beside
+    /// it allow it now (`None` in split mode).
+    root_gate: Option<RootGate>,
     /// Whether a source's directory is on this host: only when sync runs in this
     /// process. Otherwise (split mode) nothing is scanned (see [`Self::split`]).
     local_scan: bool,
@@ -123,10 +128,14 @@ pub struct WithSourcePackages {
 
 impl WithSourcePackages {
     /// `inner` with the packages of flagged sources beside it, their directories
-    /// scanned on this host (sync runs in this process: all-in-one).
-    pub fn new(inner: Arc<dyn InstalledCatalog>) -> Self {
+    /// scanned on this host (sync runs in this process: all-in-one), each only when
+    /// `root_gate` (the sync's own root rules) allows its root for its project now: a
+    /// root sync refuses (outside the project's folder, over the server's directories)
+    /// is not scanned either.
+    pub fn new(inner: Arc<dyn InstalledCatalog>, root_gate: RootGate) -> Self {
         Self {
             inner,
+            root_gate: Some(root_gate),
             local_scan: true,
             warned: Mutex::new(HashSet::new()),
         }
@@ -138,8 +147,10 @@ impl WithSourcePackages {
     /// in the log. Finding the packages in sync's index is not built yet.
     pub fn split(inner: Arc<dyn InstalledCatalog>) -> Self {
         Self {
+            inner,
+            root_gate: None,
             local_scan: false,
-            ..Self::new(inner)
+            warned: Mutex::new(HashSet::new()),
         }
     }
 
@@ -190,7 +201,7 @@ impl InstalledCatalog for WithSourcePackages {
     /// An id already installed appears once (the installed one). One id in two
     /// flagged sources is kept from both: which one a caller gets is decided per
     /// caller, by the sources' scopes (`decision/scope.rs`).
-    fn source_packages(&self, _project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
+    fn source_packages(&self, project: &str, sources: &[SourceInfo]) -> Vec<InstalledPackage> {
         if !self.local_scan {
             self.refuse_split(sources);
             return Vec::new();
@@ -198,7 +209,12 @@ impl InstalledCatalog for WithSourcePackages {
         let installed = self.inner.packages();
         sources
             .iter()
-            .flat_map(|source| recognized_packages(source, installed))
+            .flat_map(|source| {
+                let root = source.local_root.as_deref().zip(self.root_gate.as_ref());
+                root.and_then(|(root, gate)| gate(project, root))
+                    .map(|root| recognized_packages(source, &root, installed))
+                    .unwrap_or_default()
+            })
             .filter(|found| !installed.iter().any(|p| p.package_id == found.package_id))
             .collect()
     }
@@ -242,9 +258,9 @@ mod tests {
             "---\nname: s\n---\n",
         );
         write(dir.path(), "notes/rules/r.md", "# not a package\n");
-        let found = recognized_packages(&source(dir.path(), true), &[]);
+        let found = recognized_packages(&source(dir.path(), true), dir.path(), &[]);
         assert_eq!(ids(&found), ["wasm-pkg"]);
-        assert!(recognized_packages(&source(dir.path(), false), &[]).is_empty());
+        assert!(recognized_packages(&source(dir.path(), false), dir.path(), &[]).is_empty());
     }
 
     /// Split mode: the source's path is sync's host's, not this one's; nothing on
@@ -259,10 +275,44 @@ mod tests {
         );
         let sources = [source(dir.path(), true)];
         let inner = || -> Arc<dyn InstalledCatalog> { Arc::new(LoadedCatalog::empty()) };
-        let here = WithSourcePackages::new(inner());
+        let here = WithSourcePackages::new(inner(), any_root());
         assert_eq!(here.source_packages("p1", &sources).len(), 1);
         let split = WithSourcePackages::split(inner());
         assert!(split.source_packages("p1", &sources).is_empty());
+    }
+
+    /// A root the sync beside refuses for the project (outside its folder, over the
+    /// server's directories) is not scanned either: only what the gate answers is.
+    #[test]
+    fn a_root_the_gate_refuses_is_not_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        let sources = [source(dir.path(), true)];
+        let inner: Arc<dyn InstalledCatalog> = Arc::new(LoadedCatalog::empty());
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let refusing: RootGate = {
+            let asked = Arc::clone(&asked);
+            Arc::new(move |project: &str, _: &Path| {
+                asked.lock().unwrap().push(project.to_owned());
+                None
+            })
+        };
+        let refused = WithSourcePackages::new(inner, refusing);
+        assert!(refused.source_packages("p1", &sources).is_empty());
+        assert_eq!(
+            *asked.lock().unwrap(),
+            ["p1"],
+            "asked for the project's root"
+        );
+    }
+
+    /// A gate that allows every root as given.
+    fn any_root() -> RootGate {
+        Arc::new(|_: &str, root: &Path| Some(root.to_path_buf()))
     }
 
     #[test]
@@ -273,7 +323,7 @@ mod tests {
             "wasm-pkg/package.json",
             r#"{"name": "wasm-pkg", "neuralis": {}}"#,
         );
-        let installed = recognized_packages(&source(dir.path(), true), &[]);
-        assert!(recognized_packages(&source(dir.path(), true), &installed).is_empty());
+        let installed = recognized_packages(&source(dir.path(), true), dir.path(), &[]);
+        assert!(recognized_packages(&source(dir.path(), true), dir.path(), &installed).is_empty());
     }
 }
