@@ -19,6 +19,10 @@ pub(crate) trait Dialect: Database<Arguments: IntoArguments<Self>> {
     /// conversation) out until the transaction commits.
     const CONVERSATION_OVERRIDES_LOCK: &'static str;
 
+    /// How many overrides one conversation (`$1`: project, `$2`: conversation) holds,
+    /// and the bytes of their package keys and paths.
+    const CONVERSATION_OVERRIDE_TOTALS: &'static str;
+
     /// Keeps other writers of one grantor's grants in one project (`$1`: project, `$2`:
     /// grantor key, or `revocations`) out until the transaction commits.
     const GRANTS_LOCK: &'static str;

@@ -37,8 +37,9 @@ pub use error::StoreError;
 pub use operations::SqlStore;
 pub use postgres::PostgresStore;
 pub use store::{
-    AccessStore, ConversationRecord, FileRef, MAX_CHAIN_DEPTH, MAX_CONVERSATION_OVERRIDES,
-    OverrideTarget, PackageDefaults, PackageKeyMove, RoleFeatures, SnapshotQuery,
+    AccessStore, ConversationRecord, FileRef, MAX_CHAIN_DEPTH, MAX_CONVERSATION_OVERRIDE_BYTES,
+    MAX_CONVERSATION_OVERRIDES, OverrideTarget, PackageDefaults, PackageKeyMove, RoleFeatures,
+    SnapshotQuery,
 };
 
 /// Opens the configured backend and runs its migrations.

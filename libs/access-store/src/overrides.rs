@@ -1,11 +1,12 @@
-//! Setting a conversation's file override within [`MAX_CONVERSATION_OVERRIDES`]: a new
-//! override is refused once the conversation holds that many; one it holds can always
-//! be changed (and cleared, which needs no check).
+//! Setting a conversation's file override within [`MAX_CONVERSATION_OVERRIDES`] and
+//! [`MAX_CONVERSATION_OVERRIDE_BYTES`]: a new override is refused once the conversation
+//! holds that many, or would hold more bytes of names; one it holds can always be
+//! changed (and cleared, which needs no check).
 
 use sqlx::{Decode, Encode, Executor, Pool, Type};
 
 use crate::dialect::Dialect;
-use crate::store::MAX_CONVERSATION_OVERRIDES;
+use crate::store::{MAX_CONVERSATION_OVERRIDE_BYTES, MAX_CONVERSATION_OVERRIDES};
 use crate::{FileRef, StoreError, sql};
 
 /// Sets (`enabled`) the override of `file` in conversation `id` of `project`, unless
@@ -24,6 +25,7 @@ where
     for<'q> bool: Encode<'q, DB> + Type<DB>,
     for<'r> i64: Decode<'r, DB> + Type<DB>,
     (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    (i64, i64): for<'r> sqlx::FromRow<'r, DB::Row>,
 {
     let mut tx = DB::begin_write(pool).await?;
     sqlx::query(DB::CONVERSATION_OVERRIDES_LOCK)
@@ -39,13 +41,17 @@ where
         .fetch_one(&mut *tx)
         .await?;
     if held == 0 {
-        let (count,): (i64,) = sqlx::query_as(sql::CONVERSATION_OVERRIDE_COUNT)
+        let (count, bytes): (i64, i64) = sqlx::query_as(DB::CONVERSATION_OVERRIDE_TOTALS)
             .bind(project)
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;
+        let adding = i64::try_from(file.package_key.len() + file.path.len()).unwrap_or(i64::MAX);
         if count >= MAX_CONVERSATION_OVERRIDES {
             return Err(limit_reached());
+        }
+        if bytes.saturating_add(adding) > MAX_CONVERSATION_OVERRIDE_BYTES {
+            return Err(bytes_reached());
         }
     }
     sqlx::query(sql::SET_CONVERSATION_OVERRIDE)
@@ -58,6 +64,18 @@ where
         .await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// The refusal past the bytes: names the field, the bound and the way out.
+fn bytes_reached() -> StoreError {
+    StoreError::LimitReached {
+        field: "file_path",
+        message: format!(
+            "the conversation's file overrides would name more than \
+             {MAX_CONVERSATION_OVERRIDE_BYTES} bytes of package keys and paths, the most \
+             they may; clear one (or enable or disable the package) first"
+        ),
+    }
 }
 
 /// The refusal: names the field, the bound and the way out, and nothing stored.

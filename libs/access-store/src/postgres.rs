@@ -115,6 +115,7 @@ impl Dialect for Postgres {
 
     /// A transaction-scoped advisory lock on the conversation's key.
     const CONVERSATION_OVERRIDES_LOCK: &'static str = sql::CONVERSATION_OVERRIDES_LOCK_PG;
+    const CONVERSATION_OVERRIDE_TOTALS: &'static str = sql::CONVERSATION_OVERRIDE_TOTALS_PG;
     const GRANTS_LOCK: &'static str = sql::GRANTS_LOCK_PG;
 
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {

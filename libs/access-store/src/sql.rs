@@ -134,9 +134,17 @@ pub(crate) const CLEAR_CONVERSATION_OVERRIDE: &str = "DELETE FROM access_convers
 pub(crate) const CONVERSATION_OVERRIDE_HELD: &str = "SELECT COUNT(*) FROM access_conversation_overrides \
      WHERE project = $1 AND conversation = $2 AND package_key = $3 AND file_path = $4";
 
-/// How many file overrides conversation `$2` of project `$1` holds.
-pub(crate) const CONVERSATION_OVERRIDE_COUNT: &str = "SELECT COUNT(*) FROM access_conversation_overrides \
-     WHERE project = $1 AND conversation = $2";
+/// How many file overrides conversation `$2` of project `$1` holds, and the bytes of
+/// their package keys and paths (PostgreSQL).
+pub(crate) const CONVERSATION_OVERRIDE_TOTALS_PG: &str = "SELECT COUNT(*), \
+     CAST(COALESCE(SUM(octet_length(package_key) + octet_length(file_path)), 0) AS BIGINT) \
+     FROM access_conversation_overrides WHERE project = $1 AND conversation = $2";
+
+/// [`CONVERSATION_OVERRIDE_TOTALS_PG`] on SQLite (`length` of a text counts characters;
+/// of a blob, bytes).
+pub(crate) const CONVERSATION_OVERRIDE_TOTALS_SQLITE: &str = "SELECT COUNT(*), \
+     COALESCE(SUM(length(CAST(package_key AS BLOB)) + length(CAST(file_path AS BLOB))), 0) \
+     FROM access_conversation_overrides WHERE project = $1 AND conversation = $2";
 
 /// PostgreSQL: keeps other writers of conversation `$2` of project `$1`'s overrides
 /// waiting until the transaction ends, so two new overrides cannot both pass the count.

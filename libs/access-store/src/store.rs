@@ -17,6 +17,13 @@ pub const MAX_CHAIN_DEPTH: i64 = 64;
 /// conversation at the bound can still change or clear the overrides it holds.
 pub const MAX_CONVERSATION_OVERRIDES: i64 = 1_000;
 
+/// The most bytes of package keys and file paths one conversation's overrides hold.
+/// Each may be 4 KiB, and an evaluation reads the overrides of [`MAX_CHAIN_DEPTH`]
+/// generations: counted alone, a chain of conversations at the count bound made one
+/// evaluation read about 512 MiB; within this bound it reads at most 16 MiB. Real
+/// paths are short: 1,000 overrides of 256-byte names fit.
+pub const MAX_CONVERSATION_OVERRIDE_BYTES: i64 = 256 * 1024;
+
 /// Whose per-file override is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverrideTarget {
