@@ -13,6 +13,7 @@
 //! A walk may also pick files by path as it lists them (`list_choosing`): the picked
 //! ones are handed on as soon as the walk ends, before the listing is put in order.
 
+mod classify;
 mod entries;
 mod kept;
 mod order;

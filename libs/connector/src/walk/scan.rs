@@ -3,23 +3,20 @@
 //! root. The ordered and the parallel walks share it.
 
 use std::ffi::{CString, OsStr};
-use std::fs;
+
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, StatxFlags};
+use rustix::fs::{FileType, Mode, OFlags};
 
+use super::classify::{Entry, Parent, classify, stat_at, unreadable_reason};
 use super::entries::{DirEntry, NAMES, ReadError, entries_of};
 use super::kept::KeptDir;
 use super::{Tree, skipped};
 use crate::stat::FileStat;
 use crate::{Inode, SkipReason, Skipped};
-
-/// Linux's "too many levels of symbolic links" (`ErrorKind::FilesystemLoop` is not
-/// stable yet).
-const ELOOP: i32 = 40;
 
 /// A directory waiting to be read.
 pub(crate) struct Pending {
@@ -119,22 +116,6 @@ impl Found {
     }
 }
 
-/// What one directory entry turned out to be.
-enum Entry {
-    /// A directory; `canonical` and the target's `identity` when reached through a
-    /// link.
-    Directory {
-        canonical: Option<PathBuf>,
-        identity: Option<Inode>,
-    },
-    File {
-        stat: FileStat,
-        /// Where it really is, when it is a link.
-        target: Option<PathBuf>,
-    },
-    Skip(SkipReason),
-}
-
 /// The entries of `directory`, in name order when `sorted`.
 pub(crate) fn scan(directory: &Pending, tree: &Tree<'_>, sorted: bool) -> Vec<Found> {
     NAMES.with_borrow_mut(|names| {
@@ -165,7 +146,11 @@ fn found(dir: &OpenDir, entry: DirEntry<'_>, directory: &Pending, tree: &Tree<'_
         return Found::Skip(skipped(lossy, SkipReason::NonUtf8Name));
     };
     let relative = join(&directory.relative, name);
-    match classify(dir.fd(), &entry, name, tree, directory) {
+    let parent = Parent {
+        path: &directory.path,
+        canonical: directory.canonical.as_deref(),
+    };
+    match classify(dir.fd(), &entry, name, tree.root, parent) {
         Entry::Skip(reason) => Found::Skip(skipped(relative, reason)),
         Entry::File { stat, target } => {
             // Where the file really is: the link's target, or its name under the real
@@ -285,103 +270,6 @@ fn read_entries<'a>(
     Ok((fd, entries))
 }
 
-/// The entry's own status (a link is not followed), relative to its directory.
-fn stat_at(fd: BorrowedFd<'_>, entry: &DirEntry<'_>) -> std::io::Result<rustix::fs::Statx> {
-    Ok(rustix::fs::statx(
-        fd,
-        entry.name,
-        AtFlags::SYMLINK_NOFOLLOW,
-        StatxFlags::BASIC_STATS,
-    )?)
-}
-
-fn classify(
-    fd: BorrowedFd<'_>,
-    entry: &DirEntry<'_>,
-    name: &str,
-    tree: &Tree<'_>,
-    parent: &Pending,
-) -> Entry {
-    let root = tree.root;
-    // The type getdents gave; a filesystem that gives none is asked with a stat, as
-    // std does.
-    let mut statx = None;
-    let file_type = match entry.file_type {
-        FileType::Unknown => match stat_at(fd, entry) {
-            Ok(found) => {
-                let file_type = FileType::from_raw_mode(found.stx_mode.into());
-                statx = Some(found);
-                file_type
-            }
-            Err(error) => return Entry::Skip(unreadable_reason(&error)),
-        },
-        known => known,
-    };
-    if file_type == FileType::Symlink {
-        return follow_link(&parent.path.join(name), root, parent);
-    }
-    if file_type == FileType::Directory {
-        return Entry::Directory {
-            canonical: parent
-                .canonical
-                .as_ref()
-                .map(|canonical| canonical.join(name)),
-            identity: None,
-        };
-    }
-    if file_type != FileType::RegularFile {
-        return Entry::Skip(SkipReason::NotRegular);
-    }
-    match statx.map_or_else(|| stat_at(fd, entry), Ok) {
-        Ok(statx) => Entry::File {
-            stat: FileStat::from_statx(&statx),
-            target: None,
-        },
-        Err(error) => Entry::Skip(unreadable_reason(&error)),
-    }
-}
-
-/// A link is followed only when its canonical target is inside the root, and a link
-/// to a directory only when that directory does not enclose the link.
-fn follow_link(link: &Path, root: &Path, parent: &Pending) -> Entry {
-    let target = match fs::canonicalize(link) {
-        Ok(target) => target,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Entry::Skip(SkipReason::BrokenSymlink);
-        }
-        // A chain of links that never ends (ELOOP).
-        Err(error) if error.raw_os_error() == Some(ELOOP) => {
-            return Entry::Skip(SkipReason::SymlinkLoop);
-        }
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
-    };
-    if !target.starts_with(root) {
-        return Entry::Skip(SkipReason::SymlinkOutsideRoot);
-    }
-    let metadata = match fs::metadata(&target) {
-        Ok(metadata) => metadata,
-        Err(error) => return Entry::Skip(unreadable_reason(&error)),
-    };
-    if metadata.is_dir() {
-        let parent_canonical = parent.canonical.as_deref().unwrap_or(&parent.path);
-        if parent_canonical.starts_with(&target) {
-            return Entry::Skip(SkipReason::SymlinkLoop);
-        }
-        return Entry::Directory {
-            canonical: Some(target),
-            identity: Some(Inode::of(&metadata)),
-        };
-    }
-    if metadata.is_file() {
-        Entry::File {
-            stat: FileStat::of(&metadata),
-            target: Some(target),
-        }
-    } else {
-        Entry::Skip(SkipReason::NotRegular)
-    }
-}
-
 /// `path` relative to `root`, `/`-separated; `None` outside it or when not UTF-8.
 fn relative_to(root: &Path, path: &Path) -> Option<String> {
     let relative = path.strip_prefix(root).ok()?;
@@ -411,12 +299,6 @@ fn shown_path(relative: &str) -> String {
         ".".to_owned()
     } else {
         relative.to_owned()
-    }
-}
-
-fn unreadable_reason(error: &std::io::Error) -> SkipReason {
-    SkipReason::Unreadable {
-        error: error.to_string(),
     }
 }
 
