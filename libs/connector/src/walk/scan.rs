@@ -3,7 +3,6 @@
 //! root. The ordered and the parallel walks share it.
 
 use std::ffi::{CString, OsStr};
-
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
