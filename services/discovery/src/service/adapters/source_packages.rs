@@ -267,12 +267,7 @@ mod tests {
     /// this host under that path is taken for the source's packages.
     #[test]
     fn a_split_discovery_scans_no_local_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "wasm-pkg/package.json",
-            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
-        );
+        let dir = one_package();
         let sources = [source(dir.path(), true)];
         let inner = || -> Arc<dyn InstalledCatalog> { Arc::new(LoadedCatalog::empty()) };
         let here = WithSourcePackages::new(inner(), any_root());
@@ -285,12 +280,7 @@ mod tests {
     /// server's directories) is not scanned either: only what the gate answers is.
     #[test]
     fn a_root_the_gate_refuses_is_not_scanned() {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "wasm-pkg/package.json",
-            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
-        );
+        let dir = one_package();
         let sources = [source(dir.path(), true)];
         let inner: Arc<dyn InstalledCatalog> = Arc::new(LoadedCatalog::empty());
         let asked = Arc::new(Mutex::new(Vec::new()));
@@ -310,6 +300,17 @@ mod tests {
         );
     }
 
+    /// A flagged source's directory holding one package, `wasm-pkg`.
+    fn one_package() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "wasm-pkg/package.json",
+            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
+        );
+        dir
+    }
+
     /// A gate that allows every root as given.
     fn any_root() -> RootGate {
         Arc::new(|_: &str, root: &Path| Some(root.to_path_buf()))
@@ -317,12 +318,7 @@ mod tests {
 
     #[test]
     fn a_package_already_installed_appears_once() {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "wasm-pkg/package.json",
-            r#"{"name": "wasm-pkg", "neuralis": {}}"#,
-        );
+        let dir = one_package();
         let installed = recognized_packages(&source(dir.path(), true), dir.path(), &[]);
         assert!(recognized_packages(&source(dir.path(), true), dir.path(), &installed).is_empty());
     }
