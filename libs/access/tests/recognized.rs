@@ -100,6 +100,18 @@ fn the_sources_policy_decides_a_recognized_packages_paths_in_the_source() {
             &[("pkgs/other/**", false)],
             (Active, &[Active, OptIn]),
         ),
+        // The folder itself denied, a file in it allowed again by a later rule: the
+        // package's root is not readable, so the package and every file are hidden, as
+        // for a source package whose root is denied.
+        (
+            "the folder denied, a file in it allowed",
+            &[
+                ("pkgs/acme/**", false),
+                ("pkgs/acme", false),
+                ("pkgs/acme/skills/**", true),
+            ],
+            (Hidden, &[Hidden, Hidden]),
+        ),
     ];
     for (case, rules, (package, files)) in cases {
         assert_eq!(
