@@ -102,3 +102,16 @@ fn the_cut_at_the_entry_limit_is_the_same_on_every_walk() {
     // The root's 60 directories, then d00/f.md to d09/f.md; d10/f.md is the 71st.
     assert_eq!(stops(&first), ["d10/f.md"]);
 }
+
+/// A chain of directories one past the limit: each directory adds one entry, and the
+/// walk is cut at the last one, whichever walk ran (the parallel walk must give way to
+/// the ordered one for a tree of exactly `max_entries + 1` entries too).
+#[test]
+fn a_chain_one_entry_past_the_limit_is_cut_at_its_last_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let chain: Vec<String> = (1..=11).map(|depth| format!("a{depth:02}")).collect();
+    fs::create_dir_all(dir.path().join(chain.join("/"))).unwrap();
+    let cut = listing(dir.path(), 10);
+    assert_eq!(stops(&cut), [chain.join("/")]);
+    assert!(stops(&listing(dir.path(), 11)).is_empty());
+}
