@@ -10,6 +10,9 @@ help: ## list the targets
 run: ## the main job: the all-in-one server on the embedded store, syncing the sample source and listing its packages
 	$(CARGO) run --quiet -p neuralis -- demo tests/fixtures/example-source
 
+# A whole-suite build from a clean clone gains nothing from rustc's incremental caches,
+# which would nearly double target/ on disk; CI builds on the disk the session used.
+test: export CARGO_INCREMENTAL ?= 0
 test: ## the whole suite: lint, unit, property, integration (starts Redis/PostgreSQL if absent)
 	bash tests/support/with-services.sh $(MAKE) --no-print-directory test-all
 
