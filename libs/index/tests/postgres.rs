@@ -96,3 +96,56 @@ async fn a_schema_name_that_is_not_plain_names_the_field() {
         .expect_err("refused");
     assert!(err.to_string().contains("index.postgres.schema"), "{err}");
 }
+
+#[tokio::test]
+async fn a_vector_search_past_its_deadline_stops_and_says_so() {
+    // Unbudgeted, the scan read every chunk of the project into memory on the shared
+    // pool for as long as it took.
+    let fixture = fresh("vector deadline").await;
+    let chunks = (0..20_000u32)
+        .map(|ordinal| neuralis_index::ChunkRow {
+            ordinal,
+            body: format!("chunk {ordinal}"),
+            vector: Some(match ordinal {
+                7_777 => vec![1.0, 0.0],
+                123 => vec![1.0, 0.5],
+                _ => vec![0.0, 1.0],
+            }),
+        })
+        .collect();
+    let batch = neuralis_index::WriteBatch {
+        project: "p".into(),
+        source: "s".into(),
+        source_id: None,
+        writes: vec![neuralis_index::RowWrite::Put {
+            row: conformance::cases::row("p", "s", "big.md"),
+            chunks: Some(chunks),
+        }],
+    };
+    fixture.store.write_batch(batch).await.expect("writes");
+    let hits = fixture
+        .store
+        .search_vector("p", &[1.0, 0.0], 2)
+        .await
+        .expect("searched");
+    assert_eq!(
+        hits.iter().map(|hit| hit.ordinal).collect::<Vec<_>>(),
+        [7_777, 123]
+    );
+    let tight = neuralis_index::SearchBudget {
+        deadline: std::time::Duration::from_millis(1),
+        ..neuralis_index::SearchBudget::default()
+    };
+    let store = SqlIndexStore::connect_postgres(&database_url(), &fixture.schema)
+        .await
+        .expect("connects")
+        .with_search_budget(tight);
+    match store.search_vector("p", &[1.0, 0.0], 2).await {
+        Err(neuralis_index::IndexError::Exhausted(message)) => {
+            assert!(message.contains("budget"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    store.close().await;
+    conformance::Fixture::cleanup(fixture).await;
+}

@@ -471,7 +471,13 @@ impl IndexStore for SqlIndexStore {
         vector: &[f32],
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        search::vector(&self.pool, project, vector, limit).await
+        match &self.searcher {
+            Some(searcher) => search::embedded_vector(searcher, project, vector, limit).await,
+            None => {
+                search::nearest::postgres(&self.pool, self.search_budget, project, vector, limit)
+                    .await
+            }
+        }
     }
 }
 

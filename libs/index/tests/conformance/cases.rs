@@ -751,6 +751,46 @@ pub async fn vector_search_ranks_by_cosine(store: Store) {
     assert_eq!(bodies, ["east", "north-east"]);
 }
 
+pub async fn vector_search_breaks_ties_by_source_path_and_ordinal(store: Store) {
+    let same = |ordinal, body: &str| ChunkRow {
+        ordinal,
+        body: body.into(),
+        vector: Some(vec![1.0, 1.0]),
+    };
+    // Written in the reverse of the order the answer gives.
+    for (source, path) in [("t", "a.md"), ("s", "b.md"), ("s", "a.md")] {
+        let chunks = vec![
+            same(1, &format!("{source}/{path}#1")),
+            same(0, &format!("{source}/{path}#0")),
+        ];
+        write(
+            &store,
+            batch(
+                "p1",
+                source,
+                vec![put(row("p1", source, path), Some(chunks))],
+            ),
+        )
+        .await;
+    }
+    let bodies = |hits: Vec<neuralis_index::ChunkHit>| -> Vec<String> {
+        hits.into_iter().map(|hit| hit.body).collect()
+    };
+    let hits = store
+        .search_vector("p1", &[2.0, 2.0], 4)
+        .await
+        .expect("search");
+    assert_eq!(
+        bodies(hits),
+        ["s/a.md#0", "s/a.md#1", "s/b.md#0", "s/b.md#1"]
+    );
+    let none = store
+        .search_vector("p1", &[2.0, 2.0], 0)
+        .await
+        .expect("search");
+    assert!(none.is_empty());
+}
+
 pub async fn concurrent_batches_each_raise_the_revision_once(store: Store) {
     let writers = (0..8).map(|n| {
         let store = Arc::clone(&store);

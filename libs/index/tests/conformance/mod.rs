@@ -74,6 +74,7 @@ macro_rules! all_conformance_cases {
             text_search_refuses_a_query_past_its_bounds_naming_the_query,
             text_search_reads_operators_as_words,
             vector_search_ranks_by_cosine,
+            vector_search_breaks_ties_by_source_path_and_ordinal,
             concurrent_batches_each_raise_the_revision_once,
             visiting_a_source_yields_each_row_in_its_comparison_form,
             unusual_text_round_trips_through_a_batch,

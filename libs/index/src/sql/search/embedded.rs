@@ -1,4 +1,4 @@
-//! Full-text search on the embedded store, on connections of its own (rusqlite, the
+//! Search on the embedded store, full text or nearest vectors, on connections of its own (rusqlite, the
 //! same SQLite library sqlx links) under a work budget.
 //!
 //! Why not the shared sqlx pool: a SQLite statement runs on the connection's worker
@@ -11,7 +11,7 @@
 //! statement has used its step budget, or when its deadline has passed. The
 //! connection then goes back to this searcher's own small pool, never the store's.
 
-use super::{SQLITE_TEXT, SearchBudget};
+use super::{SQLITE_TEXT, SearchBudget, nearest};
 use crate::{ChunkHit, IndexError};
 use rusqlite::{Connection, OpenFlags, ffi::ErrorCode};
 use std::path::{Path, PathBuf};
@@ -44,6 +44,15 @@ pub(crate) struct EmbeddedSearch {
 pub(crate) struct Searched {
     pub hits: Vec<ChunkHit>,
     pub steps: u64,
+}
+
+/// What a search asks of the chunk rows.
+#[derive(Debug, Clone)]
+pub(crate) enum Plan {
+    /// An FTS5 query already made of quoted literal terms.
+    Text(String),
+    /// The chunks whose stored vectors are nearest this one.
+    Nearest(Vec<f32>),
 }
 
 /// Set when the caller's future is dropped before the search ended.
@@ -79,23 +88,23 @@ impl EmbeddedSearch {
         Self::new(&self.path, budget)
     }
 
-    /// Runs `fts_query` (already made of quoted literal terms) over `project`'s chunks.
+    /// Runs `plan` over `project`'s chunks.
     pub(crate) async fn run(
         &self,
         project: &str,
-        fts_query: String,
+        plan: Plan,
         limit: u32,
     ) -> Result<Searched, IndexError> {
         let gone = Arc::new(AtomicBool::new(false));
         let _stop_when_dropped = CallerGone(Arc::clone(&gone));
-        self.run_until(project, fts_query, limit, gone).await
+        self.run_until(project, plan, limit, gone).await
     }
 
     /// [`EmbeddedSearch::run`], stopped as soon as `gone` is set.
     async fn run_until(
         &self,
         project: &str,
-        fts_query: String,
+        plan: Plan,
         limit: u32,
         gone: Arc<AtomicBool>,
     ) -> Result<Searched, IndexError> {
@@ -117,7 +126,7 @@ impl EmbeddedSearch {
             started,
             gone,
             project: project.to_owned(),
-            fts_query,
+            plan,
             limit,
         };
         tokio::task::spawn_blocking(move || {
@@ -137,11 +146,11 @@ impl EmbeddedSearch {
     pub(crate) async fn run_abandoned_for_test(
         &self,
         project: &str,
-        fts_query: String,
+        plan: Plan,
         limit: u32,
     ) -> Result<Searched, IndexError> {
         let gone = Arc::new(AtomicBool::new(true));
-        self.run_until(project, fts_query, limit, gone).await
+        self.run_until(project, plan, limit, gone).await
     }
 
     pub(crate) fn idle_connections(&self) -> usize {
@@ -150,6 +159,15 @@ impl EmbeddedSearch {
 
     pub(crate) fn free_slots(&self) -> usize {
         self.slots.available_permits()
+    }
+
+    /// Every search slot, held until the answer is dropped.
+    pub(crate) async fn take_every_slot_for_test(&self) -> tokio::sync::OwnedSemaphorePermit {
+        let all = u32::try_from(self.budget.connections.max(1)).unwrap_or(u32::MAX);
+        Arc::clone(&self.slots)
+            .acquire_many_owned(all)
+            .await
+            .expect("the searcher is open")
     }
 }
 
@@ -162,7 +180,7 @@ struct Job {
     started: Instant,
     gone: Arc<AtomicBool>,
     project: String,
-    fts_query: String,
+    plan: Plan,
     limit: u32,
 }
 
@@ -187,7 +205,12 @@ impl Job {
             Arc::clone(&checks),
             Arc::clone(&stopped),
         )?;
-        let outcome = query(&connection, &self.project, &self.fts_query, self.limit);
+        let outcome = match &self.plan {
+            Plan::Text(fts_query) => text(&connection, &self.project, fts_query, self.limit),
+            Plan::Nearest(vector) => {
+                nearest::scan_embedded(&connection, &self.project, vector, self.limit)
+            }
+        };
         connection.progress_handler(0, None::<fn() -> bool>)?;
         let steps = checks.load(Ordering::Acquire) * STEPS_PER_CHECK;
         // A closed searcher keeps no connection.
@@ -240,7 +263,7 @@ fn install_budget(
     Ok(())
 }
 
-fn query(
+fn text(
     connection: &Connection,
     project: &str,
     fts_query: &str,

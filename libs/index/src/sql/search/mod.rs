@@ -1,23 +1,26 @@
 //! Search over chunk rows: full text (FTS5 on SQLite, `tsvector` on PostgreSQL) and
-//! nearest vectors (cosine, computed here over the project's stored vectors).
+//! nearest vectors (cosine, computed here over the project's stored vectors,
+//! `nearest.rs`).
 //!
 //! A full-text query is checked against the bounds of [`crate::query`] and becomes an
 //! all-words match of its distinct words, each a quoted literal term: no operator,
 //! prefix, column filter or pattern of the caller's reaches either engine, and the
 //! statement's cost grows with the number of words. Every statement runs under a
 //! [`SearchBudget`]: on SQLite a progress handler (`embedded.rs`), on PostgreSQL
-//! `SET LOCAL statement_timeout`.
+//! `SET LOCAL statement_timeout`; a vector search too.
 
 pub(crate) mod embedded;
+pub(crate) mod nearest;
 
 use super::codec;
 use crate::query::{QueryRefused, SearchQuery};
-use crate::{ChunkHit, IndexError, vector};
-use sqlx::AnyPool;
+use crate::{ChunkHit, IndexError};
+use embedded::Plan;
 use sqlx::Row;
+use sqlx::{Any, AnyPool, Transaction};
 use std::time::Duration;
 
-/// The work one full-text search may do in the store.
+/// The work one search, full text or vector, may do in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchBudget {
     /// The longest a search may run, waiting for a connection included; past it the
@@ -90,7 +93,9 @@ pub(crate) async fn embedded_text(
     let Some(words) = words_of(query, limit)? else {
         return Ok(Vec::new());
     };
-    let searched = searcher.run(project, fts5_all_of(&words), limit).await?;
+    let searched = searcher
+        .run(project, Plan::Text(fts5_all_of(&words)), limit)
+        .await?;
     tracing::debug!(
         words = words.len(),
         steps = searched.steps,
@@ -100,8 +105,7 @@ pub(crate) async fn embedded_text(
 }
 
 /// Full text on PostgreSQL: in a transaction of its own whose statements stop at the
-/// budget's deadline. A dropped future drops the transaction (rolled back when its
-/// connection is next used); the timeout bounds what the server spends meanwhile.
+/// budget's deadline ([`budgeted`]).
 pub(crate) async fn postgres_text(
     pool: &AnyPool,
     budget: SearchBudget,
@@ -112,15 +116,7 @@ pub(crate) async fn postgres_text(
     let Some(words) = words_of(query, limit)? else {
         return Ok(Vec::new());
     };
-    let mut tx = pool.begin().await?;
-    // An integer of milliseconds, formatted here: nothing of the caller's reaches it.
-    let timeout = format!(
-        "SET LOCAL statement_timeout = {}",
-        budget.deadline.as_millis().max(1)
-    );
-    sqlx::raw_sql(sqlx::AssertSqlSafe(timeout))
-        .execute(&mut *tx)
-        .await?;
+    let mut tx = budgeted(pool, budget).await?;
     let rows = sqlx::query(POSTGRES_TEXT)
         .bind(words.join(" "))
         .bind(project)
@@ -132,9 +128,28 @@ pub(crate) async fn postgres_text(
     rows.iter()
         .map(|row| {
             let score: f64 = row.try_get("score")?;
-            hit(row, score as f32)
+            hit_of(row, score as f32)
         })
         .collect()
+}
+
+/// A transaction whose statements stop at the budget's deadline. A dropped future
+/// drops the transaction (rolled back when its connection is next used); the timeout
+/// bounds what the server spends meanwhile.
+async fn budgeted(
+    pool: &AnyPool,
+    budget: SearchBudget,
+) -> Result<Transaction<'static, Any>, IndexError> {
+    let mut tx = pool.begin().await?;
+    // An integer of milliseconds, formatted here: nothing of the caller's reaches it.
+    let timeout = format!(
+        "SET LOCAL statement_timeout = {}",
+        budget.deadline.as_millis().max(1)
+    );
+    sqlx::raw_sql(sqlx::AssertSqlSafe(timeout))
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
 }
 
 /// PostgreSQL's `query_canceled` (57014) after `statement_timeout` is a spent budget.
@@ -147,34 +162,24 @@ fn over_budget(err: sqlx::Error) -> IndexError {
     }
 }
 
-pub(crate) async fn vector(
-    pool: &AnyPool,
+/// Nearest vectors on the embedded store, on its searcher's own connections.
+pub(crate) async fn embedded_vector(
+    searcher: &embedded::EmbeddedSearch,
     project: &str,
     query: &[f32],
     limit: u32,
 ) -> Result<Vec<ChunkHit>, IndexError> {
-    let rows = sqlx::query(
-        "SELECT source, path, ordinal, body, vector FROM index_chunks \
-         WHERE project = $1 AND vector IS NOT NULL",
-    )
-    .bind(project)
-    .fetch_all(pool)
-    .await?;
-    let mut hits = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let bytes: Vec<u8> = row.try_get("vector")?;
-        let stored = vector::from_bytes(&bytes).ok_or_else(|| IndexError::Corrupt {
-            field: "vector",
-            message: format!("{} bytes is not a whole number of f32", bytes.len()),
-        })?;
-        hits.push(hit(row, vector::cosine(query, &stored))?);
+    if limit == 0 {
+        return Ok(Vec::new());
     }
-    hits.sort_by(|left, right| right.score.total_cmp(&left.score));
-    hits.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    Ok(hits)
+    let searched = searcher
+        .run(project, Plan::Nearest(query.to_vec()), limit)
+        .await?;
+    tracing::debug!(steps = searched.steps, "embedded vector search finished");
+    Ok(searched.hits)
 }
 
-fn hit(row: &sqlx::any::AnyRow, score: f32) -> Result<ChunkHit, IndexError> {
+fn hit_of(row: &sqlx::any::AnyRow, score: f32) -> Result<ChunkHit, IndexError> {
     Ok(ChunkHit {
         source: row.try_get("source")?,
         path: row.try_get("path")?,

@@ -1,7 +1,7 @@
 //! The search's bounds, budget and cost on the embedded store (the conformance suite
 //! holds the answers both backends give).
 
-use super::embedded::{EmbeddedSearch, STEPS_PER_CHECK};
+use super::embedded::{EmbeddedSearch, Plan, STEPS_PER_CHECK};
 use super::*;
 use crate::query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS};
 use crate::{ChunkRow, FileRow, IndexStore, RowWrite, SqlIndexStore, WriteBatch};
@@ -67,7 +67,7 @@ fn searcher(store: &SqlIndexStore) -> &EmbeddedSearch {
 async fn steps(store: &SqlIndexStore, query: &str) -> u64 {
     let words = words_of(query, 10).expect("within bounds").expect("words");
     searcher(store)
-        .run("p", fts5_all_of(&words), 10)
+        .run("p", Plan::Text(fts5_all_of(&words)), 10)
         .await
         .expect("searched")
         .steps
@@ -178,7 +178,7 @@ async fn a_search_whose_caller_left_stops_and_returns_its_connection() {
     let (_folder, store) = store_with(300, &["filler"]).await;
     let searcher = searcher(&store);
     let outcome = searcher
-        .run_abandoned_for_test("p", fts5_all_of(&every_word()), 10)
+        .run_abandoned_for_test("p", Plan::Text(fts5_all_of(&every_word())), 10)
         .await;
     match outcome {
         Err(IndexError::Unavailable(message)) => assert!(message.contains("abandoned")),
@@ -206,5 +206,90 @@ async fn the_full_text_index_drives_the_search() {
     // Driven by the chunk rows instead, the match would be evaluated again for each
     // chunk of the project: rows times words.
     assert!(steps[0].contains("index_chunks_fts"), "{steps:?}");
+    store.close().await;
+}
+
+/// A store of `files` chunks, each with a vector and a line of text.
+async fn store_with_vectors(files: usize) -> (tempfile::TempDir, SqlIndexStore) {
+    let folder = tempfile::tempdir().expect("tempdir");
+    let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
+        .await
+        .expect("opens");
+    let writes = (0..files)
+        .map(|i| RowWrite::Put {
+            row: row(&format!("f{i}.md")),
+            chunks: Some(vec![ChunkRow {
+                ordinal: 0,
+                body: format!("chunk {i}"),
+                vector: Some(vec![i as f32, 1.0]),
+            }]),
+        })
+        .collect();
+    let batch = WriteBatch {
+        project: "p".into(),
+        source: "s".into(),
+        source_id: None,
+        writes,
+    };
+    store.write_batch(batch).await.expect("writes");
+    (folder, store)
+}
+
+#[tokio::test]
+async fn a_vector_search_past_its_step_budget_stops_and_says_so() {
+    // Unbudgeted, the scan read every chunk of the project whatever it cost.
+    let (_folder, store) = store_with_vectors(300).await;
+    let tight = SearchBudget {
+        max_steps: 1_000,
+        ..SearchBudget::default()
+    };
+    let store = store.with_search_budget(tight);
+    match store.search_vector("p", &[1.0, 0.0], 10).await {
+        Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(searcher(&store).idle_connections(), 1);
+    assert_eq!(searcher(&store).free_slots(), tight.connections);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_vector_search_whose_caller_left_stops_and_returns_its_connection() {
+    let (_folder, store) = store_with_vectors(300).await;
+    let searcher = searcher(&store);
+    let outcome = searcher
+        .run_abandoned_for_test("p", Plan::Nearest(vec![1.0, 0.0]), 10)
+        .await;
+    match outcome {
+        Err(IndexError::Unavailable(message)) => assert!(message.contains("abandoned")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(searcher.idle_connections(), 1);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_vector_search_runs_on_the_searchers_connections_within_their_number() {
+    // Every search connection taken: a vector search waits for one (and gives up at the
+    // deadline), never reaching for the store's pool that syncs and reads share.
+    let (_folder, store) = store_with_vectors(30).await;
+    let short = SearchBudget {
+        deadline: std::time::Duration::from_millis(200),
+        connections: 1,
+        ..SearchBudget::default()
+    };
+    let store = store.with_search_budget(short);
+    let slots = searcher(&store).take_every_slot_for_test().await;
+    match store.search_vector("p", &[1.0, 0.0], 10).await {
+        Err(IndexError::Exhausted(message)) => assert!(message.contains("busy"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    drop(slots);
+    let hits = store
+        .search_vector("p", &[1.0, 0.0], 3)
+        .await
+        .expect("searched");
+    let paths: Vec<&str> = hits.iter().map(|hit| hit.path.as_str()).collect();
+    assert_eq!(paths, ["f29.md", "f28.md", "f27.md"]);
     store.close().await;
 }
