@@ -32,6 +32,14 @@ pub use sql::{EmbeddedSettings, SearchBudget, SqlIndexStore};
 pub trait IndexStore: Send + Sync + 'static {
     /// Persists a new source; [`IndexError::AlreadyExists`] when the slug is taken in its project.
     async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError>;
+    /// [`IndexStore::create_source`] while the project holds fewer than
+    /// `max_in_project` sources, counted with the insert as one step: two creates at
+    /// once never both take the last place. Past it, [`IndexError::Exhausted`].
+    async fn create_source_within(
+        &self,
+        source: &SourceRecord,
+        max_in_project: usize,
+    ) -> Result<(), IndexError>;
     /// One source, or `None`.
     async fn get_source(
         &self,

@@ -115,30 +115,6 @@ impl LocalSync {
     }
 }
 
-impl LocalSync {
-    /// Refuses a new source of a project that holds the most it may
-    /// (`sync.schedule.max_sources_per_project`): each source may be scheduled, so a
-    /// project's count of them bounds what it can make the service do unasked. Two
-    /// creates at once may both pass: the bound is not a transaction's.
-    async fn room_for_a_source(&self, project: &str) -> Result<(), SyncError> {
-        let max = self.core.schedule.max_sources_per_project;
-        let held = self
-            .core
-            .deps
-            .store
-            .list_sources(Some(project))
-            .await?
-            .len();
-        if held < max {
-            return Ok(());
-        }
-        Err(SyncError::ResourceExhausted {
-            message: format!("the project holds the most sources it may ({max}): delete one first"),
-            retry_after: std::time::Duration::from_secs(60),
-        })
-    }
-}
-
 fn spec_of(spec: &Option<pb::SourceSpec>) -> Result<&pb::SourceSpec, SyncError> {
     spec.as_ref()
         .ok_or_else(|| SyncError::invalid("source", "is required"))
@@ -182,14 +158,16 @@ impl LocalSync {
         let mut record = source::record_from_spec(spec, now())?;
         self.core.check_root(&record.root, &record.project)?;
         self.core.check_trigger(&record.trigger)?;
-        self.room_for_a_source(&record.project).await?;
         record.id = source::new_id(&record.project, &record.slug)?;
         if record.kind == neuralis_index::SourceKind::Data && record.exclude_globs.is_empty() {
             record.exclude_globs = self.data_excludes.clone();
         }
         let store = self.core.deps.store.as_ref();
+        // A project holds at most `sync.schedule.max_sources_per_project` sources: each
+        // may be scheduled, so their count bounds what it can make the service do unasked.
+        let max = self.core.schedule.max_sources_per_project;
         let create = async {
-            store.create_source(&record).await?;
+            store.create_source_within(&record, max).await?;
             Ok(store.revision(&record.project).await?)
         };
         self.announced(&record, create).await?;

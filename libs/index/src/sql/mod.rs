@@ -324,7 +324,15 @@ fn percent_encode_path(path: &str) -> String {
 #[async_trait::async_trait]
 impl IndexStore for SqlIndexStore {
     async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
-        sources::create(&self.pool, source).await
+        sources::create(&self.pool, self.dialect, source, usize::MAX).await
+    }
+
+    async fn create_source_within(
+        &self,
+        source: &SourceRecord,
+        max_in_project: usize,
+    ) -> Result<(), IndexError> {
+        sources::create(&self.pool, self.dialect, source, max_in_project).await
     }
 
     async fn get_source(

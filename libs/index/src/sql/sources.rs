@@ -1,17 +1,39 @@
 //! Persisted sources.
 
 use super::codec::{self, source_columns};
-use super::rows;
+use super::{Dialect, rows};
 use crate::{IndexError, SourceRecord, SyncStatus};
 use sqlx::AnyPool;
 
-pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), IndexError> {
+/// A project's sources are counted under this lock (PostgreSQL; SQLite's one writer
+/// at a time already excludes another create): two creates at once would otherwise
+/// both see room for one more.
+const SOURCES_LOCK_PG: &str =
+    "SELECT pg_advisory_xact_lock(hashtextextended('index-sources/' || CAST($1 AS TEXT), 0))";
+
+/// Inserts `source` while its project holds fewer than `max_in_project` sources, in one
+/// statement: the count and the insert are one step of the store's.
+pub(crate) async fn create(
+    pool: &AnyPool,
+    dialect: Dialect,
+    source: &SourceRecord,
+    max_in_project: usize,
+) -> Result<(), IndexError> {
     let statement = concat!(
         "INSERT INTO index_sources (",
         source_columns!(),
-        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
+        ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 \
+         WHERE (SELECT COUNT(*) FROM index_sources WHERE project = $1) < $16 \
          ON CONFLICT DO NOTHING"
     );
+    let max = i64::try_from(max_in_project).unwrap_or(i64::MAX);
+    let mut tx = pool.begin().await?;
+    if dialect == Dialect::Postgres {
+        sqlx::query(SOURCES_LOCK_PG)
+            .bind(&source.project)
+            .execute(&mut *tx)
+            .await?;
+    }
     let inserted = sqlx::query(statement)
         .bind(&source.project)
         .bind(&source.slug)
@@ -28,16 +50,28 @@ pub(crate) async fn create(pool: &AnyPool, source: &SourceRecord) -> Result<(), 
         .bind(&source.id)
         .bind(codec::encode_patterns(&source.exclude_globs))
         .bind(i64::from(source.recognizes_packages))
-        .execute(pool)
+        .bind(max)
+        .execute(&mut *tx)
         .await?;
-    // A taken slug (or, never in practice, a taken id: 64 random bits) inserts nothing.
-    if inserted.rows_affected() == 0 {
-        return Err(IndexError::AlreadyExists(describe(
-            &source.project,
-            &source.slug,
+    if inserted.rows_affected() == 1 {
+        tx.commit().await?;
+        return Ok(());
+    }
+    // Nothing inserted: the project is full, or the slug (or, never in practice, the
+    // id: 64 random bits) is taken.
+    let (held,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM index_sources WHERE project = $1")
+        .bind(&source.project)
+        .fetch_one(&mut *tx)
+        .await?;
+    if held >= max {
+        return Err(IndexError::Exhausted(format!(
+            "the project holds the most sources it may ({max_in_project}): delete one first"
         )));
     }
-    Ok(())
+    Err(IndexError::AlreadyExists(describe(
+        &source.project,
+        &source.slug,
+    )))
 }
 
 pub(crate) async fn get(

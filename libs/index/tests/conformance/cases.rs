@@ -99,6 +99,45 @@ pub async fn a_source_slug_is_unique_within_its_project(store: Store) {
         .expect("same slug, other project");
 }
 
+pub async fn a_project_holds_at_most_its_sources_even_when_created_at_once(store: Store) {
+    // Eight creates at once for three places: counted outside the insert, each saw room.
+    let creates = (0..8).map(|n| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            store
+                .create_source_within(&source("p1", &format!("s{n}")), 3)
+                .await
+        })
+    });
+    let outcomes = futures::future::join_all(creates).await;
+    let (mut created, mut refused) = (0, 0);
+    for outcome in outcomes {
+        match outcome.expect("joined") {
+            Ok(()) => created += 1,
+            Err(IndexError::Exhausted(message)) => {
+                assert!(message.contains("most sources"), "{message}");
+                refused += 1;
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((created, refused), (3, 5));
+    assert_eq!(
+        store.list_sources(Some("p1")).await.expect("listed").len(),
+        3
+    );
+    // Another project has places of its own; a taken slug is still a taken slug.
+    store
+        .create_source_within(&source("p2", "s0"), 3)
+        .await
+        .expect("another project");
+    let taken = store.create_source_within(&source("p2", "s0"), 3).await;
+    assert!(
+        matches!(taken, Err(IndexError::AlreadyExists(_))),
+        "{taken:?}"
+    );
+}
+
 pub async fn a_source_keeps_its_id_and_ids_are_never_shared(store: Store) {
     let first = source("p1", "repo");
     store.create_source(&first).await.expect("created");

@@ -47,6 +47,7 @@ macro_rules! all_conformance_cases {
     ($fresh:path) => {
         $crate::conformance_suite!($fresh;
             a_source_slug_is_unique_within_its_project,
+            a_project_holds_at_most_its_sources_even_when_created_at_once,
             a_source_keeps_its_id_and_ids_are_never_shared,
             sources_round_trip_and_list_in_order,
             updating_or_deleting_a_missing_source_is_not_found,

@@ -42,6 +42,15 @@ impl IndexStore for CountingStore {
     async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError> {
         self.inner.create_source(source).await
     }
+    async fn create_source_within(
+        &self,
+        source: &SourceRecord,
+        max_in_project: usize,
+    ) -> Result<(), IndexError> {
+        self.inner
+            .create_source_within(source, max_in_project)
+            .await
+    }
     async fn get_source(
         &self,
         project: &str,
