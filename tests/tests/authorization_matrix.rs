@@ -375,6 +375,7 @@ fn request(path: &str, scratch: &Path, repo_id: &str) -> Option<Vec<u8>> {
             project_id: P.into(),
             package_key: "matrix/none".into(),
             enabled: true,
+            reset: false,
         }
         .encode_to_vec(),
         p::SET_FILE_OVERRIDE => policy::SetFileOverrideRequest {

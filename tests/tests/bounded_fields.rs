@@ -221,6 +221,7 @@ async fn megabyte_ids_paths_and_tokens_are_refused_naming_the_field(mode: Mode) 
                             project_id: P.into(),
                             package_key: huge.clone(),
                             enabled: false,
+                            reset: false,
                         },
                         &admin,
                     ))

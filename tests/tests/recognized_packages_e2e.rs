@@ -217,6 +217,7 @@ async fn a_recognized_package_switched_off_answers_no_search_hit_in_its_files() 
         project_id: P.into(),
         package_key: "wasm-pkg".into(),
         enabled: false,
+        reset: false,
     };
     cluster
         .policy

@@ -232,6 +232,7 @@ async fn a_ten_thousand_character_root_gives_an_error_under_one_kilobyte(mode: M
                     project_id: format!("{P}\u{1b}[31m"),
                     package_key: "k".into(),
                     enabled: true,
+                    reset: false,
                 },
                 &admin,
             ))

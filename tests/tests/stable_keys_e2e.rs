@@ -88,6 +88,7 @@ async fn set_enabled(cluster: &Cluster, admin: &str, package_key: String, enable
         project_id: P.into(),
         package_key,
         enabled,
+        reset: false,
     };
     cluster
         .policy

@@ -27,6 +27,10 @@ pub(crate) trait Dialect: Database<Arguments: IntoArguments<Self>> {
     /// grantor key, or `revocations`) out until the transaction commits.
     const GRANTS_LOCK: &'static str;
 
+    /// Keeps other writers of one of a project's counted sets (`$1`: the set's name,
+    /// `$2`: project) out until the transaction commits.
+    const PROJECT_LOCK: &'static str;
+
     /// A transaction for a read-then-write.
     fn begin_write(
         pool: &Pool<Self>,

@@ -74,6 +74,7 @@ impl Dialect for Sqlite {
     const CONVERSATION_OVERRIDES_LOCK: &'static str = sql::CONVERSATION_OVERRIDES_LOCK_SQLITE;
     const CONVERSATION_OVERRIDE_TOTALS: &'static str = sql::CONVERSATION_OVERRIDE_TOTALS_SQLITE;
     const GRANTS_LOCK: &'static str = sql::GRANTS_LOCK_SQLITE;
+    const PROJECT_LOCK: &'static str = sql::PROJECT_LOCK_SQLITE;
 
     /// Takes the write lock at once, so a read-then-write cannot fail half-way on a
     /// lock upgrade.

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use sqlx::{Decode, Encode, Executor, Type};
 
 use crate::dialect::Dialect;
+use crate::store::MAX_PROJECT_GRANTS;
 use crate::{RoleFeatures, StoreError, sql};
 
 /// Replaces every grant of `grantor` in `project` ('' for every project) by `roles`.
@@ -78,6 +79,13 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
 {
+    // The project's lock first, then the set's: every replacement takes them in this
+    // order, so none waits on another in a circle.
+    sqlx::query(DB::PROJECT_LOCK)
+        .bind(PROJECT_GRANTS)
+        .bind(project)
+        .execute(&mut *connection)
+        .await?;
     sqlx::query(DB::GRANTS_LOCK)
         .bind(project)
         .bind(set.lock_key)
@@ -102,6 +110,44 @@ where
         }
     }
     Ok(())
+}
+
+/// The name of a project's grants in [`Dialect::PROJECT_LOCK`].
+const PROJECT_GRANTS: &str = "grants";
+
+/// Refuses, before its transaction commits, a replacement that leaves `project`'s own
+/// grants and revocations holding more than [`MAX_PROJECT_GRANTS`] rows. Counted once
+/// every set of the call is replaced (an administrator's grants may grow while their
+/// revocations shrink), under the project's lock the replacements took.
+pub(crate) async fn within_bound<DB>(
+    connection: &mut DB::Connection,
+    project: &str,
+) -> Result<(), StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    if project == sql::EVERY_PROJECT {
+        return Ok(());
+    }
+    let (held,): (i64,) = sqlx::query_as(sql::PROJECT_GRANT_ROWS)
+        .bind(project)
+        .fetch_one(&mut *connection)
+        .await?;
+    if held <= MAX_PROJECT_GRANTS {
+        return Ok(());
+    }
+    Err(StoreError::LimitReached {
+        field: "grants",
+        message: format!(
+            "the project's own grants and revocations would hold {held} role features, \
+             more than the {MAX_PROJECT_GRANTS} they may; replace a grantor's grants with \
+             fewer first"
+        ),
+    })
 }
 
 /// Forgets the default grants (in every project) of every package not in `installed`;

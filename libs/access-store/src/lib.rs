@@ -24,6 +24,7 @@ pub mod testing;
 mod dialect;
 mod grants;
 mod overrides;
+mod package_states;
 mod records;
 mod schema;
 mod snapshot_read;
@@ -38,8 +39,8 @@ pub use operations::SqlStore;
 pub use postgres::PostgresStore;
 pub use store::{
     AccessStore, ConversationRecord, FileRef, MAX_CHAIN_DEPTH, MAX_CONVERSATION_OVERRIDE_BYTES,
-    MAX_CONVERSATION_OVERRIDES, OverrideTarget, PackageDefaults, PackageKeyMove, RoleFeatures,
-    SnapshotQuery,
+    MAX_CONVERSATION_OVERRIDES, MAX_PACKAGE_STATES, MAX_PROJECT_GRANTS, OverrideTarget,
+    PackageDefaults, PackageKeyMove, RoleFeatures, SnapshotQuery,
 };
 
 /// Opens the configured backend and runs its migrations.

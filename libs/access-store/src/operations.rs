@@ -12,6 +12,7 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, Pool, Type};
 use crate::dialect::Dialect;
 use crate::grants;
 use crate::overrides;
+use crate::package_states;
 use crate::records::{self, SnapshotRows};
 use crate::snapshot_read::SnapshotReader;
 use crate::store::{MAX_CHAIN_DEPTH, PackageKeyMove};
@@ -193,6 +194,7 @@ where
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
         grants::replace_grants::<DB>(&mut tx, project, &grantor, &grants.roles).await?;
+        grants::within_bound::<DB>(&mut tx, project).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -236,6 +238,7 @@ where
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
         grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
+        grants::within_bound::<DB>(&mut tx, project).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -251,6 +254,7 @@ where
         let mut tx = DB::begin_write(&self.pool).await?;
         grants::replace_grants::<DB>(&mut tx, project, &grantor, granted).await?;
         grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
+        grants::within_bound::<DB>(&mut tx, project).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -269,10 +273,17 @@ where
         package_key: &str,
         enabled: bool,
     ) -> Result<(), StoreError> {
-        sqlx::query(sql::SET_PACKAGE)
+        package_states::set::<DB>(&self.pool, project, package_key, enabled).await
+    }
+
+    async fn forget_package_state(
+        &self,
+        project: &str,
+        package_key: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(sql::CLEAR_PACKAGE)
             .bind(project)
             .bind(package_key)
-            .bind(enabled)
             .execute(&self.pool)
             .await?;
         Ok(())

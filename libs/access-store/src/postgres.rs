@@ -117,6 +117,7 @@ impl Dialect for Postgres {
     const CONVERSATION_OVERRIDES_LOCK: &'static str = sql::CONVERSATION_OVERRIDES_LOCK_PG;
     const CONVERSATION_OVERRIDE_TOTALS: &'static str = sql::CONVERSATION_OVERRIDE_TOTALS_PG;
     const GRANTS_LOCK: &'static str = sql::GRANTS_LOCK_PG;
+    const PROJECT_LOCK: &'static str = sql::PROJECT_LOCK_PG;
 
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         pool.begin().await

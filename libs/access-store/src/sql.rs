@@ -111,6 +111,21 @@ pub(crate) const EVERY_PROJECT: &str = "";
 pub(crate) const SET_PACKAGE: &str = "INSERT INTO access_package_states (project, package_key, enabled) VALUES ($1, $2, $3) \
      ON CONFLICT (project, package_key) DO UPDATE SET enabled = excluded.enabled";
 
+/// A package without a state is on.
+pub(crate) const CLEAR_PACKAGE: &str =
+    "DELETE FROM access_package_states WHERE project = $1 AND package_key = $2";
+
+pub(crate) const PACKAGE_STATE_HELD: &str =
+    "SELECT COUNT(*) FROM access_package_states WHERE project = $1 AND package_key = $2";
+
+pub(crate) const PACKAGE_STATES_HELD: &str =
+    "SELECT COUNT(*) FROM access_package_states WHERE project = $1";
+
+/// The (role, feature) rows a project's own grants and revocations hold.
+pub(crate) const PROJECT_GRANT_ROWS: &str = "SELECT \
+     (SELECT COUNT(*) FROM access_role_grants WHERE project = $1) + \
+     (SELECT COUNT(*) FROM access_grant_revocations WHERE project = $1)";
+
 pub(crate) const PACKAGES: &str =
     "SELECT package_key, enabled FROM access_package_states WHERE project = $1";
 
@@ -168,6 +183,15 @@ pub(crate) const GRANTS_LOCK_PG: &str = "SELECT pg_advisory_xact_lock(\
 
 /// SQLite: `BEGIN IMMEDIATE` already excludes writers; binds what PostgreSQL's does.
 pub(crate) const GRANTS_LOCK_SQLITE: &str = "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT)";
+
+/// PostgreSQL: keeps other writers of one of project `$2`'s counted sets (`$1`:
+/// `grants` or `package-states`) waiting until the transaction ends, so two writes at
+/// once cannot both take the last room. Its key has a prefix of its own.
+pub(crate) const PROJECT_LOCK_PG: &str = "SELECT pg_advisory_xact_lock(\
+     hashtextextended('project/' || CAST($1 AS TEXT) || '/' || CAST($2 AS TEXT), 0))";
+
+/// SQLite: `BEGIN IMMEDIATE` already excludes writers; binds what PostgreSQL's does.
+pub(crate) const PROJECT_LOCK_SQLITE: &str = "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT)";
 
 /// A conversation of one project: conversation ids are per project.
 pub(crate) const CONVERSATION: &str =

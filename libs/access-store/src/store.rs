@@ -24,6 +24,21 @@ pub const MAX_CONVERSATION_OVERRIDES: i64 = 1_000;
 /// paths are short: 1,000 overrides of 256-byte names fit.
 pub const MAX_CONVERSATION_OVERRIDE_BYTES: i64 = 256 * 1024;
 
+/// The most package states a project holds. An administrator of the project may set a
+/// state under any key, and every evaluation in the project reads every state it holds:
+/// without a bound, the store and each evaluation grew as the administrator liked. A
+/// state stays stored when switched on (it wins over a legacy key's state at a rekey);
+/// forgetting it makes room.
+pub const MAX_PACKAGE_STATES: i64 = 4_096;
+
+/// The most (role, feature) rows a project's own grants hold: every grantor's grants in
+/// the project and the administrator's revocations together. One `PutRoleGrants` call
+/// may name 256 roles of 256 features for any new package id, and every evaluation in
+/// the project reads them all. Grants for every project (platform administrators and
+/// installed packages' defaults) are not counted here. Replacing a grantor's grants
+/// with fewer makes room.
+pub const MAX_PROJECT_GRANTS: i64 = 16_384;
+
 /// Whose per-file override is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverrideTarget {
@@ -171,12 +186,20 @@ pub trait AccessStore: Send + Sync + 'static {
     /// The administrator's revocations in `project` (`None`: those of every project).
     async fn grant_revocations(&self, project: Option<&str>) -> Result<RoleFeatures, StoreError>;
 
-    /// Sets a package's enable state in a project.
+    /// Sets a package's enable state in a project; a new state past
+    /// [`MAX_PACKAGE_STATES`] is refused ([`StoreError::LimitReached`]).
     async fn set_package_enabled(
         &self,
         project: &str,
         package_key: &str,
         enabled: bool,
+    ) -> Result<(), StoreError>;
+
+    /// Forgets a package's state in a project: the package is on, as one never set is.
+    async fn forget_package_state(
+        &self,
+        project: &str,
+        package_key: &str,
     ) -> Result<(), StoreError>;
 
     /// Sets (`Some`) or clears (`None`) a per-file override.

@@ -265,7 +265,7 @@ impl LocalPolicy {
         Ok(pb::AttachPackagesResponse {})
     }
 
-    /// A package's state in a project (administrators of the project).
+    /// A package's state in a project, set or forgotten (administrators of the project).
     pub async fn set_package_enabled(
         &self,
         permit: &Permit,
@@ -274,9 +274,24 @@ impl LocalPolicy {
         let project = convert::project_id(request.project_id, "project_id")?;
         permit.for_project(&project)?;
         let package_key = convert::required(request.package_key, "package_key")?;
-        self.store
-            .set_package_enabled(&project, &package_key, request.enabled)
-            .await?;
+        match (request.reset, request.enabled) {
+            (true, true) => {
+                return Err(PolicyError::invalid(
+                    "enabled",
+                    "must be false with reset: a reset forgets the state",
+                ));
+            }
+            (true, false) => {
+                self.store
+                    .forget_package_state(&project, &package_key)
+                    .await?
+            }
+            (false, enabled) => {
+                self.store
+                    .set_package_enabled(&project, &package_key, enabled)
+                    .await?
+            }
+        }
         Ok(pb::SetPackageEnabledResponse {})
     }
 

@@ -35,6 +35,7 @@ on_both_stores!(
     cross_project_administration_is_refused,
     a_member_of_another_project_cannot_set_overrides_in_a_conversation,
     role_grants_and_agent_overrides_need_a_platform_wide_administrator,
+    a_reset_forgets_a_package_state_and_refuses_enabled_beside_it,
 );
 
 /// The batch on the wire as discovery sends it for the member.
@@ -121,6 +122,7 @@ async fn administrative_calls_need_an_administrator(h: Harness) {
         project_id: "p2".into(),
         package_key: PACKAGE.into(),
         enabled: false,
+        reset: false,
     };
     denied(
         h.client
@@ -391,6 +393,7 @@ async fn cross_project_administration_is_refused(h: Harness) {
         project_id: support::PROJECT.into(),
         package_key: PACKAGE.into(),
         enabled: false,
+        reset: false,
     };
     permission_denied(
         h.client.set_package_enabled(outsider, package).await,
@@ -503,4 +506,44 @@ async fn role_grants_and_agent_overrides_need_a_platform_wide_administrator(h: H
         .set_file_override(platform_admin(), agent_override())
         .await
         .unwrap();
+}
+
+/// The package states stored in the project.
+async fn package_states(h: &Harness) -> std::collections::HashMap<String, bool> {
+    let query = neuralis_access_store::SnapshotQuery {
+        project: support::PROJECT.into(),
+        role: "member".into(),
+        agent: None,
+        conversation: None,
+        source_ids: Vec::new(),
+    };
+    h.store.snapshot(&query).await.unwrap().package_enabled
+}
+
+async fn a_reset_forgets_a_package_state_and_refuses_enabled_beside_it(h: Harness) {
+    let request = |enabled, reset| pb::SetPackageEnabledRequest {
+        project_id: support::PROJECT.into(),
+        package_key: PACKAGE.into(),
+        enabled,
+        reset,
+    };
+    h.client
+        .set_package_enabled(admin(), request(false, false))
+        .await
+        .unwrap();
+    assert_eq!(package_states(&h).await.get(PACKAGE), Some(&false));
+    match h
+        .client
+        .set_package_enabled(admin(), request(true, true))
+        .await
+    {
+        Err(PolicyError::InvalidArgument { field, .. }) => assert_eq!(field, "enabled"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(package_states(&h).await.get(PACKAGE), Some(&false));
+    h.client
+        .set_package_enabled(admin(), request(false, true))
+        .await
+        .unwrap();
+    assert_eq!(package_states(&h).await.get(PACKAGE), None);
 }

@@ -261,6 +261,7 @@ async fn package_agent_and_conversation_switches_follow_the_precedence_along_a_d
         project_id: PROJECT.into(),
         package_key: PACKAGE.into(),
         enabled,
+        reset: false,
     };
     h.client
         .set_package_enabled(admin(), package(false))

@@ -52,6 +52,7 @@ async fn switch_package_off(h: &Harness, source: &str) {
         project_id: PROJECT.into(),
         package_key: key_of(source),
         enabled: false,
+        reset: false,
     };
     h.client
         .set_package_enabled(admin(), request)

@@ -49,6 +49,7 @@ async fn legacy_package_states_move_once_over_the_wire(h: Harness) {
         project_id: PROJECT.into(),
         package_key: format!("{SOURCE}/helper"),
         enabled: false,
+        reset: false,
     };
     h.client.set_package_enabled(admin(), off).await.unwrap();
     let moves = [("helper", "helper-9826a339")];

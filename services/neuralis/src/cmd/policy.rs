@@ -66,7 +66,8 @@ enum Action {
         /// The package's `policy_key` as `packages list` shows it (`<source_id>/<key>`).
         #[arg(long)]
         package: String,
-        /// On or off.
+        /// On, off, or reset (forget the stored state; the project holds a bounded
+        /// number of states).
         #[arg(long, value_enum)]
         state: Switch,
     },
@@ -150,6 +151,8 @@ impl SourceArgs {
 enum Switch {
     On,
     Off,
+    /// Forget the stored state: on, as a package never set is.
+    Reset,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -277,6 +280,7 @@ async fn policy(args: PolicyArgs) -> Result<()> {
                 project_id: project.clone(),
                 package_key: package.clone(),
                 enabled,
+                reset: matches!(state, Switch::Reset),
             };
             let set = api.set_package_enabled(token(), request).await;
             set.map_err(|e| out.explain(e))?;

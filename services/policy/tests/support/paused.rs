@@ -101,6 +101,13 @@ impl AccessStore for PausedReads {
             .set_package_enabled(project, package_key, enabled)
             .await
     }
+    async fn forget_package_state(
+        &self,
+        project: &str,
+        package_key: &str,
+    ) -> Result<(), StoreError> {
+        self.inner.forget_package_state(project, package_key).await
+    }
     async fn set_file_override(
         &self,
         target: &OverrideTarget,
