@@ -207,26 +207,30 @@ pub struct LocalConnector {
 }
 
 impl LocalConnector {
-    /// A connector over `root`, which must be an existing directory.
+    /// A connector over `root`, which must be an existing directory. Links on the way
+    /// to it are resolved once, here ([`LocalConnector::root`] is the canonical path);
+    /// the directory is then opened without following a link, and its identity taken
+    /// from that open, not from the path: a link swapped in at the root after it was
+    /// resolved names no directory this connector reads (every walk checks the root's
+    /// identity on opening it).
     pub fn new(root: impl AsRef<Path>, limits: ConnectorLimits) -> Result<Self, ConnectorError> {
         let given = root.as_ref();
-        let root = fs::canonicalize(given).map_err(|source| ConnectorError::Root {
+        let refused = |source: std::io::Error| ConnectorError::Root {
             path: given.display().to_string(),
             source,
-        })?;
-        let metadata = fs::metadata(&root).map_err(|source| ConnectorError::Root {
-            path: given.display().to_string(),
-            source,
-        })?;
-        if !metadata.is_dir() {
-            return Err(ConnectorError::Root {
-                path: given.display().to_string(),
-                source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
-            });
-        }
+        };
+        let root = fs::canonicalize(given).map_err(refused)?;
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC;
+        // ENOTDIR for a file, ELOOP for a link put there since it was resolved.
+        let opened = rustix::fs::open(&root, flags, rustix::fs::Mode::empty())
+            .map_err(|errno| refused(errno.into()))?;
+        let root_inode = Inode::of_open(rustix::fd::AsFd::as_fd(&opened)).map_err(refused)?;
         Ok(Self {
             root,
-            root_inode: Inode::of(&metadata),
+            root_inode,
             limits,
             forbidden: Vec::new(),
         })

@@ -44,7 +44,9 @@ pub fn recognized_packages(
         drop_zone: Some(root.clone()),
         trusted_dirs: Vec::new(),
     };
-    let catalog = match Catalog::load(&roots, ReadLimits::default(), &Extras::default()) {
+    // Read only as the path the gate resolved: a link swapped in since is not followed.
+    let catalog = match Catalog::load_resolved_zone(root, ReadLimits::default(), &Extras::default())
+    {
         Ok(catalog) => catalog,
         Err(error) => {
             tracing::warn!(source = %source.id, %error, "package source unreadable");
