@@ -1,6 +1,7 @@
 //! What an administrator can make the service do unasked is bounded
 //! (`sync.schedule`): an `interval:` shorter than the minimum is refused at create and
-//! update, naming the trigger, and a project holds at most so many sources.
+//! update, naming the trigger, a project holds at most so many sources, and the runs
+//! nobody asked for at that moment wait for a place of the scheduled share.
 
 mod support;
 
@@ -85,4 +86,56 @@ async fn a_project_holding_the_most_sources_it_may_creates_no_more() {
     create(&harness, "c", repo.path(), "manual")
         .await
         .expect("room again");
+}
+
+/// Three `auto` sources of one project, created at once: each syncs at start, a run
+/// nobody asked for. Every write is slowed, so runs overlap unless something keeps
+/// them apart; answers the most writes seen in progress at once, once all three synced.
+async fn most_scheduled_runs_at_once(project_runs: usize) -> u64 {
+    let harness = started(ScheduleLimits {
+        project_runs,
+        concurrent_runs: 2,
+        ..ScheduleLimits::default()
+    })
+    .await;
+    harness
+        .store
+        .write_delay_ms
+        .store(400, std::sync::atomic::Ordering::SeqCst);
+    let trees: Vec<_> = (0..3).map(|_| tree::repository()).collect();
+    for (n, repo) in trees.iter().enumerate() {
+        create(&harness, &format!("auto{n}"), repo.path(), "auto")
+            .await
+            .expect("created");
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (_, entries) = support::entries(&harness.client, PROJECT).await;
+        let sources: std::collections::BTreeSet<&str> =
+            entries.iter().map(|entry| entry.source.as_str()).collect();
+        if sources.len() == 3 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "every source synced: {sources:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    harness
+        .store
+        .most_in_flight
+        .load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn a_projects_scheduled_runs_wait_for_its_one_place() {
+    // Unwired, the three first syncs ran at once.
+    assert_eq!(most_scheduled_runs_at_once(1).await, 1);
+}
+
+#[tokio::test]
+async fn with_two_places_a_projects_scheduled_runs_overlap() {
+    // The control: overlapping runs are seen when the share lets them overlap.
+    assert_eq!(most_scheduled_runs_at_once(2).await, 2);
 }

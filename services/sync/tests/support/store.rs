@@ -17,6 +17,21 @@ pub struct CountingStore {
     pub chunk_rows_written: AtomicU64,
     /// Every batch written: its rows, and its paths' and chunk text's bytes.
     pub batch_shapes: Mutex<Vec<(usize, usize)>>,
+    /// How long each write takes at least, in milliseconds (runs then overlap when
+    /// nothing keeps them apart).
+    pub write_delay_ms: AtomicU64,
+    in_flight: AtomicU64,
+    /// The most writes seen in progress at once.
+    pub most_in_flight: AtomicU64,
+}
+
+/// Counts a write in progress until dropped.
+struct InFlight<'a>(&'a AtomicU64);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl CountingStore {
@@ -29,6 +44,9 @@ impl CountingStore {
             rows_written: AtomicU64::new(0),
             chunk_rows_written: AtomicU64::new(0),
             batch_shapes: Mutex::new(Vec::new()),
+            write_delay_ms: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            most_in_flight: AtomicU64::new(0),
         }
     }
 
@@ -137,6 +155,13 @@ impl IndexStore for CountingStore {
         if self.stall_writes.load(Ordering::SeqCst) {
             // A backend that never answers: only the write timeout ends this.
             std::future::pending::<()>().await;
+        }
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        let _in_flight = InFlight(&self.in_flight);
+        self.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        let delay = self.write_delay_ms.load(Ordering::SeqCst);
+        if delay > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
         }
         let (rows, chunk_rows) = (batch.writes.len() as u64, batch.chunk_rows() as u64);
         let shape = (
