@@ -115,13 +115,37 @@ where
 /// The name of a project's grants in [`Dialect::PROJECT_LOCK`].
 const PROJECT_GRANTS: &str = "grants";
 
+/// The rows `project`'s own grants and revocations hold now, under the project's lock
+/// (held until the transaction ends): what [`within_bound`] compares the call's
+/// outcome with.
+pub(crate) async fn held_before<DB>(
+    connection: &mut DB::Connection,
+    project: &str,
+) -> Result<i64, StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    sqlx::query(DB::PROJECT_LOCK)
+        .bind(PROJECT_GRANTS)
+        .bind(project)
+        .execute(&mut *connection)
+        .await?;
+    project_rows::<DB>(connection, project).await
+}
+
 /// Refuses, before its transaction commits, a replacement that leaves `project`'s own
-/// grants and revocations holding more than [`MAX_PROJECT_GRANTS`] rows. Counted once
-/// every set of the call is replaced (an administrator's grants may grow while their
-/// revocations shrink), under the project's lock the replacements took.
+/// grants and revocations holding more than [`MAX_PROJECT_GRANTS`] rows and more than
+/// `before` ([`held_before`]): a project over the bound (from before it, say) may still
+/// shrink. Counted once every set of the call is replaced (an administrator's grants
+/// may grow while their revocations shrink).
 pub(crate) async fn within_bound<DB>(
     connection: &mut DB::Connection,
     project: &str,
+    before: i64,
 ) -> Result<(), StoreError>
 where
     DB: Dialect,
@@ -133,11 +157,8 @@ where
     if project == sql::EVERY_PROJECT {
         return Ok(());
     }
-    let (held,): (i64,) = sqlx::query_as(sql::PROJECT_GRANT_ROWS)
-        .bind(project)
-        .fetch_one(&mut *connection)
-        .await?;
-    if held <= MAX_PROJECT_GRANTS {
+    let held = project_rows::<DB>(connection, project).await?;
+    if held <= MAX_PROJECT_GRANTS || held <= before {
         return Ok(());
     }
     Err(StoreError::LimitReached {
@@ -148,6 +169,21 @@ where
              fewer first"
         ),
     })
+}
+
+async fn project_rows<DB>(connection: &mut DB::Connection, project: &str) -> Result<i64, StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let (held,): (i64,) = sqlx::query_as(sql::PROJECT_GRANT_ROWS)
+        .bind(project)
+        .fetch_one(&mut *connection)
+        .await?;
+    Ok(held)
 }
 
 /// Forgets the default grants (in every project) of every package not in `installed`;

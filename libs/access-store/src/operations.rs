@@ -193,8 +193,9 @@ where
         let grantor = grants.grantor.key();
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
+        let before = grants::held_before::<DB>(&mut tx, project).await?;
         grants::replace_grants::<DB>(&mut tx, project, &grantor, &grants.roles).await?;
-        grants::within_bound::<DB>(&mut tx, project).await?;
+        grants::within_bound::<DB>(&mut tx, project, before).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -237,8 +238,9 @@ where
     ) -> Result<(), StoreError> {
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
+        let before = grants::held_before::<DB>(&mut tx, project).await?;
         grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
-        grants::within_bound::<DB>(&mut tx, project).await?;
+        grants::within_bound::<DB>(&mut tx, project, before).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -252,9 +254,10 @@ where
         let grantor = neuralis_access::Grantor::Administrator.key();
         let project = project.unwrap_or(sql::EVERY_PROJECT);
         let mut tx = DB::begin_write(&self.pool).await?;
+        let before = grants::held_before::<DB>(&mut tx, project).await?;
         grants::replace_grants::<DB>(&mut tx, project, &grantor, granted).await?;
         grants::replace_revocations::<DB>(&mut tx, project, revoked).await?;
-        grants::within_bound::<DB>(&mut tx, project).await?;
+        grants::within_bound::<DB>(&mut tx, project, before).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -213,6 +213,20 @@ async fn a_projects_own_grants_hold_at_most_the_bound(store: Store, config: Stor
         .put_administrator_grants(Some("p1"), &features("y", 1), &revoked)
         .await
         .unwrap();
+    // A project over the bound (seeded past it, as one could be from before the bound)
+    // may still shrink while it stays over it; it may not grow.
+    let seeded = |grantor: &str| {
+        format!("SELECT 'p3', 'package:{grantor}', 'member', '{grantor}.f' || CAST(i AS TEXT)")
+    };
+    seed_rows(&config, MAX_PROJECT_GRANTS + 100, (table, &seeded("seed"))).await;
+    seed_rows(&config, 20, (table, &seeded("other"))).await;
+    let other = |count| package("other", features("other", count));
+    store.put_role_grants(Some("p3"), &other(10)).await.unwrap();
+    refused_naming(
+        store.put_role_grants(Some("p3"), &other(15)).await,
+        "grants",
+    );
+    store.put_role_grants(Some("p3"), &other(0)).await.unwrap();
     // Grants for every project and another project's are not this project's.
     let wide = features("wide", 300);
     store

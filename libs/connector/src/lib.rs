@@ -17,6 +17,7 @@ mod decided;
 mod digest;
 mod error;
 mod resolve;
+mod root;
 mod stat;
 mod walk;
 
@@ -209,10 +210,10 @@ pub struct LocalConnector {
 impl LocalConnector {
     /// A connector over `root`, which must be an existing directory. Links on the way
     /// to it are resolved once, here ([`LocalConnector::root`] is the canonical path);
-    /// the directory is then opened without following a link, and its identity taken
-    /// from that open, not from the path: a link swapped in at the root after it was
-    /// resolved names no directory this connector reads (every walk checks the root's
-    /// identity on opening it).
+    /// the canonical path is then opened following no link at any of its names, and
+    /// the root's identity taken from that open, not from the path: a link swapped in
+    /// on the way after it was resolved names no directory this connector reads (every
+    /// walk checks the root's identity on opening it).
     pub fn new(root: impl AsRef<Path>, limits: ConnectorLimits) -> Result<Self, ConnectorError> {
         let given = root.as_ref();
         let refused = |source: std::io::Error| ConnectorError::Root {
@@ -220,13 +221,9 @@ impl LocalConnector {
             source,
         };
         let root = fs::canonicalize(given).map_err(refused)?;
-        let flags = rustix::fs::OFlags::RDONLY
-            | rustix::fs::OFlags::DIRECTORY
-            | rustix::fs::OFlags::NOFOLLOW
-            | rustix::fs::OFlags::CLOEXEC;
-        // ENOTDIR for a file, ELOOP for a link put there since it was resolved.
-        let opened = rustix::fs::open(&root, flags, rustix::fs::Mode::empty())
-            .map_err(|errno| refused(errno.into()))?;
+        // ENOTDIR for a file, ELOOP for a link put anywhere on its way since it was
+        // resolved.
+        let opened = root::open_without_links(&root).map_err(refused)?;
         let root_inode = Inode::of_open(rustix::fd::AsFd::as_fd(&opened)).map_err(refused)?;
         Ok(Self {
             root,

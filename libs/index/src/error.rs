@@ -32,6 +32,10 @@ pub enum IndexError {
     /// with no connection free in time): the caller may retry later.
     #[error("index store busy: {0}")]
     Exhausted(String),
+    /// The call would store more than a project may hold (its sources): removing
+    /// something makes room, retrying soon alone does not.
+    #[error("{0}")]
+    LimitReached(String),
     /// The store's schema does not fit this release (behind in check mode, or holding a
     /// later release's incompatible migration): see `neuralis migrate status`.
     #[error("index store schema: {0}")]

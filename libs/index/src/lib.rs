@@ -34,7 +34,7 @@ pub trait IndexStore: Send + Sync + 'static {
     async fn create_source(&self, source: &SourceRecord) -> Result<(), IndexError>;
     /// [`IndexStore::create_source`] while the project holds fewer than
     /// `max_in_project` sources, counted with the insert as one step: two creates at
-    /// once never both take the last place. Past it, [`IndexError::Exhausted`].
+    /// once never both take the last place. Past it, [`IndexError::LimitReached`].
     async fn create_source_within(
         &self,
         source: &SourceRecord,

@@ -102,7 +102,7 @@ async fn a_vector_search_past_its_deadline_stops_and_says_so() {
     // Unbudgeted, the scan read every chunk of the project into memory on the shared
     // pool for as long as it took.
     let fixture = fresh("vector deadline").await;
-    let chunks = (0..20_000u32)
+    let chunks = (0..60_000u32)
         .map(|ordinal| neuralis_index::ChunkRow {
             ordinal,
             body: format!("chunk {ordinal}"),
@@ -123,29 +123,29 @@ async fn a_vector_search_past_its_deadline_stops_and_says_so() {
         }],
     };
     fixture.store.write_batch(batch).await.expect("writes");
+    let started = std::time::Instant::now();
     let hits = fixture
         .store
         .search_vector("p", &[1.0, 0.0], 2)
         .await
         .expect("searched");
+    let scan = started.elapsed();
     assert_eq!(
         hits.iter().map(|hit| hit.ordinal).collect::<Vec<_>>(),
         [7_777, 123]
     );
+    // The same pool, its connection open already: the deadline falls in the scan, a
+    // tenth of the way through it, not in the wait for a connection.
     let tight = neuralis_index::SearchBudget {
-        deadline: std::time::Duration::from_millis(1),
+        deadline: scan / 10,
         ..neuralis_index::SearchBudget::default()
     };
-    let store = SqlIndexStore::connect_postgres(&database_url(), &fixture.schema)
-        .await
-        .expect("connects")
-        .with_search_budget(tight);
+    let store = (*fixture.store).clone().with_search_budget(tight);
     match store.search_vector("p", &[1.0, 0.0], 2).await {
         Err(neuralis_index::IndexError::Exhausted(message)) => {
             assert!(message.contains("budget"), "{message}")
         }
         other => panic!("{other:?}"),
     }
-    store.close().await;
     conformance::Fixture::cleanup(fixture).await;
 }

@@ -323,3 +323,27 @@ fn an_installed_package_directory_swapped_after_the_load_reads_nothing() {
     let read = loaded.read(&id, "rules/strict.md");
     assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
 }
+
+/// The same swap between the catalog's load and its wrap (when discovery opens each
+/// package's reader): the reader followed the link and served the other folder's
+/// files under the dropped package's id. Now the package gets no reader at all.
+#[test]
+fn a_dropped_package_swapped_for_a_link_between_load_and_wrap_reads_nothing() {
+    use neuralis_discovery::ports::InstalledCatalog;
+    let (dir, zone, helper) = drop_zone_with_helper();
+    let elsewhere = dir.path().join("other-project");
+    std::fs::create_dir_all(elsewhere.join("rules")).unwrap();
+    std::fs::write(elsewhere.join("rules/strict.md"), "zqotherproject").unwrap();
+    let roots = Roots {
+        drop_zone: Some(zone),
+        ..Roots::default()
+    };
+    let catalog = Catalog::load(&roots, ReadLimits::default(), &Extras::default()).unwrap();
+    std::fs::rename(&helper, dir.path().join("moved")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &helper).unwrap();
+    let loaded = LoadedCatalog::new(catalog, &roots);
+    let package = &loaded.packages()[0];
+    assert!(package.sizes.is_empty(), "{:?}", package.sizes);
+    let read = loaded.read(&package.package_id, "rules/strict.md");
+    assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
+}

@@ -102,6 +102,11 @@ impl From<IndexError> for SyncError {
                 message,
                 retry_after: SyncError::BUDGET_RETRY,
             },
+            // Room is made by a delete, not by time: a minute, not the budget's second.
+            IndexError::LimitReached(message) => SyncError::ResourceExhausted {
+                message,
+                retry_after: std::time::Duration::from_secs(60),
+            },
             other @ (IndexError::Corrupt { .. } | IndexError::Backend(_)) => {
                 SyncError::Internal(other.to_string())
             }

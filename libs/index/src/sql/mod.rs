@@ -47,8 +47,9 @@ pub struct SqlIndexStore {
     /// The embedded store's paged reader of a project's rows, on read connections of
     /// its own (`listing/mod.rs` says why); `None` on PostgreSQL.
     lister: Option<Arc<listing::embedded::EmbeddedLister>>,
-    /// What one full-text search may spend.
-    search_budget: SearchBudget,
+    /// PostgreSQL's searches, within their budget and their number at once (the
+    /// embedded store's `searcher` keeps both there); `None` on the embedded store.
+    postgres_search: Option<Arc<search::PostgresSearch>>,
 }
 
 /// The embedded store's settings, applied on every connection:
@@ -147,17 +148,16 @@ impl SqlIndexStore {
             .await?;
         schema::migrate(&pool, Dialect::Sqlite, None, neuralis_schema::Mode::Apply).await?;
         let writer = write::sqlite::EmbeddedWriter::open(path, pragmas).await?;
-        let search_budget = SearchBudget::default();
         Ok(Self {
             pool,
             dialect: Dialect::Sqlite,
             writer: Some(Arc::new(writer)),
             searcher: Some(Arc::new(search::embedded::EmbeddedSearch::new(
                 path,
-                search_budget,
+                SearchBudget::default(),
             ))),
             lister: Some(Arc::new(listing::embedded::EmbeddedLister::new(path))),
-            search_budget,
+            postgres_search: None,
         })
     }
 
@@ -184,7 +184,9 @@ impl SqlIndexStore {
             writer: None,
             searcher: None,
             lister: None,
-            search_budget: SearchBudget::default(),
+            postgres_search: Some(Arc::new(search::PostgresSearch::new(
+                SearchBudget::default(),
+            ))),
         })
     }
 
@@ -224,12 +226,14 @@ impl SqlIndexStore {
         status
     }
 
-    /// The same store with `budget` for every full-text search from now on.
+    /// The same store with `budget` for every search, full text or vector, from now on.
     pub fn with_search_budget(mut self, budget: SearchBudget) -> Self {
         if let Some(searcher) = &mut self.searcher {
             *searcher = Arc::new(searcher.with_budget(budget));
         }
-        self.search_budget = budget;
+        if let Some(search) = &mut self.postgres_search {
+            *search = Arc::new(search::PostgresSearch::new(budget));
+        }
         self
     }
 
@@ -465,11 +469,10 @@ impl IndexStore for SqlIndexStore {
         query: &str,
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        match &self.searcher {
-            Some(searcher) => search::embedded_text(searcher, project, query, limit).await,
-            None => {
-                search::postgres_text(&self.pool, self.search_budget, project, query, limit).await
-            }
+        match (&self.searcher, &self.postgres_search) {
+            (Some(searcher), _) => search::embedded_text(searcher, project, query, limit).await,
+            (None, Some(search)) => search.text(&self.pool, project, query, limit).await,
+            (None, None) => Err(no_searcher()),
         }
     }
 
@@ -479,14 +482,17 @@ impl IndexStore for SqlIndexStore {
         vector: &[f32],
         limit: u32,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        match &self.searcher {
-            Some(searcher) => search::embedded_vector(searcher, project, vector, limit).await,
-            None => {
-                search::nearest::postgres(&self.pool, self.search_budget, project, vector, limit)
-                    .await
-            }
+        match (&self.searcher, &self.postgres_search) {
+            (Some(searcher), _) => search::embedded_vector(searcher, project, vector, limit).await,
+            (None, Some(search)) => search.nearest(&self.pool, project, vector, limit).await,
+            (None, None) => Err(no_searcher()),
         }
     }
+}
+
+/// Each store is made with one searcher or the other; this cannot happen.
+fn no_searcher() -> IndexError {
+    IndexError::Backend("the store has no searcher".into())
 }
 
 /// A pool that timed out keeps no cause; one direct attempt tells a refused TLS

@@ -64,7 +64,7 @@ pub(crate) async fn create(
         .fetch_one(&mut *tx)
         .await?;
     if held >= max {
-        return Err(IndexError::Exhausted(format!(
+        return Err(IndexError::LimitReached(format!(
             "the project holds the most sources it may ({max_in_project}): delete one first"
         )));
     }

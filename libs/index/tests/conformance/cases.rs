@@ -114,7 +114,7 @@ pub async fn a_project_holds_at_most_its_sources_even_when_created_at_once(store
     for outcome in outcomes {
         match outcome.expect("joined") {
             Ok(()) => created += 1,
-            Err(IndexError::Exhausted(message)) => {
+            Err(IndexError::LimitReached(message)) => {
                 assert!(message.contains("most sources"), "{message}");
                 refused += 1;
             }

@@ -183,13 +183,19 @@ pub(crate) async fn search(
     limit: u32,
 ) -> Result<pb::SearchResponse, DiscoveryError> {
     let mut kept = vec![false; raw.len()];
+    // A hit in a recognized package's folder is answered as the package's file: by its
+    // id and the path in it, the names `ReadFile` reads it by.
+    let mut as_package: Vec<Option<(String, String)>> = vec![None; raw.len()];
     let mut waiting = Vec::new();
     let (mut packages, mut files) = (Vec::new(), Vec::new());
     for (at, hit) in raw.iter().enumerate() {
         let slug = &hit.source_slug;
         if let Some((id, path)) = in_recognized(beyond, slug, &hit.path) {
             // Decided as the recognized package's file in the answer, or not at all.
-            kept[at] = answer.readable(Holder::Installed(id), &path).is_some();
+            kept[at] = answer
+                .readable(Holder::Installed(id.clone()), &path)
+                .is_some();
+            as_package[at] = Some((id, path));
         } else if answer
             .readable(Holder::Source(slug.clone()), &hit.path)
             .is_some()
@@ -209,13 +215,24 @@ pub(crate) async fn search(
     let hits = raw
         .into_iter()
         .zip(kept)
-        .filter_map(|(hit, kept)| kept.then_some(hit))
+        .zip(as_package)
+        .filter_map(|((hit, kept), as_package)| kept.then_some((hit, as_package)))
         .take(limit as usize)
-        .map(|hit| pb::SearchHit {
-            source_slug: hit.source_slug,
-            path: hit.path,
-            ordinal: hit.ordinal,
-            text: hit.text,
+        .map(|(hit, as_package)| match as_package {
+            Some((package_id, path)) => pb::SearchHit {
+                source_slug: String::new(),
+                path,
+                ordinal: hit.ordinal,
+                text: hit.text,
+                package_id,
+            },
+            None => pb::SearchHit {
+                source_slug: hit.source_slug,
+                path: hit.path,
+                ordinal: hit.ordinal,
+                text: hit.text,
+                package_id: String::new(),
+            },
         })
         .collect();
     Ok(pb::SearchResponse { hits })

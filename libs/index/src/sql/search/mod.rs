@@ -18,7 +18,9 @@ use crate::{ChunkHit, IndexError};
 use embedded::Plan;
 use sqlx::Row;
 use sqlx::{Any, AnyPool, Transaction};
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
 /// The work one search, full text or vector, may do in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,33 +106,89 @@ pub(crate) async fn embedded_text(
     Ok(searched.hits)
 }
 
-/// Full text on PostgreSQL: in a transaction of its own whose statements stop at the
-/// budget's deadline ([`budgeted`]).
-pub(crate) async fn postgres_text(
-    pool: &AnyPool,
+/// PostgreSQL's searches: at most `budget.connections` at once, each within
+/// `budget.deadline` (waiting for its turn and a connection included) in a transaction
+/// whose statements stop at the deadline ([`budgeted`]). Without the turns, searches
+/// each held a connection of the pool that syncs and reads share for their whole
+/// deadline, as many at once as callers sent.
+#[derive(Debug)]
+pub(crate) struct PostgresSearch {
     budget: SearchBudget,
-    project: &str,
-    query: &str,
-    limit: u32,
-) -> Result<Vec<ChunkHit>, IndexError> {
-    let Some(words) = words_of(query, limit)? else {
-        return Ok(Vec::new());
-    };
-    let mut tx = budgeted(pool, budget).await?;
-    let rows = sqlx::query(POSTGRES_TEXT)
-        .bind(words.join(" "))
-        .bind(project)
-        .bind(i64::from(limit))
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(over_budget)?;
-    tx.commit().await?;
-    rows.iter()
-        .map(|row| {
-            let score: f64 = row.try_get("score")?;
-            hit_of(row, score as f32)
+    turns: Arc<Semaphore>,
+}
+
+impl PostgresSearch {
+    pub(crate) fn new(budget: SearchBudget) -> Self {
+        Self {
+            turns: Arc::new(Semaphore::new(budget.connections.max(1))),
+            budget,
+        }
+    }
+
+    /// Full text: every word of the query, ranked by `ts_rank`.
+    pub(crate) async fn text(
+        &self,
+        pool: &AnyPool,
+        project: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let Some(words) = words_of(query, limit)? else {
+            return Ok(Vec::new());
+        };
+        self.within_budget(async {
+            let mut tx = budgeted(pool, self.budget).await?;
+            let rows = sqlx::query(POSTGRES_TEXT)
+                .bind(words.join(" "))
+                .bind(project)
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(over_budget)?;
+            tx.commit().await?;
+            rows.iter()
+                .map(|row| {
+                    let score: f64 = row.try_get("score")?;
+                    hit_of(row, score as f32)
+                })
+                .collect()
         })
-        .collect()
+        .await
+    }
+
+    /// The nearest chunks by cosine (`nearest.rs`).
+    pub(crate) async fn nearest(
+        &self,
+        pool: &AnyPool,
+        project: &str,
+        query: &[f32],
+        limit: u32,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        self.within_budget(nearest::postgres(pool, self.budget, project, query, limit))
+            .await
+    }
+
+    /// Runs `search` in a turn of its own, all within the deadline.
+    async fn within_budget(
+        &self,
+        search: impl std::future::Future<Output = Result<Vec<ChunkHit>, IndexError>>,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let turn = async {
+            let _turn = Arc::clone(&self.turns)
+                .acquire_owned()
+                .await
+                .map_err(|_| IndexError::Unavailable("the searcher is closed".into()))?;
+            search.await
+        };
+        // The statement timeout stops the server; this stops the wait for a turn and a
+        // connection, and the reading of rows already sent.
+        tokio::time::timeout(self.budget.deadline, turn)
+            .await
+            .map_err(|_| IndexError::Exhausted("the search used up its work budget".into()))?
+    }
 }
 
 /// A transaction whose statements stop at the budget's deadline. A dropped future

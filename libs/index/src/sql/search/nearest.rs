@@ -49,39 +49,33 @@ pub(super) fn scan_embedded(
     Ok(hits(nearest))
 }
 
-/// The scan on PostgreSQL, row by row as they arrive, within `budget.deadline`.
-pub(crate) async fn postgres(
+/// The scan on PostgreSQL, row by row as they arrive, its statement stopped at
+/// `budget.deadline` (the caller bounds the whole, [`super::PostgresSearch`]).
+pub(super) async fn postgres(
     pool: &AnyPool,
     budget: SearchBudget,
     project: &str,
     query: &[f32],
     limit: u32,
 ) -> Result<Vec<ChunkHit>, IndexError> {
-    let scan = async {
-        let mut tx = budgeted(pool, budget).await?;
-        let mut nearest: Nearest<Place, String> = Nearest::new(limit_of(limit));
-        {
-            let mut rows = sqlx::query(VECTOR_SQL).bind(project).fetch(&mut *tx);
-            while let Some(row) = rows.try_next().await.map_err(over_budget)? {
-                let stored: Vec<u8> = row.try_get("vector")?;
-                let score = cosine_stored(query, &stored).ok_or_else(|| IndexError::Corrupt {
-                    field: "vector",
-                    message: corrupt_message(stored.len()),
-                })?;
-                if nearest.may_keep(score) {
-                    let found = hit_of(&row, score)?;
-                    nearest.offer(score, (found.source, found.path, found.ordinal), found.body);
-                }
+    let mut tx = budgeted(pool, budget).await?;
+    let mut nearest: Nearest<Place, String> = Nearest::new(limit_of(limit));
+    {
+        let mut rows = sqlx::query(VECTOR_SQL).bind(project).fetch(&mut *tx);
+        while let Some(row) = rows.try_next().await.map_err(over_budget)? {
+            let stored: Vec<u8> = row.try_get("vector")?;
+            let score = cosine_stored(query, &stored).ok_or_else(|| IndexError::Corrupt {
+                field: "vector",
+                message: corrupt_message(stored.len()),
+            })?;
+            if nearest.may_keep(score) {
+                let found = hit_of(&row, score)?;
+                nearest.offer(score, (found.source, found.path, found.ordinal), found.body);
             }
         }
-        tx.commit().await?;
-        Ok(hits(nearest))
-    };
-    // The statement timeout stops the server; this stops the wait for a connection
-    // and the reading of rows already sent.
-    tokio::time::timeout(budget.deadline, scan)
-        .await
-        .map_err(|_| IndexError::Exhausted("the search used up its work budget".into()))?
+    }
+    tx.commit().await?;
+    Ok(hits(nearest))
 }
 
 fn hits(nearest: Nearest<Place, String>) -> Vec<ChunkHit> {

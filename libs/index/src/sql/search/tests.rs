@@ -293,3 +293,33 @@ async fn a_vector_search_runs_on_the_searchers_connections_within_their_number()
     assert_eq!(paths, ["f29.md", "f28.md", "f27.md"]);
     store.close().await;
 }
+
+#[tokio::test]
+async fn a_postgres_search_waits_for_one_of_its_turns_within_its_deadline() {
+    // Without turns, every search held a connection of the shared pool at once.
+    let search = PostgresSearch::new(SearchBudget {
+        deadline: std::time::Duration::from_millis(200),
+        connections: 1,
+        ..SearchBudget::default()
+    });
+    let (started, release) = (tokio::sync::Notify::new(), tokio::sync::Notify::new());
+    let holding = search.within_budget(async {
+        started.notify_one();
+        release.notified().await;
+        Ok(Vec::new())
+    });
+    let waiting = async {
+        started.notified().await;
+        let outcome = search.within_budget(async { Ok(Vec::new()) }).await;
+        release.notify_one();
+        outcome
+    };
+    let (held, waited) = tokio::join!(holding, waiting);
+    match waited {
+        Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    // The first gave its turn back when it ended (or its deadline passed first).
+    assert!(held.is_ok() || matches!(held, Err(IndexError::Exhausted(_))));
+    assert!(search.within_budget(async { Ok(Vec::new()) }).await.is_ok());
+}

@@ -37,14 +37,18 @@ impl LoadedCatalog {
     /// Wraps a built catalog; `roots` locate each package's directory for reads.
     pub fn new(catalog: Catalog, roots: &Roots) -> Self {
         let mut readers = HashMap::new();
+        // A dropped package's folder is written by whoever may drop one: its connector
+        // must be that folder itself, as the load read it (`Catalog`'s `read_entry`).
+        let zone = roots
+            .drop_zone
+            .as_deref()
+            .and_then(|zone| zone.canonicalize().ok());
         let packages = catalog
             .packages()
             .iter()
             .map(|p| {
                 let dir = package_dir(roots, p.class, &p.root);
-                // Listed within the load's own bounds (a dropped package is untrusted).
-                let limits = ReadLimits::default().connector();
-                let connector = LocalConnector::new(&dir, limits).ok();
+                let connector = package_connector(p.class, &dir, zone.as_deref());
                 let (sizes, real_paths) = connector.as_ref().map(listed).unwrap_or_default();
                 let skill = connector
                     .as_ref()
@@ -141,6 +145,25 @@ fn data_area(id: &str, trust: Trust, layout: &DataLayout) -> DataArea {
 }
 
 /// Where the catalog's `root` label points on disk, by install class.
+/// The connector a package's files are read through, listed within the load's own
+/// bounds (a dropped package is untrusted). A dropped package is read only while its
+/// folder is `<canonical zone>/<name>` itself: one swapped for a link since the load
+/// (to another project's folder, say) gets no connector, so nothing of it is listed,
+/// fingerprinted or read.
+fn package_connector(
+    class: InstallClass,
+    dir: &Path,
+    canonical_zone: Option<&Path>,
+) -> Option<LocalConnector> {
+    let limits = ReadLimits::default().connector();
+    if class != InstallClass::Project {
+        return LocalConnector::new(dir, limits).ok();
+    }
+    let expected = canonical_zone?.join(dir.file_name()?);
+    let connector = LocalConnector::new(&expected, limits).ok()?;
+    (connector.root() == expected).then_some(connector)
+}
+
 fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
     match class {
         InstallClass::Builtin => roots
