@@ -207,11 +207,15 @@ async fn a_recognized_package_switched_off_answers_no_search_hit_in_its_files() 
     write_tree(data.path(), TREE).unwrap();
     let cluster = Cluster::all_in_one(HashMap::new()).await.unwrap();
     seen(&cluster, data.path()).await;
-    let skill = "wasm-pkg/skills/build/SKILL.md".to_owned();
+    // Answered as the package's file, by the names `ReadFile` reads it by (by the
+    // source's slug and path, the read is NOT_FOUND: the folder is the package's).
+    let skill = "wasm-pkg:skills/build/SKILL.md".to_owned();
     assert!(
         search(&cluster, "Build").await.contains(&skill),
-        "switched on"
+        "switched on: {:?}",
+        search(&cluster, "Build").await
     );
+    assert!(read_skill(&cluster).await.is_ok());
     let admin = cluster.token("ops", "owner", None, P);
     let request = policy::SetPackageEnabledRequest {
         project_id: P.into(),
@@ -227,7 +231,8 @@ async fn a_recognized_package_switched_off_answers_no_search_hit_in_its_files() 
     assert!(search(&cluster, "Build").await.is_empty(), "switched off");
 }
 
-/// The paths of a member's search hits for `query`.
+/// A member's search hits for `query`: `<package id>:<path>` for a hit in an installed
+/// (recognized) package's file, `<source slug>/<path>` for a source's file.
 async fn search(cluster: &Cluster, query: &str) -> Vec<String> {
     let member = CallerToken::new(Some(cluster.token("ada", "member", None, P)));
     let request = discovery::SearchRequest {
@@ -236,7 +241,16 @@ async fn search(cluster: &Cluster, query: &str) -> Vec<String> {
         limit: 10,
     };
     let hits = cluster.discovery.search(member, request).await.unwrap();
-    hits.hits.into_iter().map(|hit| hit.path).collect()
+    hits.hits
+        .into_iter()
+        .map(|hit| match hit.package_id.is_empty() {
+            true => format!("{}/{}", hit.source_slug, hit.path),
+            false => {
+                assert!(hit.source_slug.is_empty(), "{hit:?}");
+                format!("{}:{}", hit.package_id, hit.path)
+            }
+        })
+        .collect()
 }
 
 /// The attacker controls its project's flagged source root (a link in the project's

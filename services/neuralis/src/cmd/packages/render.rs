@@ -187,8 +187,8 @@ pub(super) fn search_json(response: &pb::SearchResponse) -> Value {
         .iter()
         .map(|hit| {
             json!({
-                "source_slug": hit.source_slug, "path": hit.path,
-                "ordinal": hit.ordinal, "text": hit.text,
+                "source_slug": hit.source_slug, "package_id": hit.package_id,
+                "path": hit.path, "ordinal": hit.ordinal, "text": hit.text,
             })
         })
         .collect();
@@ -201,10 +201,12 @@ pub(super) fn search_text(response: &pb::SearchResponse) -> String {
     }
     let mut out = String::new();
     for hit in &response.hits {
-        out.push_str(&format!(
-            "{}:{} #{}\n",
-            hit.source_slug, hit.path, hit.ordinal
-        ));
+        // Where `packages read` takes it: `--source SLUG` or `--package ID`.
+        let holder = match hit.package_id.as_str() {
+            "" => format!("source {}", hit.source_slug),
+            id => format!("package {id}"),
+        };
+        out.push_str(&format!("{holder}:{} #{}\n", hit.path, hit.ordinal));
         for line in hit.text.lines() {
             out.push_str(&format!("    {line}\n"));
         }
