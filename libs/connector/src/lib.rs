@@ -221,8 +221,8 @@ impl LocalConnector {
             source,
         };
         let root = fs::canonicalize(given).map_err(refused)?;
-        // ENOTDIR for a file, ELOOP for a link put anywhere on its way since it was
-        // resolved.
+        // ENOTDIR for a file or a link in the middle of the path, ELOOP for one at its
+        // end, put there since it was resolved.
         let opened = root::open_without_links(&root).map_err(refused)?;
         let root_inode = Inode::of_open(rustix::fd::AsFd::as_fd(&opened)).map_err(refused)?;
         Ok(Self {

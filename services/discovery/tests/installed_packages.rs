@@ -347,3 +347,30 @@ fn a_dropped_package_swapped_for_a_link_between_load_and_wrap_reads_nothing() {
     let read = loaded.read(&package.package_id, "rules/strict.md");
     assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
 }
+
+/// A flagged source's zone, read as the path its root gate resolved, swapped whole for
+/// a link to another project's zone (holding a package of the same folder name) between
+/// the load and the wrap: resolved a second time at the wrap, the link was followed and
+/// the other folder listed under the package's id.
+#[test]
+fn a_resolved_zone_swapped_for_a_link_between_load_and_wrap_reads_nothing() {
+    use neuralis_discovery::ports::InstalledCatalog;
+    let (dir, zone, _helper) = drop_zone_with_helper();
+    let zone = std::fs::canonicalize(zone).unwrap();
+    let other = dir.path().join("other-project");
+    std::fs::create_dir_all(other.join("helper/rules")).unwrap();
+    std::fs::write(other.join("helper/rules/strict.md"), "zqotherproject").unwrap();
+    let roots = Roots {
+        drop_zone: Some(zone.clone()),
+        ..Roots::default()
+    };
+    let catalog =
+        Catalog::load_resolved_zone(&zone, ReadLimits::default(), &Extras::default()).unwrap();
+    std::fs::rename(&zone, dir.path().join("moved")).unwrap();
+    std::os::unix::fs::symlink(&other, &zone).unwrap();
+    let loaded = LoadedCatalog::of_resolved_zone(catalog, &roots);
+    let package = &loaded.packages()[0];
+    assert!(package.sizes.is_empty(), "{:?}", package.sizes);
+    let read = loaded.read(&package.package_id, "rules/strict.md");
+    assert_eq!(read, Err(neuralis_discovery::DiscoveryError::NotFound));
+}

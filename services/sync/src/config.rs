@@ -112,7 +112,8 @@ pub struct SearchConfig {
     pub deadline_ms: u64,
     /// Embedded store: the SQLite virtual-machine steps one search may take.
     pub max_steps: u64,
-    /// Embedded store: searches running at once, each on a read connection of its own.
+    /// Searches running at once (embedded store: each on a read connection of its own;
+    /// PostgreSQL: each on a connection of the store's pool, so keep it under the pool).
     pub connections: usize,
 }
 

@@ -39,6 +39,16 @@ pub enum SyncError {
         /// When the caller may try again.
         retry_after: std::time::Duration,
     },
+    /// The call would store more than a project may hold (its sources): removing
+    /// something makes room, retrying alone does not, so no `RetryInfo` is sent (as
+    /// policy's limits).
+    #[error("{field}: {message}")]
+    LimitReached {
+        /// The request field whose value would not fit.
+        field: String,
+        /// Which limit, and what to do.
+        message: String,
+    },
     /// Anything else; a bug or a damaged store.
     #[error("internal: {0}")]
     Internal(String),
@@ -102,10 +112,10 @@ impl From<IndexError> for SyncError {
                 message,
                 retry_after: SyncError::BUDGET_RETRY,
             },
-            // Room is made by a delete, not by time: a minute, not the budget's second.
-            IndexError::LimitReached(message) => SyncError::ResourceExhausted {
+            // Room is made by a delete, not by time.
+            IndexError::LimitReached(message) => SyncError::LimitReached {
+                field: "source".into(),
                 message,
-                retry_after: std::time::Duration::from_secs(60),
             },
             other @ (IndexError::Corrupt { .. } | IndexError::Backend(_)) => {
                 SyncError::Internal(other.to_string())

@@ -70,10 +70,9 @@ async fn a_project_holding_the_most_sources_it_may_creates_no_more() {
             .expect("within the bound");
     }
     let refused = create(&harness, "c", repo.path(), "manual").await;
-    // Room comes from a delete, not from a second's wait.
+    // Room comes from a delete, not from waiting: a limit naming its field, no retry.
     assert!(
-        matches!(refused, Err(SyncError::ResourceExhausted { retry_after, .. })
-            if retry_after == std::time::Duration::from_secs(60)),
+        matches!(refused, Err(SyncError::LimitReached { ref field, .. }) if field == "source"),
         "{refused:?}"
     );
     let delete = pb::DeleteSourceRequest {

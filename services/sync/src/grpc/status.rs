@@ -29,6 +29,9 @@ pub fn to_status(error: SyncError) -> Status {
             message,
             retry_after,
         } => details::exhausted(message, retry_after),
+        SyncError::LimitReached { field, message } => {
+            details::invalid(Reason::ResourceExhausted, &field, &message)
+        }
         SyncError::Internal(message) => details::status(Reason::Internal, message),
     }
 }
@@ -52,9 +55,25 @@ pub fn from_status(status: &Status) -> SyncError {
         Code::Unknown | Code::Internal if neuralis_host::lost::in_transport(status) => {
             SyncError::Unavailable(message)
         }
-        Code::ResourceExhausted => SyncError::ResourceExhausted {
-            message,
-            retry_after: details::retry_after_of(status).unwrap_or(SyncError::BUDGET_RETRY),
+        // A shed or over-budget call says when to retry; a limit names its field.
+        Code::ResourceExhausted => match details::retry_after_of(status) {
+            Some(retry_after) => SyncError::ResourceExhausted {
+                message,
+                retry_after,
+            },
+            None => match details::field_of(status) {
+                Some(field) => SyncError::LimitReached {
+                    message: message
+                        .strip_prefix(&format!("{field}: "))
+                        .unwrap_or(&message)
+                        .to_owned(),
+                    field,
+                },
+                None => SyncError::ResourceExhausted {
+                    message,
+                    retry_after: SyncError::BUDGET_RETRY,
+                },
+            },
         },
         _ => SyncError::Internal(message),
     }
@@ -64,7 +83,7 @@ pub fn from_status(status: &Status) -> SyncError {
 mod tests {
     use super::*;
 
-    fn every_variant() -> [SyncError; 8] {
+    fn every_variant() -> [SyncError; 9] {
         [
             SyncError::invalid("source.trigger", "bad interval \"interval:0s\""),
             SyncError::NotFound("source \"repo\" of project \"p\"".into()),
@@ -75,6 +94,10 @@ mod tests {
             SyncError::ResourceExhausted {
                 message: "too many expensive calls of this caller at once".into(),
                 retry_after: std::time::Duration::from_millis(1_500),
+            },
+            SyncError::LimitReached {
+                field: "source".into(),
+                message: "the project holds the most sources it may (256): delete one first".into(),
             },
             SyncError::Internal("index row unreadable (payload): eof".into()),
         ]
@@ -103,6 +126,7 @@ mod tests {
                 Code::PermissionDenied,
                 Code::Unavailable,
                 Code::ResourceExhausted,
+                Code::ResourceExhausted,
                 Code::Internal
             ]
         );
@@ -122,9 +146,21 @@ mod tests {
             "PERMISSION_DENIED",
             "UNAVAILABLE",
             "RESOURCE_EXHAUSTED",
+            "RESOURCE_EXHAUSTED",
             "INTERNAL",
         ];
         assert_eq!(reasons, expected.map(|r| Some(r.to_owned())));
+    }
+
+    #[test]
+    fn a_limit_names_its_field_and_carries_no_retry() {
+        let status = to_status(SyncError::LimitReached {
+            field: "source".into(),
+            message: "the project holds the most sources it may (2): delete one first".into(),
+        });
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(details::retry_after_of(&status), None);
+        assert_eq!(details::field_of(&status).as_deref(), Some("source"));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use embedded::Plan;
 use sqlx::Row;
 use sqlx::{Any, AnyPool, Transaction};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 /// The work one search, full text or vector, may do in the store.
@@ -30,8 +30,9 @@ pub struct SearchBudget {
     pub deadline: Duration,
     /// Embedded store: the most SQLite virtual-machine steps one statement may take.
     pub max_steps: u64,
-    /// Embedded store: searches run at once, each on a read connection of its own
-    /// (never the store's pool).
+    /// Searches run at once: on the embedded store each on a read connection of its own
+    /// (never the store's pool); on PostgreSQL each on a connection of the store's pool,
+    /// so keep it under the pool's size (8) or syncs and reads wait behind searches.
     pub connections: usize,
 }
 
@@ -136,8 +137,9 @@ impl PostgresSearch {
         let Some(words) = words_of(query, limit)? else {
             return Ok(Vec::new());
         };
+        let until = Instant::now() + self.budget.deadline;
         self.within_budget(async {
-            let mut tx = budgeted(pool, self.budget).await?;
+            let mut tx = budgeted(pool, until).await?;
             let rows = sqlx::query(POSTGRES_TEXT)
                 .bind(words.join(" "))
                 .bind(project)
@@ -167,7 +169,8 @@ impl PostgresSearch {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        self.within_budget(nearest::postgres(pool, self.budget, project, query, limit))
+        let until = Instant::now() + self.budget.deadline;
+        self.within_budget(nearest::postgres(pool, until, project, query, limit))
             .await
     }
 
@@ -191,19 +194,16 @@ impl PostgresSearch {
     }
 }
 
-/// A transaction whose statements stop at the budget's deadline. A dropped future
-/// drops the transaction (rolled back when its connection is next used); the timeout
-/// bounds what the server spends meanwhile.
-async fn budgeted(
-    pool: &AnyPool,
-    budget: SearchBudget,
-) -> Result<Transaction<'static, Any>, IndexError> {
+/// A transaction whose statements stop at `until`, the search's deadline: the time
+/// left once the connection is had, so the server stops when the caller gives up (a
+/// connection goes back to the pool only once its statement ended: a timeout of the
+/// whole deadline, set after waiting, held it past the search's turn). A dropped future
+/// drops the transaction (rolled back when its connection is next used).
+async fn budgeted(pool: &AnyPool, until: Instant) -> Result<Transaction<'static, Any>, IndexError> {
     let mut tx = pool.begin().await?;
+    let left = until.saturating_duration_since(Instant::now());
     // An integer of milliseconds, formatted here: nothing of the caller's reaches it.
-    let timeout = format!(
-        "SET LOCAL statement_timeout = {}",
-        budget.deadline.as_millis().max(1)
-    );
+    let timeout = format!("SET LOCAL statement_timeout = {}", left.as_millis().max(1));
     sqlx::raw_sql(sqlx::AssertSqlSafe(timeout))
         .execute(&mut *tx)
         .await?;

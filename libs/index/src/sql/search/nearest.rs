@@ -10,7 +10,7 @@
 //! store on the searcher's own connections under its progress handler, on PostgreSQL
 //! in a transaction whose statements stop at the deadline.
 
-use super::{SearchBudget, budgeted, hit_of, over_budget};
+use super::{budgeted, hit_of, over_budget};
 use crate::vector::{Nearest, cosine_stored};
 use crate::{ChunkHit, IndexError};
 use futures::TryStreamExt;
@@ -49,16 +49,16 @@ pub(super) fn scan_embedded(
     Ok(hits(nearest))
 }
 
-/// The scan on PostgreSQL, row by row as they arrive, its statement stopped at
-/// `budget.deadline` (the caller bounds the whole, [`super::PostgresSearch`]).
+/// The scan on PostgreSQL, row by row as they arrive, its statement stopped at `until`
+/// (the caller bounds the whole, [`super::PostgresSearch`]).
 pub(super) async fn postgres(
     pool: &AnyPool,
-    budget: SearchBudget,
+    until: std::time::Instant,
     project: &str,
     query: &[f32],
     limit: u32,
 ) -> Result<Vec<ChunkHit>, IndexError> {
-    let mut tx = budgeted(pool, budget).await?;
+    let mut tx = budgeted(pool, until).await?;
     let mut nearest: Nearest<Place, String> = Nearest::new(limit_of(limit));
     {
         let mut rows = sqlx::query(VECTOR_SQL).bind(project).fetch(&mut *tx);

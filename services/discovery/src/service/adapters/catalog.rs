@@ -36,13 +36,25 @@ struct PackageReader {
 impl LoadedCatalog {
     /// Wraps a built catalog; `roots` locate each package's directory for reads.
     pub fn new(catalog: Catalog, roots: &Roots) -> Self {
-        let mut readers = HashMap::new();
-        // A dropped package's folder is written by whoever may drop one: its connector
-        // must be that folder itself, as the load read it (`Catalog`'s `read_entry`).
         let zone = roots
             .drop_zone
             .as_deref()
             .and_then(|zone| zone.canonicalize().ok());
+        Self::wrap(catalog, roots, zone)
+    }
+
+    /// [`LoadedCatalog::new`] for a catalog of [`Catalog::load_resolved_zone`]: its drop
+    /// zone is a path resolved already, taken as it is, never resolved again (a link
+    /// swapped in for the zone since would be followed by a second resolution).
+    pub fn of_resolved_zone(catalog: Catalog, roots: &Roots) -> Self {
+        Self::wrap(catalog, roots, roots.drop_zone.clone())
+    }
+
+    /// A dropped package's folder is written by whoever may drop one: its connector must
+    /// be that folder itself, `<zone>/<name>` of the canonical `zone`, as the load read it
+    /// (`Catalog`'s `read_entry`).
+    fn wrap(catalog: Catalog, roots: &Roots, zone: Option<PathBuf>) -> Self {
+        let mut readers = HashMap::new();
         let packages = catalog
             .packages()
             .iter()
@@ -144,7 +156,6 @@ fn data_area(id: &str, trust: Trust, layout: &DataLayout) -> DataArea {
     }
 }
 
-/// Where the catalog's `root` label points on disk, by install class.
 /// The connector a package's files are read through, listed within the load's own
 /// bounds (a dropped package is untrusted). A dropped package is read only while its
 /// folder is `<canonical zone>/<name>` itself: one swapped for a link since the load
@@ -164,6 +175,7 @@ fn package_connector(
     (connector.root() == expected).then_some(connector)
 }
 
+/// Where the catalog's `root` label points on disk, by install class.
 fn package_dir(roots: &Roots, class: InstallClass, root: &str) -> PathBuf {
     match class {
         InstallClass::Builtin => roots

@@ -60,7 +60,7 @@ pub fn recognized_packages(
         .iter()
         .map(|p| (p.id.clone(), tool_entries(p)))
         .collect();
-    LoadedCatalog::new(catalog, &roots)
+    LoadedCatalog::of_resolved_zone(catalog, &roots)
         .packages()
         .iter()
         .filter(|package| !known.contains(&package.identity))

@@ -94,6 +94,7 @@ fn kind_of(error: &SyncError) -> &'static str {
         SyncError::PermissionDenied(_) => "permission_denied",
         SyncError::Unavailable(_) => "unavailable",
         SyncError::ResourceExhausted { .. } => "resource_exhausted",
+        SyncError::LimitReached { .. } => "limit_reached",
         SyncError::Internal(_) => "internal",
     }
 }
