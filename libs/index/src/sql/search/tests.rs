@@ -32,19 +32,28 @@ fn every_word() -> Vec<String> {
 
 /// A store of `files` files of one chunk each: the chunk holds every word and `bodies`.
 async fn store_with(files: usize, bodies: &[&str]) -> (tempfile::TempDir, SqlIndexStore) {
+    let words = every_word().join(" ");
+    store_of(files, |i| ChunkRow {
+        ordinal: 0,
+        body: format!("{words} {}", bodies[i % bodies.len()]),
+        vector: None,
+    })
+    .await
+}
+
+/// A store of `files` files `f<i>.md`, each of the one chunk `chunk(i)`.
+async fn store_of(
+    files: usize,
+    chunk: impl Fn(usize) -> ChunkRow,
+) -> (tempfile::TempDir, SqlIndexStore) {
     let folder = tempfile::tempdir().expect("tempdir");
     let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
         .await
         .expect("opens");
-    let words = every_word().join(" ");
     let writes = (0..files)
         .map(|i| RowWrite::Put {
             row: row(&format!("f{i}.md")),
-            chunks: Some(vec![ChunkRow {
-                ordinal: 0,
-                body: format!("{words} {}", bodies[i % bodies.len()]),
-                vector: None,
-            }]),
+            chunks: Some(vec![chunk(i)]),
         })
         .collect();
     let batch = WriteBatch {
@@ -211,28 +220,12 @@ async fn the_full_text_index_drives_the_search() {
 
 /// A store of `files` chunks, each with a vector and a line of text.
 async fn store_with_vectors(files: usize) -> (tempfile::TempDir, SqlIndexStore) {
-    let folder = tempfile::tempdir().expect("tempdir");
-    let store = SqlIndexStore::open_embedded(&folder.path().join("index.db"))
-        .await
-        .expect("opens");
-    let writes = (0..files)
-        .map(|i| RowWrite::Put {
-            row: row(&format!("f{i}.md")),
-            chunks: Some(vec![ChunkRow {
-                ordinal: 0,
-                body: format!("chunk {i}"),
-                vector: Some(vec![i as f32, 1.0]),
-            }]),
-        })
-        .collect();
-    let batch = WriteBatch {
-        project: "p".into(),
-        source: "s".into(),
-        source_id: None,
-        writes,
-    };
-    store.write_batch(batch).await.expect("writes");
-    (folder, store)
+    store_of(files, |i| ChunkRow {
+        ordinal: 0,
+        body: format!("chunk {i}"),
+        vector: Some(vec![i as f32, 1.0]),
+    })
+    .await
 }
 
 #[tokio::test]
