@@ -187,6 +187,40 @@ mod tests {
     }
 
     #[test]
+    fn the_same_direction_scores_one_and_the_opposite_minus_one() {
+        assert_eq!(cosine(&[3.0, 4.0], &[3.0, 4.0]), 1.0);
+        assert_eq!(cosine(&[3.0, 4.0], &[6.0, 8.0]), 1.0);
+        assert_eq!(cosine(&[3.0, 4.0], &[-3.0, -4.0]), -1.0);
+        assert_eq!(cosine(&[1.0, 0.0], &[0.0, 2.0]), 0.0);
+        assert_eq!(
+            cosine_stored(&[3.0, 4.0], &to_bytes(&[6.0, 8.0])),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn a_full_nearest_refuses_at_once_what_scores_below_its_worst() {
+        let mut nearest = Nearest::new(2);
+        nearest.offer(0.5, "a", ());
+        assert!(nearest.may_keep(0.1), "room left");
+        nearest.offer(0.9, "b", ());
+        assert!(!nearest.may_keep(0.4), "below the worst kept");
+        assert!(nearest.may_keep(0.5), "equal to the worst: its key decides");
+    }
+
+    #[test]
+    fn entries_are_equal_exactly_when_they_rank_alike() {
+        let entry = |score, key| Entry {
+            score,
+            key,
+            item: (),
+        };
+        assert!(entry(0.5, 1) == entry(0.5, 1));
+        assert!(entry(0.5, 1) != entry(0.5, 2));
+        assert!(entry(0.5, 1) != entry(0.4, 1));
+    }
+
+    #[test]
     fn nothing_is_kept_under_a_limit_of_zero() {
         let mut nearest = Nearest::new(0);
         assert!(!nearest.may_keep(1.0));
