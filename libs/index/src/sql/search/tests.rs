@@ -316,3 +316,25 @@ async fn a_postgres_search_waits_for_one_of_its_turns_within_its_deadline() {
     assert!(held.is_ok() || matches!(held, Err(IndexError::Exhausted(_))));
     assert!(search.within_budget(async { Ok(Vec::new()) }).await.is_ok());
 }
+
+#[tokio::test]
+async fn a_stored_vector_that_is_no_whole_number_of_floats_is_refused_naming_its_bytes() {
+    let (folder, store) = store_with_vectors(3).await;
+    let connection = rusqlite::Connection::open(folder.path().join("index.db")).expect("opens");
+    connection
+        .execute(
+            "UPDATE index_chunks SET vector = x'000000' WHERE path = 'f1.md'",
+            [],
+        )
+        .expect("damaged");
+    match store.search_vector("p", &[1.0, 0.0], 10).await {
+        Err(IndexError::Corrupt { message, .. }) => {
+            assert!(
+                message.contains("3 bytes is not a whole number"),
+                "{message}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    store.close().await;
+}
