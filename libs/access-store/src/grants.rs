@@ -81,11 +81,7 @@ where
 {
     // The project's lock first, then the set's: every replacement takes them in this
     // order, so none waits on another in a circle.
-    sqlx::query(DB::PROJECT_LOCK)
-        .bind(PROJECT_GRANTS)
-        .bind(project)
-        .execute(&mut *connection)
-        .await?;
+    lock_project::<DB>(connection, project).await?;
     sqlx::query(DB::GRANTS_LOCK)
         .bind(project)
         .bind(set.lock_key)
@@ -129,12 +125,24 @@ where
     for<'r> i64: Decode<'r, DB> + Type<DB>,
     (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
 {
+    lock_project::<DB>(connection, project).await?;
+    project_rows::<DB>(connection, project).await
+}
+
+/// Keeps other writers of `project`'s grants out until the transaction ends (taken
+/// again by the same transaction, it is already held).
+async fn lock_project<DB>(connection: &mut DB::Connection, project: &str) -> Result<(), StoreError>
+where
+    DB: Dialect,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+{
     sqlx::query(DB::PROJECT_LOCK)
         .bind(PROJECT_GRANTS)
         .bind(project)
         .execute(&mut *connection)
         .await?;
-    project_rows::<DB>(connection, project).await
+    Ok(())
 }
 
 /// Refuses, before its transaction commits, a replacement that leaves `project`'s own

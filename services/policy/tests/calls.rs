@@ -541,6 +541,21 @@ async fn a_reset_forgets_a_package_state_and_refuses_enabled_beside_it(h: Harnes
         other => panic!("{other:?}"),
     }
     assert_eq!(package_states(&h).await.get(PACKAGE), Some(&false));
+    // The attacker's resets: a member of the project, and another project's
+    // administrator, forget nothing.
+    let outsider = of_project("owner", "other");
+    for (caller, who) in [
+        (member(), "a member"),
+        (outsider, "another project's admin"),
+    ] {
+        permission_denied(
+            h.client
+                .set_package_enabled(caller, request(false, true))
+                .await,
+            who,
+        );
+        assert_eq!(package_states(&h).await.get(PACKAGE), Some(&false), "{who}");
+    }
     h.client
         .set_package_enabled(admin(), request(false, true))
         .await

@@ -165,24 +165,6 @@ async fn search_steps_grow_no_faster_than_the_distinct_words() {
 }
 
 #[tokio::test]
-async fn a_search_past_its_step_budget_stops_and_says_so() {
-    let (_folder, store) = store_with(300, &["filler"]).await;
-    let tight = SearchBudget {
-        max_steps: 1_000,
-        ..SearchBudget::default()
-    };
-    let store = store.with_search_budget(tight);
-    match store.search_text("p", "w1 w2", 10).await {
-        Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
-        other => panic!("{other:?}"),
-    }
-    // The statement stopped and its connection went back to the searcher.
-    assert_eq!(searcher(&store).idle_connections(), 1);
-    assert_eq!(searcher(&store).free_slots(), tight.connections);
-    store.close().await;
-}
-
-#[tokio::test]
 async fn a_search_whose_caller_left_stops_and_returns_its_connection() {
     let (_folder, store) = store_with(300, &["filler"]).await;
     let searcher = searcher(&store);
@@ -229,21 +211,31 @@ async fn store_with_vectors(files: usize) -> (tempfile::TempDir, SqlIndexStore) 
 }
 
 #[tokio::test]
-async fn a_vector_search_past_its_step_budget_stops_and_says_so() {
-    // Unbudgeted, the scan read every chunk of the project whatever it cost.
-    let (_folder, store) = store_with_vectors(300).await;
+async fn a_search_past_its_step_budget_stops_and_says_so_full_text_or_vector() {
+    // Unbudgeted, the vector scan read every chunk of the project whatever it cost.
     let tight = SearchBudget {
         max_steps: 1_000,
         ..SearchBudget::default()
     };
-    let store = store.with_search_budget(tight);
-    match store.search_vector("p", &[1.0, 0.0], 10).await {
-        Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
-        other => panic!("{other:?}"),
+    for vector in [false, true] {
+        let (_folder, store) = match vector {
+            false => store_with(300, &["filler"]).await,
+            true => store_with_vectors(300).await,
+        };
+        let store = store.with_search_budget(tight);
+        let searched = match vector {
+            false => store.search_text("p", "w1 w2", 10).await,
+            true => store.search_vector("p", &[1.0, 0.0], 10).await,
+        };
+        match searched {
+            Err(IndexError::Exhausted(message)) => assert!(message.contains("budget"), "{message}"),
+            other => panic!("vector {vector}: {other:?}"),
+        }
+        // The statement stopped and its connection went back to the searcher.
+        assert_eq!(searcher(&store).idle_connections(), 1);
+        assert_eq!(searcher(&store).free_slots(), tight.connections);
+        store.close().await;
     }
-    assert_eq!(searcher(&store).idle_connections(), 1);
-    assert_eq!(searcher(&store).free_slots(), tight.connections);
-    store.close().await;
 }
 
 #[tokio::test]
