@@ -24,7 +24,7 @@ pub use row::{
     ChunkHit, ChunkRow, FileRow, PLAIN_FILE, ProjectChanges, ProjectSnapshot, Removed, RowWrite,
     StoredFile, WriteBatch,
 };
-pub use source::{LeaseRow, ScopeKind, SourceKind, SourceRecord, SourceTurn, SyncStatus};
+pub use source::{LeaseRow, ScopeKind, SourceKind, SourceRecord, SourceTurn, SyncStatus, room_for};
 pub use sql::{EmbeddedSettings, SearchBudget, SqlIndexStore};
 
 /// Where the index lives, whatever the backend.

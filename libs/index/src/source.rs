@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::IndexError;
+
 /// What a source's root is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -147,4 +149,96 @@ pub struct SourceTurn {
     pub lease: LeaseRow,
     /// When the `interval:` trigger is due (ms since the epoch); `0`: never scheduled.
     pub next_due: i64,
+}
+
+/// Whether `source` may join `held`, the sources its project holds now, under a bound
+/// of `max`: [`IndexError::AlreadyExists`] when its slug is taken, else
+/// [`IndexError::LimitReached`] when the project is full. The store decides with the
+/// insert itself (creates racing for the last place); a caller asks this first to
+/// refuse before anything is announced of a source that will not exist.
+pub fn room_for(
+    held: &[SourceRecord],
+    source: &SourceRecord,
+    max: usize,
+) -> Result<(), IndexError> {
+    if held.iter().any(|other| other.slug == source.slug) {
+        return Err(source_taken(&source.project, &source.slug));
+    }
+    if held.len() >= max {
+        return Err(project_full(max));
+    }
+    Ok(())
+}
+
+/// A create refused because the project holds `max` sources already.
+pub(crate) fn project_full(max: usize) -> IndexError {
+    IndexError::LimitReached(format!(
+        "the project holds the most sources it may ({max}): delete one first"
+    ))
+}
+
+/// A create refused because the slug is taken in its project.
+pub(crate) fn source_taken(project: &str, slug: &str) -> IndexError {
+    IndexError::AlreadyExists(described(project, slug))
+}
+
+/// How a source is named in an error.
+pub(crate) fn described(project: &str, slug: &str) -> String {
+    format!("source {slug:?} of project {project:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(slug: &str) -> SourceRecord {
+        SourceRecord {
+            id: format!("p/{slug}.0000000000000001"),
+            project: "p".into(),
+            slug: slug.into(),
+            kind: SourceKind::Local,
+            root: "/srv/p".into(),
+            machine_uri: None,
+            scope: ScopeKind::Project,
+            owner: None,
+            trigger: "manual".into(),
+            privacy_patterns: Vec::new(),
+            exclude_globs: Vec::new(),
+            recognizes_packages: false,
+            status: SyncStatus::default(),
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_source_has_room_only_under_the_bound_and_with_a_free_slug() {
+        let held = [source("a"), source("b")];
+        // (what the project holds, the bound, the slug created, the answer)
+        let cases: [(&[SourceRecord], usize, &str, Option<&str>); 6] = [
+            (&[], 1, "a", None),
+            (&held[..1], 2, "b", None),
+            (&held, 3, "c", None),
+            (&held, 2, "c", Some("limit")),
+            (&held, 3, "a", Some("exists")),
+            // A taken slug is named as taken even in a full project.
+            (&held, 2, "b", Some("exists")),
+        ];
+        for (held, max, slug, refused) in cases {
+            let answer = room_for(held, &source(slug), max);
+            let got = match &answer {
+                Ok(()) => None,
+                Err(IndexError::LimitReached(message)) => {
+                    assert!(message.contains(&max.to_string()), "{message}");
+                    Some("limit")
+                }
+                Err(IndexError::AlreadyExists(what)) => {
+                    assert_eq!(what, &format!("source {slug:?} of project \"p\""));
+                    Some("exists")
+                }
+                Err(other) => panic!("{other:?}"),
+            };
+            assert_eq!(got, refused, "{slug} beside {} under {max}", held.len());
+        }
+    }
 }

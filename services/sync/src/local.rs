@@ -166,6 +166,12 @@ impl LocalSync {
         // A project holds at most `sync.schedule.max_sources_per_project` sources: each
         // may be scheduled, so their count bounds what it can make the service do unasked.
         let max = self.core.schedule.max_sources_per_project;
+        // Refused before the announcement when the store already refuses it: a start
+        // marks what every replica of discovery holds of the project stale (each then
+        // refills it), which a full project's creates, sent without end, would cost
+        // them all. The insert decides again, for creates racing for the last place.
+        let held = store.list_sources(Some(&record.project)).await?;
+        neuralis_index::room_for(&held, &record, max)?;
         let create = async {
             store.create_source_within(&record, max).await?;
             Ok(store.revision(&record.project).await?)

@@ -5,7 +5,8 @@
 
 mod support;
 
-use neuralis_bus::InProcessBus;
+use futures::StreamExt;
+use neuralis_bus::{BusNotice, InProcessBus, InvalidationBus, Phase};
 use neuralis_proto::sync::v1 as pb;
 use neuralis_sync::config::ScheduleLimits;
 use neuralis_sync::{SourceApi, SyncError};
@@ -15,7 +16,11 @@ use support::{Harness, Setup, caller, local_spec, tree};
 const PROJECT: &str = "project-schedule";
 
 async fn started(schedule: ScheduleLimits) -> Harness {
-    let mut setup = Setup::with_bus(Arc::new(InProcessBus::default()));
+    started_on(schedule, Arc::new(InProcessBus::default())).await
+}
+
+async fn started_on(schedule: ScheduleLimits, bus: Arc<InProcessBus>) -> Harness {
+    let mut setup = Setup::with_bus(bus);
     setup.config.schedule = schedule;
     support::start(setup).await
 }
@@ -87,6 +92,60 @@ async fn a_project_holding_the_most_sources_it_may_creates_no_more() {
     create(&harness, "c", repo.path(), "manual")
         .await
         .expect("room again");
+}
+
+#[tokio::test]
+async fn a_create_the_store_refuses_announces_nothing() {
+    let bus = Arc::new(InProcessBus::default());
+    let limits = ScheduleLimits {
+        max_sources_per_project: 2,
+        ..ScheduleLimits::default()
+    };
+    let harness = started_on(limits, Arc::clone(&bus)).await;
+    let repo = tree::repository();
+    for slug in ["a", "b"] {
+        create(&harness, slug, repo.path(), "manual")
+            .await
+            .expect("within the bound");
+    }
+    let mut events = bus.subscribe().await.expect("subscribed");
+    // A full project, then a taken slug: each start would mark the project stale in
+    // every discovery replica.
+    let full = create(&harness, "c", repo.path(), "manual").await;
+    assert!(
+        matches!(full, Err(SyncError::LimitReached { .. })),
+        "{full:?}"
+    );
+    let taken = create(&harness, "a", repo.path(), "manual").await;
+    assert!(
+        matches!(taken, Err(SyncError::AlreadyExists(_))),
+        "{taken:?}"
+    );
+    // A delete is announced: everything published before its finish arrives first.
+    let delete = pb::DeleteSourceRequest {
+        project: PROJECT.into(),
+        slug: "b".into(),
+    };
+    harness
+        .client
+        .delete_source(&caller(), delete)
+        .await
+        .expect("deleted");
+    let mut seen = Vec::new();
+    while let Some(notice) = events.next().await {
+        let BusNotice::Event(event) = notice else {
+            continue;
+        };
+        let finished = event.source == "b" && event.phase == Phase::Finish;
+        seen.push((event.source, event.phase));
+        if finished {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().all(|(source, _)| source == "b"),
+        "only the delete was announced: {seen:?}"
+    );
 }
 
 /// Three `auto` sources of one project, created at once: each syncs at start, a run

@@ -64,14 +64,9 @@ pub(crate) async fn create(
         .fetch_one(&mut *tx)
         .await?;
     if held >= max {
-        return Err(IndexError::LimitReached(format!(
-            "the project holds the most sources it may ({max_in_project}): delete one first"
-        )));
+        return Err(crate::source::project_full(max_in_project));
     }
-    Err(IndexError::AlreadyExists(describe(
-        &source.project,
-        &source.slug,
-    )))
+    Err(crate::source::source_taken(&source.project, &source.slug))
 }
 
 pub(crate) async fn get(
@@ -217,12 +212,10 @@ pub(crate) async fn delete(
 
 fn found(affected: u64, project: &str, slug: &str) -> Result<(), IndexError> {
     if affected == 0 {
-        Err(IndexError::NotFound(describe(project, slug)))
+        Err(IndexError::NotFound(crate::source::described(
+            project, slug,
+        )))
     } else {
         Ok(())
     }
-}
-
-fn describe(project: &str, slug: &str) -> String {
-    format!("source {slug:?} of project {project:?}")
 }
