@@ -115,6 +115,10 @@ pub struct SearchConfig {
     /// Searches running at once (embedded store: each on a read connection of its own;
     /// PostgreSQL: each on a connection of the store's pool, so keep it under the pool).
     pub connections: usize,
+    /// With an embedder: a query not embedded after this long is answered
+    /// RESOURCE_EXHAUSTED, before the store is searched (the embedder's own HTTP
+    /// timeout is a minute, meant for a sync's batches).
+    pub embed_deadline_ms: u64,
 }
 
 impl Default for SearchConfig {
@@ -124,11 +128,17 @@ impl Default for SearchConfig {
             deadline_ms: budget.deadline.as_millis() as u64,
             max_steps: budget.max_steps,
             connections: budget.connections,
+            embed_deadline_ms: 5_000,
         }
     }
 }
 
 impl SearchConfig {
+    /// How long a query's embedding may take, at least 1 ms.
+    pub fn embed_deadline(&self) -> Duration {
+        Duration::from_millis(self.embed_deadline_ms.max(1))
+    }
+
     /// The store's budget.
     pub fn budget(&self) -> SearchBudget {
         SearchBudget {
@@ -328,11 +338,17 @@ mod tests {
     #[test]
     fn search_budget_and_fair_share_are_set_strictly() {
         let config: SyncConfig = serde_json::from_value(serde_json::json!({
-            "search": {"deadline_ms": 500},
+            "search": {"deadline_ms": 500, "embed_deadline_ms": 0},
             "fair_share": {"per_caller": 1}
         }))
         .expect("parses");
         assert_eq!(config.search.budget().deadline, Duration::from_millis(500));
+        // Zero is taken as the least deadline, not as none.
+        assert_eq!(config.search.embed_deadline(), Duration::from_millis(1));
+        assert_eq!(
+            SearchConfig::default().embed_deadline(),
+            Duration::from_secs(5)
+        );
         assert_eq!(
             config.search.connections,
             SearchConfig::default().connections

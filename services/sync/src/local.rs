@@ -32,6 +32,8 @@ pub struct LocalSync {
     share: FairShare,
     /// The exclude globs a new data source starts with (seed 002, "machineWritten").
     data_excludes: Vec<String>,
+    /// How long a search's query may take to embed (`sync.search.embed_deadline_ms`).
+    embed_deadline: std::time::Duration,
 }
 
 impl LocalSync {
@@ -49,6 +51,7 @@ impl LocalSync {
             forgetter,
             share: FairShare::new(ShareLimits::default()),
             data_excludes: Vec::new(),
+            embed_deadline: crate::config::SearchConfig::default().embed_deadline(),
         }
     }
 
@@ -64,6 +67,13 @@ impl LocalSync {
     /// following theirs.
     pub fn with_source_notices(mut self, bus: Arc<dyn neuralis_bus::InvalidationBus>) -> Self {
         self.scheduler = self.scheduler.with_notices(bus);
+        self
+    }
+
+    /// The same handlers answering a search whose query is not embedded within
+    /// `deadline` RESOURCE_EXHAUSTED.
+    pub fn with_query_embed_deadline(mut self, deadline: std::time::Duration) -> Self {
+        self.embed_deadline = deadline;
         self
     }
 

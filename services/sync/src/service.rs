@@ -120,6 +120,7 @@ impl SyncService {
         ));
         let mut local = LocalSync::new(core, config.auto_debounce(), parts.forgetter)
             .with_fair_share(config.fair_share)
+            .with_query_embed_deadline(config.search.embed_deadline())
             .with_data_excludes(parts.data_excludes);
         // Replicas share Redis: source changes are announced beside the invalidations.
         if let BusConfig::Redis { url, channel } = &config.bus {

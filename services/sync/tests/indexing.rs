@@ -11,7 +11,7 @@ use neuralis_sync::embedder::Embedder;
 use neuralis_sync::layout_rules::{Captured, LayoutCore, LayoutRules};
 use neuralis_sync::{IndexFeedApi, SourceApi, SyncError};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use support::{Setup, tree};
 
 const PROJECT: &str = "project-index";
@@ -50,15 +50,19 @@ impl LayoutRules for GrownSchema {
     }
 }
 
-/// Counts what it is asked to embed.
+/// Counts what it is asked to embed; once `stalled`, never answers.
 #[derive(Default)]
 struct CountingEmbedder {
     texts: AtomicU64,
+    stalled: AtomicBool,
 }
 
 #[async_trait::async_trait]
 impl Embedder for CountingEmbedder {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, SyncError> {
+        if self.stalled.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
         self.texts.fetch_add(texts.len() as u64, Ordering::SeqCst);
         Ok(texts
             .iter()
@@ -508,5 +512,36 @@ async fn search_answers_by_vector_when_an_embedder_is_configured() {
             .windows(2)
             .all(|pair| pair[0].score >= pair[1].score),
         "best first"
+    );
+}
+
+#[tokio::test]
+async fn a_search_whose_query_is_not_embedded_in_time_stops_and_says_so() {
+    let embedder = Arc::new(CountingEmbedder::default());
+    let mut setup = in_process();
+    setup.embedder = Some(embedder.clone());
+    setup.config.search.embed_deadline_ms = 100;
+    let harness = support::start(setup).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    support::synced(&harness.client, PROJECT, "repo").await;
+    // An embedder that stops answering: before the deadline, the search waited on it
+    // for as long as its HTTP timeout (a minute), holding the caller's share.
+    embedder.stalled.store(true, Ordering::SeqCst);
+    let search = harness.client.search(feed::SearchChunksRequest {
+        project: PROJECT.into(),
+        query: "anything".into(),
+        limit: 3,
+    });
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(20), search)
+        .await
+        .expect("the search answered, not waited on the embedder");
+    assert!(
+        matches!(answer, Err(SyncError::ResourceExhausted { ref message, .. }) if message.contains("100 ms")),
+        "{answer:?}"
     );
 }

@@ -143,7 +143,16 @@ impl LocalSync {
         let store = &self.core.deps.store;
         let (mode, hits) = match &self.core.deps.embedder {
             Some(embedder) => {
-                let vectors = embedder.embed(std::slice::from_ref(&request.query)).await?;
+                let query = std::slice::from_ref(&request.query);
+                let vectors = tokio::time::timeout(self.embed_deadline, embedder.embed(query))
+                    .await
+                    .map_err(|_| SyncError::ResourceExhausted {
+                        message: format!(
+                            "the query was not embedded within {} ms",
+                            self.embed_deadline.as_millis()
+                        ),
+                        retry_after: SyncError::BUDGET_RETRY,
+                    })??;
                 let vector = vectors.into_iter().next().unwrap_or_default();
                 (
                     feed::SearchMode::Vector,
