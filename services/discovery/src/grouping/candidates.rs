@@ -21,7 +21,12 @@ use recognized::{FoundIn, recognized_in, recognized_owner};
 
 /// Where a candidate package comes from, to assemble and read it afterwards.
 pub(crate) enum Candidate<'a> {
-    Installed(&'a InstalledPackage),
+    Installed {
+        installed: &'a InstalledPackage,
+        /// For a package a flagged source holds: that source's rows, where its files'
+        /// content flags are (a host-installed package's files are not indexed).
+        rows: Option<&'a SourceSnapshot>,
+    },
     Source {
         source: &'a SourceInfo,
         snapshot: &'a SourceSnapshot,
@@ -32,7 +37,7 @@ pub(crate) enum Candidate<'a> {
 impl Candidate<'_> {
     pub(crate) fn package(&self) -> &Package {
         match self {
-            Candidate::Installed(installed) => &installed.package,
+            Candidate::Installed { installed, .. } => &installed.package,
             Candidate::Source { package, .. } => package,
         }
     }
@@ -80,7 +85,7 @@ pub(crate) struct Batch<'a> {
 /// source id is never reused, so a recreated source inherits no state).
 pub(crate) fn policy_key(candidate: &Candidate<'_>) -> String {
     match candidate {
-        Candidate::Installed(installed) => installed.package_id.clone(),
+        Candidate::Installed { installed, .. } => installed.package_id.clone(),
         Candidate::Source {
             source, package, ..
         } => joined(&source.id, &package.key),
@@ -130,7 +135,14 @@ pub(crate) fn build<'a>(
             let found = installed.source.as_ref();
             found.is_none_or(|found| sources.iter().any(|s| s.id == found.source_id))
         })
-        .map(Candidate::Installed)
+        .map(|installed| Candidate::Installed {
+            installed,
+            rows: installed
+                .source
+                .as_ref()
+                .and_then(|found| snapshot.sources.get(&found.source_id))
+                .map(std::sync::Arc::as_ref),
+        })
         .collect();
     let identities: HashSet<LogicalIdentity> =
         installed.iter().map(|i| i.identity.clone()).collect();
@@ -175,7 +187,7 @@ pub(crate) fn build<'a>(
     let found: Vec<Option<FoundIn<'_>>> = candidates
         .iter()
         .map(|candidate| match candidate {
-            Candidate::Installed(installed) => recognized_in(installed, sources, snapshot),
+            Candidate::Installed { installed, .. } => recognized_in(installed, sources, snapshot),
             Candidate::Source { .. } => None,
         })
         .collect();
@@ -229,7 +241,7 @@ fn push_tools(
 ) -> Vec<ToolSlot> {
     let mut tools = Vec::new();
     for (at, candidate) in candidates.iter().enumerate() {
-        let Candidate::Installed(installed) = candidate else {
+        let Candidate::Installed { installed, .. } = candidate else {
             continue; // markdown only from a source: no tool ever loads from one
         };
         // A recognized package's manifest is a file of its source: owned and decided
@@ -269,7 +281,7 @@ fn push_tools(
 fn package_candidate(candidate: &Candidate<'_>, found_in: Option<FoundIn<'_>>) -> PackageCandidate {
     let key = policy_key(candidate);
     match candidate {
-        Candidate::Installed(installed) => PackageCandidate {
+        Candidate::Installed { installed, .. } => PackageCandidate {
             key,
             origin: Origin::Installed,
             root: String::new(),
@@ -305,17 +317,19 @@ fn file_candidate(
     path: String,
 ) -> Option<FileCandidate> {
     let (private_owner, real_path, content_flagged) = match candidate {
-        Candidate::Installed(_) => match found_in.map(|found_in| found_in.as_source_file(&path)) {
-            None => (None, None, false),
-            Some(file) => {
-                let owner = match file.owner {
-                    Ownership::Shared => None,
-                    Ownership::Agent(owner) => Some(owner),
-                    Ownership::Conflicting => return None,
-                };
-                (owner, file.real_path, file.content_flagged)
+        Candidate::Installed { .. } => {
+            match found_in.map(|found_in| found_in.as_source_file(&path)) {
+                None => (None, None, false),
+                Some(file) => {
+                    let owner = match file.owner {
+                        Ownership::Shared => None,
+                        Ownership::Agent(owner) => Some(owner),
+                        Ownership::Conflicting => return None,
+                    };
+                    (owner, file.real_path, file.content_flagged)
+                }
             }
-        },
+        }
         Candidate::Source {
             source, snapshot, ..
         } => {

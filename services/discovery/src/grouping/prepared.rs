@@ -97,7 +97,7 @@ impl Prepared {
             .candidates
             .iter()
             .map(|candidate| match candidate {
-                Candidate::Installed(installed) => installed.source.clone(),
+                Candidate::Installed { installed, .. } => installed.source.clone(),
                 Candidate::Source { .. } => None,
             })
             .collect();

@@ -35,8 +35,8 @@ pub(crate) struct Shown {
 
 /// A member file's content flags as indexed: its own and, for a skill, each bundle
 /// entry's in bundle order (none for the skill's own file: its flags are the file's).
-/// Empty for an installed package's file: not indexed, or (a recognized package's)
-/// indexed as its source's row, whose flags the listing does not show yet.
+/// Empty for a host-installed package's file (not indexed); a recognized package's
+/// file has its source row's.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct FileFlags {
     pub own: FlagSet,
@@ -46,7 +46,7 @@ pub(crate) struct FileFlags {
 pub(super) fn shown(candidate: &Candidate<'_>) -> Shown {
     let package = candidate.package();
     let (origin, rule) = match candidate {
-        Candidate::Installed(installed) => (
+        Candidate::Installed { installed, .. } => (
             Origin::Installed {
                 package_id: installed.package_id.clone(),
             },
@@ -115,7 +115,7 @@ pub(super) fn unchanged(old: &Shown, candidate: &Candidate<'_>, key: &str) -> bo
         files,
     } = &old.view;
     let same_origin = match (candidate, origin) {
-        (Candidate::Installed(installed), Origin::Installed { package_id }) => {
+        (Candidate::Installed { installed, .. }, Origin::Installed { package_id }) => {
             *package_id == installed.package_id && rule.is_none()
         }
         (Candidate::Source { source, .. }, Origin::Source { slug }) => {
@@ -197,7 +197,7 @@ fn same_place(at: &ContentAt, candidate: &Candidate<'_>, file: &Contribution) ->
             && is_in_source(path, prefix, &file.path)
     };
     match candidate {
-        Candidate::Installed(installed) => match (&installed.source, at) {
+        Candidate::Installed { installed, .. } => match (&installed.source, at) {
             (Some(from), _) => source_place(
                 at,
                 &from.source_id,
@@ -217,14 +217,22 @@ fn same_place(at: &ContentAt, candidate: &Candidate<'_>, file: &Contribution) ->
 }
 
 /// The file's size and content flags as indexed, in one lookup: an installed
-/// package's file has its size and no flags (not indexed, or a recognized package's,
-/// whose source rows the candidate does not carry); a file the index
-/// holds no row for, 0 and none.
+/// package's file has its size, and the flags of its row when a flagged source holds
+/// the package (none on the host: not indexed); a file the index holds no row for, 0
+/// and none.
 fn indexed(candidate: &Candidate<'_>, path: &str) -> (u64, FlagSet) {
     match candidate {
-        Candidate::Installed(installed) => {
+        Candidate::Installed { installed, rows } => {
             let size = installed.sizes.get(path).copied().unwrap_or(0);
-            (size, FlagSet::default())
+            let flags = match (rows, &installed.source) {
+                (Some(rows), Some(from)) => rows
+                    .rows
+                    .get(&in_source(&from.prefix, path))
+                    .map(|row| row.content_flags)
+                    .unwrap_or_default(),
+                _ => FlagSet::default(),
+            };
+            (size, flags)
         }
         Candidate::Source { snapshot, .. } => snapshot
             .rows
@@ -234,12 +242,16 @@ fn indexed(candidate: &Candidate<'_>, path: &str) -> (u64, FlagSet) {
 }
 
 /// A skill's bundle entries' flags, in bundle order (none for its own file, nor for a
-/// file that is no skill or an installed package's).
+/// file that is no skill or a host-installed package's).
 fn entry_flags<'a>(
     candidate: &'a Candidate<'_>,
     file: &'a Contribution,
 ) -> impl Iterator<Item = FlagSet> + 'a {
-    let skill = file.category == Category::Skill && matches!(candidate, Candidate::Source { .. });
+    let indexed_rows = match candidate {
+        Candidate::Installed { rows, .. } => rows.is_some(),
+        Candidate::Source { .. } => true,
+    };
+    let skill = file.category == Category::Skill && indexed_rows;
     let bundle = if skill { file.bundle.as_slice() } else { &[] };
     bundle.iter().map(move |entry| {
         if is_own_entry(&file.path, entry) {
@@ -271,7 +283,7 @@ fn content_at(candidate: &Candidate<'_>, file: &Contribution) -> ContentAt {
     match candidate {
         // A package a flagged source holds: its files are rows of that source, read
         // through the index's decided read like any source file (seed 000).
-        Candidate::Installed(installed) => match &installed.source {
+        Candidate::Installed { installed, .. } => match &installed.source {
             Some(from) => ContentAt::Source {
                 source_id: from.source_id.clone(),
                 slug: from.slug.clone(),
