@@ -130,6 +130,42 @@ pub struct SourceRecord {
     pub updated_at: i64,
 }
 
+impl SourceRecord {
+    /// Whether `other` has the settings this record has: everything an administrator
+    /// sets (not the id, status or times). Destructured whole, so a field added to the
+    /// record does not compile until it is placed here.
+    pub fn same_settings(&self, other: &SourceRecord) -> bool {
+        let SourceRecord {
+            id: _,
+            project,
+            slug,
+            kind,
+            root,
+            machine_uri,
+            scope,
+            owner,
+            trigger,
+            privacy_patterns,
+            exclude_globs,
+            recognizes_packages,
+            status: _,
+            created_at: _,
+            updated_at: _,
+        } = self;
+        *project == other.project
+            && *slug == other.slug
+            && *kind == other.kind
+            && *root == other.root
+            && *machine_uri == other.machine_uri
+            && *scope == other.scope
+            && *owner == other.owner
+            && *trigger == other.trigger
+            && *privacy_patterns == other.privacy_patterns
+            && *exclude_globs == other.exclude_globs
+            && *recognizes_packages == other.recognizes_packages
+    }
+}
+
 /// A source's lease as stored: who runs it now, and until when (issue 26 item 1).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeaseRow {
@@ -152,22 +188,35 @@ pub struct SourceTurn {
 }
 
 /// Whether `source` may join `held`, the sources its project holds now, under a bound
-/// of `max`: [`IndexError::AlreadyExists`] when its slug is taken, else
-/// [`IndexError::LimitReached`] when the project is full. The store decides with the
-/// insert itself (creates racing for the last place); a caller asks this first to
-/// refuse before anything is announced of a source that will not exist.
+/// of `max`: see [`refusal`]. The store decides with the insert itself (creates racing
+/// for the last place), by the same rule; a caller asks this first to refuse before
+/// anything is announced of a source that will not exist.
 pub fn room_for(
     held: &[SourceRecord],
     source: &SourceRecord,
     max: usize,
 ) -> Result<(), IndexError> {
-    if held.iter().any(|other| other.slug == source.slug) {
-        return Err(source_taken(&source.project, &source.slug));
+    let taken = held.iter().any(|other| other.slug == source.slug);
+    refusal(held.len(), taken, source, max).map_or(Ok(()), Err)
+}
+
+/// Why `source` may not join a project holding `held` sources, one of them its slug
+/// when `taken`: [`IndexError::LimitReached`] when the project is full (first: room is
+/// what the caller must make), else [`IndexError::AlreadyExists`] when the slug is
+/// taken; `None` when it may.
+pub(crate) fn refusal(
+    held: usize,
+    taken: bool,
+    source: &SourceRecord,
+    max: usize,
+) -> Option<IndexError> {
+    if held >= max {
+        Some(project_full(max))
+    } else if taken {
+        Some(source_taken(&source.project, &source.slug))
+    } else {
+        None
     }
-    if held.len() >= max {
-        return Err(project_full(max));
-    }
-    Ok(())
 }
 
 /// A create refused because the project holds `max` sources already.
@@ -212,6 +261,36 @@ mod tests {
     }
 
     #[test]
+    fn settings_are_the_same_exactly_when_every_field_an_administrator_sets_is() {
+        let stored = source("a");
+        let mut later = stored.clone();
+        (later.id, later.created_at, later.updated_at) = ("p/a.02".into(), 5, 9);
+        later.status.files_indexed = 7;
+        assert!(
+            stored.same_settings(&later),
+            "id, times and status are not settings"
+        );
+        let changes: [fn(&mut SourceRecord); 11] = [
+            |s| s.project = "q".into(),
+            |s| s.slug = "b".into(),
+            |s| s.kind = SourceKind::Data,
+            |s| s.root = "/srv/q".into(),
+            |s| s.machine_uri = Some("machine://m/x".into()),
+            |s| s.scope = ScopeKind::User,
+            |s| s.owner = Some("ada".into()),
+            |s| s.trigger = "auto".into(),
+            |s| s.privacy_patterns = vec!["agents/{agent}/**".into()],
+            |s| s.exclude_globs = vec!["*.log".into()],
+            |s| s.recognizes_packages = true,
+        ];
+        for (at, change) in changes.iter().enumerate() {
+            let mut changed = stored.clone();
+            change(&mut changed);
+            assert!(!stored.same_settings(&changed), "change {at}");
+        }
+    }
+
+    #[test]
     fn a_source_has_room_only_under_the_bound_and_with_a_free_slug() {
         let held = [source("a"), source("b")];
         // (what the project holds, the bound, the slug created, the answer)
@@ -221,8 +300,9 @@ mod tests {
             (&held, 3, "c", None),
             (&held, 2, "c", Some("limit")),
             (&held, 3, "a", Some("exists")),
-            // A taken slug is named as taken even in a full project.
-            (&held, 2, "b", Some("exists")),
+            // A full project is named full even when the slug is taken, as the store
+            // answers it.
+            (&held, 2, "b", Some("limit")),
         ];
         for (held, max, slug, refused) in cases {
             let answer = room_for(held, &source(slug), max);

@@ -253,6 +253,14 @@ impl LocalSync {
         let current = self.stored(&spec.project, &spec.slug).await?;
         self.core.check_root(&record.root, &record.project)?;
         self.core.check_trigger(&record.trigger)?;
+        // Settings unchanged: nothing is written or announced. A start marks the
+        // project stale in every discovery replica, which an update sent again and
+        // again would otherwise cost them all.
+        if record.same_settings(&current) {
+            return Ok(pb::UpdateSourceResponse {
+                source: Some(source::to_proto(&current)),
+            });
+        }
         record.id = current.id;
         record.created_at = current.created_at;
         record.status = current.status;

@@ -95,10 +95,10 @@ async fn a_project_holding_the_most_sources_it_may_creates_no_more() {
 }
 
 #[tokio::test]
-async fn a_create_the_store_refuses_announces_nothing() {
+async fn a_refused_create_or_an_update_changing_nothing_announces_nothing() {
     let bus = Arc::new(InProcessBus::default());
     let limits = ScheduleLimits {
-        max_sources_per_project: 2,
+        max_sources_per_project: 3,
         ..ScheduleLimits::default()
     };
     let harness = started_on(limits, Arc::clone(&bus)).await;
@@ -109,17 +109,38 @@ async fn a_create_the_store_refuses_announces_nothing() {
             .expect("within the bound");
     }
     let mut events = bus.subscribe().await.expect("subscribed");
-    // A full project, then a taken slug: each start would mark the project stale in
-    // every discovery replica.
-    let full = create(&harness, "c", repo.path(), "manual").await;
-    assert!(
-        matches!(full, Err(SyncError::LimitReached { .. })),
-        "{full:?}"
-    );
+    // An update changing nothing, then one changing the trigger; a taken slug, a create
+    // that fills the project, then a full project: each start marks the project stale
+    // in every discovery replica, so only the calls that store something announce.
+    let update = |trigger: &str| pb::UpdateSourceRequest {
+        source: Some(local_spec(PROJECT, "a", repo.path(), trigger)),
+    };
+    let unchanged = harness
+        .client
+        .sources
+        .update_source(&caller(), update("manual"))
+        .await
+        .expect("the same settings");
+    let stored = unchanged.source.expect("a source");
+    assert_eq!(stored.spec.expect("its settings").trigger, "manual");
+    harness
+        .client
+        .sources
+        .update_source(&caller(), update("interval:1m"))
+        .await
+        .expect("a new trigger");
     let taken = create(&harness, "a", repo.path(), "manual").await;
     assert!(
         matches!(taken, Err(SyncError::AlreadyExists(_))),
         "{taken:?}"
+    );
+    create(&harness, "c", repo.path(), "manual")
+        .await
+        .expect("the last place");
+    let full = create(&harness, "d", repo.path(), "manual").await;
+    assert!(
+        matches!(full, Err(SyncError::LimitReached { .. })),
+        "{full:?}"
     );
     // A delete is announced: everything published before its finish arrives first.
     let delete = pb::DeleteSourceRequest {
@@ -142,9 +163,11 @@ async fn a_create_the_store_refuses_announces_nothing() {
             break;
         }
     }
-    assert!(
-        seen.iter().all(|(source, _)| source == "b"),
-        "only the delete was announced: {seen:?}"
+    let announced =
+        |slug: &str| [Phase::Start, Phase::Finish].map(|phase| (slug.to_owned(), phase));
+    assert_eq!(
+        seen,
+        [announced("a"), announced("c"), announced("b")].concat()
     );
 }
 

@@ -63,10 +63,10 @@ pub(crate) async fn create(
         .bind(&source.project)
         .fetch_one(&mut *tx)
         .await?;
-    if held >= max {
-        return Err(crate::source::project_full(max_in_project));
-    }
-    Err(crate::source::source_taken(&source.project, &source.slug))
+    // Not full, then the slug is taken: the insert's only other reason.
+    let held = usize::try_from(held).unwrap_or(usize::MAX);
+    Err(crate::source::refusal(held, true, source, max_in_project)
+        .unwrap_or_else(|| crate::source::source_taken(&source.project, &source.slug)))
 }
 
 pub(crate) async fn get(

@@ -275,9 +275,10 @@ pub(crate) fn names(flags: FlagSet) -> Vec<String> {
     flags.names().map(str::to_owned).collect()
 }
 
-/// A file's own flags (and a skill's flagged bundle entries') as messages, from the flags a prepared package holds (see [`FileFlags`]: none for its
-/// skill's own entry, none for an installed file), each flagged entry with its index
-/// in the file's bundle.
+/// A file's own flags (and a skill's flagged bundle entries') as messages, from the
+/// flags a prepared package holds (see [`FileFlags`]: none for its skill's own entry,
+/// none for a host-installed package's file), each flagged entry with its index in the
+/// file's bundle.
 pub(crate) fn of_shown(
     file: &FileView,
     flags: &FileFlags,
