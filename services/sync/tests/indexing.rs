@@ -135,16 +135,7 @@ async fn a_resync_rewrites_changed_files_and_deletes_vanished_ones() {
 #[tokio::test]
 async fn a_payload_version_bump_refreshes_every_payload_without_rechunking_or_reembedding() {
     let embedder = Arc::new(CountingEmbedder::default());
-    let mut setup = in_process();
-    setup.embedder = Some(embedder.clone());
-    let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
-    support::synced(&harness.client, PROJECT, "repo").await;
+    let (harness, _repo) = synced_with_embedder(in_process(), &embedder).await;
     let (chunks_before, texts_before) = (
         harness.store.chunk_rows(),
         embedder.texts.load(Ordering::SeqCst),
@@ -485,16 +476,7 @@ async fn administering_sources_needs_an_administrator_of_the_project() {
 #[tokio::test]
 async fn search_answers_by_vector_when_an_embedder_is_configured() {
     let embedder = Arc::new(CountingEmbedder::default());
-    let mut setup = in_process();
-    setup.embedder = Some(embedder.clone());
-    let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
-    support::synced(&harness.client, PROJECT, "repo").await;
+    let (harness, _repo) = synced_with_embedder(in_process(), &embedder).await;
     let answer = harness
         .client
         .search(feed::SearchChunksRequest {
@@ -519,16 +501,8 @@ async fn search_answers_by_vector_when_an_embedder_is_configured() {
 async fn a_search_whose_query_is_not_embedded_in_time_stops_and_says_so() {
     let embedder = Arc::new(CountingEmbedder::default());
     let mut setup = in_process();
-    setup.embedder = Some(embedder.clone());
     setup.config.search.embed_deadline_ms = 100;
-    let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
-    support::synced(&harness.client, PROJECT, "repo").await;
+    let (harness, _repo) = synced_with_embedder(setup, &embedder).await;
     // An embedder that stops answering: before the deadline, the search waited on it
     // for as long as its HTTP timeout (a minute), holding the caller's share.
     embedder.stalled.store(true, Ordering::SeqCst);
@@ -544,4 +518,21 @@ async fn a_search_whose_query_is_not_embedded_in_time_stops_and_says_so() {
         matches!(answer, Err(SyncError::ResourceExhausted { ref message, .. }) if message.contains("100 ms")),
         "{answer:?}"
     );
+}
+
+/// A server started from `setup` with `embedder`, one repository's source synced.
+async fn synced_with_embedder(
+    mut setup: Setup,
+    embedder: &Arc<CountingEmbedder>,
+) -> (support::Harness, tempfile::TempDir) {
+    setup.embedder = Some(embedder.clone());
+    let harness = support::start(setup).await;
+    let repo = tree::repository();
+    support::create(
+        &harness.client,
+        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
+    )
+    .await;
+    support::synced(&harness.client, PROJECT, "repo").await;
+    (harness, repo)
 }
