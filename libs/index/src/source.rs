@@ -188,34 +188,30 @@ pub struct SourceTurn {
 }
 
 /// Whether `source` may join `held`, the sources its project holds now, under a bound
-/// of `max`: see [`refusal`]. The store decides with the insert itself (creates racing
-/// for the last place), by the same rule; a caller asks this first to refuse before
-/// anything is announced of a source that will not exist.
+/// of `max`: refused as [`refused`] says when the slug is taken or the project full.
+/// The store decides with the insert itself (creates racing for the last place), by
+/// the same rule; a caller asks this first to refuse before anything is announced of
+/// a source that will not exist.
 pub fn room_for(
     held: &[SourceRecord],
     source: &SourceRecord,
     max: usize,
 ) -> Result<(), IndexError> {
     let taken = held.iter().any(|other| other.slug == source.slug);
-    refusal(held.len(), taken, source, max).map_or(Ok(()), Err)
+    if taken || held.len() >= max {
+        return Err(refused(held.len(), source, max));
+    }
+    Ok(())
 }
 
-/// Why `source` may not join a project holding `held` sources, one of them its slug
-/// when `taken`: [`IndexError::LimitReached`] when the project is full (first: room is
-/// what the caller must make), else [`IndexError::AlreadyExists`] when the slug is
-/// taken; `None` when it may.
-pub(crate) fn refusal(
-    held: usize,
-    taken: bool,
-    source: &SourceRecord,
-    max: usize,
-) -> Option<IndexError> {
+/// Why a create of `source` beside `held` sources is refused, when it is:
+/// [`IndexError::LimitReached`] when the project is full (first: room is what the
+/// caller must make), else [`IndexError::AlreadyExists`] (its slug is taken).
+pub(crate) fn refused(held: usize, source: &SourceRecord, max: usize) -> IndexError {
     if held >= max {
-        Some(project_full(max))
-    } else if taken {
-        Some(source_taken(&source.project, &source.slug))
+        project_full(max)
     } else {
-        None
+        source_taken(&source.project, &source.slug)
     }
 }
 

@@ -117,7 +117,9 @@ pub struct SearchConfig {
     pub connections: usize,
     /// With an embedder: a query not embedded after this long is answered
     /// RESOURCE_EXHAUSTED, before the store is searched (the embedder's own HTTP
-    /// timeout is a minute, meant for a sync's batches).
+    /// timeout is a minute, meant for a sync's batches). With `deadline_ms` it must
+    /// stay under discovery's `peers.timeout_ms` (5 s), or in split mode discovery
+    /// gives up first and its caller sees UNAVAILABLE.
     pub embed_deadline_ms: u64,
 }
 
@@ -128,7 +130,7 @@ impl Default for SearchConfig {
             deadline_ms: budget.deadline.as_millis() as u64,
             max_steps: budget.max_steps,
             connections: budget.connections,
-            embed_deadline_ms: 5_000,
+            embed_deadline_ms: 2_000,
         }
     }
 }
@@ -347,7 +349,7 @@ mod tests {
         assert_eq!(config.search.embed_deadline(), Duration::from_millis(1));
         assert_eq!(
             SearchConfig::default().embed_deadline(),
-            Duration::from_secs(5)
+            Duration::from_secs(2)
         );
         assert_eq!(
             config.search.connections,

@@ -257,6 +257,9 @@ impl LocalSync {
         // project stale in every discovery replica, which an update sent again and
         // again would otherwise cost them all.
         if record.same_settings(&current) {
+            // A watcher that could not start is tried again, as a re-arm always did;
+            // a running trigger is left alone.
+            self.scheduler.revive(&current);
             return Ok(pb::UpdateSourceResponse {
                 source: Some(source::to_proto(&current)),
             });

@@ -36,6 +36,14 @@ struct Armed {
     task: Option<JoinHandle<()>>,
 }
 
+impl Armed {
+    /// Whether its task has ended: a watcher that could not start (an interval's task
+    /// and a running watcher never end on their own).
+    fn ended(&self) -> bool {
+        self.task.as_ref().is_some_and(JoinHandle::is_finished)
+    }
+}
+
 /// What the scheduler's tasks share.
 struct Shared {
     core: Arc<SyncCore>,
@@ -144,6 +152,18 @@ impl Scheduler {
     /// Arms (or re-arms) a source's trigger.
     pub fn arm(&self, source: &SourceRecord) {
         self.shared.arm(source);
+    }
+
+    /// Arms a source's trigger again only when it is not armed or its task has ended
+    /// (a watcher that could not start): a running trigger is left alone, since an
+    /// `auto` source syncs each time it is armed.
+    pub fn revive(&self, source: &SourceRecord) {
+        let dead = lock(&self.shared.armed)
+            .get(&key(source))
+            .is_none_or(Armed::ended);
+        if dead {
+            self.shared.arm(source);
+        }
     }
 
     /// Stops a source's trigger.
@@ -336,6 +356,25 @@ mod tests {
     use super::*;
 
     const DEBOUNCE: Duration = Duration::from_millis(100);
+
+    #[tokio::test]
+    async fn only_a_trigger_whose_task_ended_counts_as_ended() {
+        let armed = |task| Armed {
+            trigger: "auto".into(),
+            root: "/srv".into(),
+            task,
+        };
+        let ended = tokio::spawn(async {});
+        let running = tokio::spawn(std::future::pending::<()>());
+        while !ended.is_finished() {
+            tokio::task::yield_now().await;
+        }
+        assert!(armed(Some(ended)).ended());
+        let running = armed(Some(running));
+        assert!(!running.ended());
+        stop(running);
+        assert!(!armed(None).ended(), "manual has no task to end");
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_burst_settles_once_it_has_been_quiet_for_the_debounce() {

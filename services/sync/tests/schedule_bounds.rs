@@ -115,6 +115,9 @@ async fn a_refused_create_or_an_update_changing_nothing_announces_nothing() {
     let update = |trigger: &str| pb::UpdateSourceRequest {
         source: Some(local_spec(PROJECT, "a", repo.path(), trigger)),
     };
+    let before = get_a(&harness).await;
+    // Past the millisecond of the create: a write now would show in `updated_at_ms`.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let unchanged = harness
         .client
         .sources
@@ -123,6 +126,11 @@ async fn a_refused_create_or_an_update_changing_nothing_announces_nothing() {
         .expect("the same settings");
     let stored = unchanged.source.expect("a source");
     assert_eq!(stored.spec.expect("its settings").trigger, "manual");
+    assert_eq!(
+        get_a(&harness).await.updated_at_ms,
+        before.updated_at_ms,
+        "nothing changed, so nothing was written"
+    );
     harness
         .client
         .sources
@@ -153,22 +161,36 @@ async fn a_refused_create_or_an_update_changing_nothing_announces_nothing() {
         .await
         .expect("deleted");
     let mut seen = Vec::new();
-    while let Some(notice) = events.next().await {
-        let BusNotice::Event(event) = notice else {
-            continue;
-        };
-        let finished = event.source == "b" && event.phase == Phase::Finish;
-        seen.push((event.source, event.phase));
-        if finished {
-            break;
+    let read = async {
+        while let Some(notice) = events.next().await {
+            let BusNotice::Event(event) = notice else {
+                continue;
+            };
+            let finished = event.source == "b" && event.phase == Phase::Finish;
+            seen.push((event.source, event.phase));
+            if finished {
+                break;
+            }
         }
-    }
+    };
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(10), read).await;
+    assert!(waited.is_ok(), "the delete's finish arrived: {seen:?}");
     let announced =
         |slug: &str| [Phase::Start, Phase::Finish].map(|phase| (slug.to_owned(), phase));
     assert_eq!(
         seen,
         [announced("a"), announced("c"), announced("b")].concat()
     );
+}
+
+/// Source "a" of the project as stored.
+async fn get_a(harness: &Harness) -> pb::Source {
+    let request = pb::GetSourceRequest {
+        project: PROJECT.into(),
+        slug: "a".into(),
+    };
+    let got = harness.client.sources.get_source(&caller(), request).await;
+    got.expect("got").source.expect("a source")
 }
 
 /// Three `auto` sources of one project, created at once: each syncs at start, a run

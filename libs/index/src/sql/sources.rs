@@ -63,10 +63,8 @@ pub(crate) async fn create(
         .bind(&source.project)
         .fetch_one(&mut *tx)
         .await?;
-    // Not full, then the slug is taken: the insert's only other reason.
     let held = usize::try_from(held).unwrap_or(usize::MAX);
-    Err(crate::source::refusal(held, true, source, max_in_project)
-        .unwrap_or_else(|| crate::source::source_taken(&source.project, &source.slug)))
+    Err(crate::source::refused(held, source, max_in_project))
 }
 
 pub(crate) async fn get(

@@ -136,6 +136,16 @@ pub async fn a_project_holds_at_most_its_sources_even_when_created_at_once(store
         matches!(taken, Err(IndexError::AlreadyExists(_))),
         "{taken:?}"
     );
+    // A full project is named full even for a taken slug, as `room_for` names it.
+    let held = store.list_sources(Some("p1")).await.expect("listed");
+    let again = source("p1", &held[0].slug);
+    let full = store.create_source_within(&again, 3).await;
+    assert!(matches!(full, Err(IndexError::LimitReached(_))), "{full:?}");
+    let pre_check = neuralis_index::room_for(&held, &again, 3);
+    assert!(
+        matches!(pre_check, Err(IndexError::LimitReached(_))),
+        "{pre_check:?}"
+    );
 }
 
 pub async fn a_source_keeps_its_id_and_ids_are_never_shared(store: Store) {

@@ -14,8 +14,9 @@ use crate::grouping::content::ContentAt;
 use crate::grouping::listed::names;
 use crate::rows::inventory::ProjectSnapshot;
 
-/// The flags of the file at `source_id`/`path`; none for an installed package's file
-/// (not indexed) or a row the snapshot does not hold.
+/// The flags of the file at `source_id`/`path` (a recognized package's files are
+/// their source's rows); none for a row the snapshot does not hold. A host-installed
+/// package's file is not indexed and never looked up here.
 fn of(snapshot: &ProjectSnapshot, source_id: &str, path: &str) -> FlagSet {
     snapshot
         .sources
