@@ -244,3 +244,44 @@ async fn with_two_places_a_projects_scheduled_runs_overlap() {
     // The control: overlapping runs are seen when the share lets them overlap.
     assert_eq!(most_scheduled_runs_at_once(2).await, 2);
 }
+
+/// An `auto` source whose watcher could not start (its root not a directory yet) is
+/// tried again by an update that changes nothing, once the root is there: the update
+/// writes nothing, yet the source is watched and synced.
+#[tokio::test]
+async fn an_unchanged_update_revives_a_watcher_that_could_not_start() {
+    let harness = started(ScheduleLimits::default()).await;
+    let repo = tree::repository();
+    // A root under a file: resolvable, so accepted, but not watchable.
+    let blocker = repo.path().join("later");
+    std::fs::write(&blocker, b"not a directory yet").expect("written");
+    let root = blocker.join("tree");
+    create(&harness, "w", &root, "auto").await.expect("created");
+    // Long enough for the watcher's task to have tried and ended; with correct code
+    // the test passes whichever way that went.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    std::fs::remove_file(&blocker).expect("removed");
+    std::fs::create_dir_all(&root).expect("made");
+    std::fs::write(root.join("AGENTS.md"), b"# Be kind\n").expect("written");
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let update = pb::UpdateSourceRequest {
+            source: Some(local_spec(PROJECT, "w", &root, "auto")),
+        };
+        harness
+            .client
+            .sources
+            .update_source(&caller(), update)
+            .await
+            .expect("the same settings");
+        let (_, entries) = support::entries(&harness.client, PROJECT).await;
+        if entries.iter().any(|entry| entry.path == "AGENTS.md") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the watcher started again and synced"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
