@@ -36,12 +36,7 @@ fn request(path: &str, fingerprint: u64, real_path: &str) -> feed::ReadDecidedFi
 #[tokio::test]
 async fn a_read_names_its_decided_row_and_a_rewritten_file_is_re_synced_soon() {
     let harness = support::start(Setup::with_bus(Arc::new(InProcessBus::default()))).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     let client = &harness.client;
     let decided = row_fingerprint(client, SKILL).await;

@@ -74,12 +74,7 @@ impl Embedder for CountingEmbedder {
 #[tokio::test]
 async fn a_no_change_resync_reads_and_writes_nothing() {
     let harness = support::start(in_process()).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     let first = support::synced(&harness.client, PROJECT, "repo").await;
     let batches = harness.store.batches.load(Ordering::SeqCst);
 
@@ -101,12 +96,7 @@ async fn a_no_change_resync_reads_and_writes_nothing() {
 #[tokio::test]
 async fn a_resync_rewrites_changed_files_and_deletes_vanished_ones() {
     let harness = support::start(in_process()).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     std::fs::remove_file(repo.path().join("src/main.rs")).expect("removed");
     tree::write(
@@ -237,12 +227,7 @@ async fn escapes_loops_oversized_files_and_bad_names_are_reported_and_never_inde
 #[tokio::test]
 async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
     let harness = support::start(in_process()).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     // The reader names the bytes it decided on: here, the file as written.
     let decided = |path: &str| {
         std::fs::read(repo.path().join(path))
@@ -294,12 +279,7 @@ async fn read_file_serves_a_file_and_answers_not_found_once_it_is_gone() {
 #[tokio::test]
 async fn search_answers_full_text_over_chunks_without_an_embedder() {
     let harness = support::start(in_process()).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     let answer = harness
         .client
@@ -336,12 +316,7 @@ async fn search_answers_full_text_over_chunks_without_an_embedder() {
 #[tokio::test]
 async fn a_new_source_reports_never_synced_and_bad_specs_name_their_field() {
     let harness = support::start(in_process()).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     let got = harness
         .client
         .get_source(pb::GetSourceRequest {
@@ -527,12 +502,7 @@ async fn synced_with_embedder(
 ) -> (support::Harness, tempfile::TempDir) {
     setup.embedder = Some(embedder.clone());
     let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     (harness, repo)
 }

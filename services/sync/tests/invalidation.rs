@@ -69,12 +69,7 @@ async fn a_failing_write_publishes_failed_and_changes_nothing() {
     let channel = support::unique_channel("failing");
     let (bus, mut subscription) = subscriber(&channel).await;
     let harness = support::start(Setup::redis(&channel).await).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     // A source's creation is announced like a write (issue 26); drained here.
     let created = support::events_until_sentinel(&bus, &mut subscription).await;
     assert_eq!(phases(&created), [Phase::Start, Phase::Finish]);
@@ -111,12 +106,7 @@ async fn a_sync_that_only_changes_chunk_rows_or_an_unrelated_file_publishes_noth
     let channel = support::unique_channel("quiet");
     let (bus, mut subscription) = subscriber(&channel).await;
     let harness = support::start(Setup::redis(&channel).await).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     let first = support::events_until_sentinel(&bus, &mut subscription).await;
     assert!(
@@ -223,12 +213,7 @@ async fn the_revision_rises_with_every_committed_write() {
     let mut setup = Setup::redis(&channel).await;
     setup.config.batch_size = 1;
     let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let repo = support::repository_source(&harness.client, PROJECT).await;
 
     let mut last = 0;
     for round in 0..3 {
@@ -251,12 +236,7 @@ async fn deleting_a_source_is_announced_and_raises_the_revision() {
     let channel = support::unique_channel("delete");
     let (bus, mut subscription) = subscriber(&channel).await;
     let harness = support::start(Setup::redis(&channel).await).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     support::synced(&harness.client, PROJECT, "repo").await;
     support::events_until_sentinel(&bus, &mut subscription).await;
     let before = support::revision(&harness.client, PROJECT).await;
@@ -289,12 +269,7 @@ async fn a_write_that_times_out_publishes_failed() {
     let mut setup = Setup::with_bus(bus.clone());
     setup.config.write_timeout_secs = 1;
     let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     // A source's creation is announced like a write (issue 26); drained here.
     let created = support::events_until_sentinel(bus.as_ref(), &mut subscription).await;
     assert_eq!(phases(&created), [Phase::Start, Phase::Finish]);

@@ -121,12 +121,7 @@ async fn a_trigger_changed_in_the_store_alone_is_re_armed_by_the_next_re_read() 
     let mut setup = Setup::with_bus(Arc::new(InProcessBus::default()));
     setup.config.sources_refresh_ms = 200;
     let harness = support::start(setup).await;
-    let repo = tree::repository();
-    support::create(
-        &harness.client,
-        support::local_spec(PROJECT, "repo", repo.path(), "manual"),
-    )
-    .await;
+    let _repo = support::repository_source(&harness.client, PROJECT).await;
     // As another replica would: the store changes, this process is not told.
     let mut stored = harness
         .store

@@ -181,6 +181,14 @@ pub fn caller() -> BearerToken {
 }
 
 /// Creates a source; returns the id the server assigned.
+/// A repository tree on disk (`tree::repository`), created as `project`'s manual
+/// source "repo"; kept alive by the caller.
+pub async fn repository_source(client: &Client, project: &str) -> tempfile::TempDir {
+    let repo = tree::repository();
+    create(client, local_spec(project, "repo", repo.path(), "manual")).await;
+    repo
+}
+
 pub async fn create(client: &Client, spec: pb::SourceSpec) -> String {
     client
         .create_source(&caller(), pb::CreateSourceRequest { source: Some(spec) })
